@@ -1,0 +1,65 @@
+//! FTS-mode recall latency at 1k / 10k / 100k synthetic memories, for content-word queries
+//! and stopword-heavy questions, against raw FTS5 on the unfiltered question as a baseline.
+//!
+//! Run: `cargo bench -p oro-mem-benches --bench recall`. Building the 100k store takes about
+//! half a minute.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use oro_mem_benches::{build_store, fts_pipeline, CONTENT_QUERIES, QUESTION_QUERIES};
+use oro_mem_core::{Filter, Query, Timestamp};
+
+fn recall(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pipeline = fts_pipeline();
+    let filter = Filter::default();
+    let now = Timestamp::now();
+    let mut group = c.benchmark_group("fts_recall");
+    group.sample_size(30);
+    for n in [1_000usize, 10_000, 100_000] {
+        let store = build_store(&dir.path().join(format!("{n}.db")), n);
+        for (kind, queries) in [("content", CONTENT_QUERIES), ("question", QUESTION_QUERIES)] {
+            group.bench_with_input(BenchmarkId::new(kind, n), &queries, |b, queries| {
+                let mut i = 0;
+                b.iter(|| {
+                    let q = queries[i % queries.len()];
+                    i += 1;
+                    let candidates = store.lexical_candidates(q, &filter, 50).expect("search");
+                    pipeline
+                        .recall(&Query::new(q, &filter).now(now), candidates)
+                        .expect("recall")
+                });
+            });
+        }
+        // Baseline: FTS5 on every word of the question, OR-joined, stopwords included.
+        group.bench_with_input(BenchmarkId::new("raw_fts5_question", n), &n, |b, _| {
+            let mut i = 0;
+            b.iter(|| {
+                let q = QUESTION_QUERIES[i % QUESTION_QUERIES.len()];
+                i += 1;
+                let expr = q
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .map(|w| format!("\"{w}\""))
+                    .collect::<Vec<_>>()
+                    .join(" OR ");
+                let mut s = store
+                    .connection()
+                    .prepare_cached(
+                        "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?1 \
+                         ORDER BY rank LIMIT 50",
+                    )
+                    .expect("prepare");
+                let rows: Vec<i64> = s
+                    .query_map([expr], |r| r.get(0))
+                    .expect("query")
+                    .map(|r| r.expect("row"))
+                    .collect();
+                rows
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, recall);
+criterion_main!(benches);

@@ -1,0 +1,368 @@
+//! Synthetic memory corpora for oro-mem's benchmarks.
+//!
+//! Memories are sentences of 8 to 30 words: about 40% English function words, the rest drawn
+//! from a Zipf-distributed vocabulary of 300 technical terms and 5,000 generated ones, so that
+//! a few terms are very common and most are rare, as in real notes. Generation is
+//! deterministic (a fixed-seed SplitMix64; no `rand` dependency for one tiny generator).
+
+#![deny(missing_docs)]
+
+use oro_mem_core::config::{DecayConfig, DedupConfig, RecallConfig};
+use oro_mem_core::{AccessFrequency, MemoryType, NewMemory, Pipeline, Recency, Timestamp};
+use oro_mem_fusion::Rrf;
+use oro_mem_rank_bm25::Bm25Ranker;
+use oro_mem_store_sqlite::Store;
+
+const FUNCTION_WORDS: &[&str] = &[
+    "the", "a", "to", "of", "and", "in", "is", "it", "for", "on", "with", "when", "that", "this",
+    "be", "not", "or", "so", "if", "we", "you", "do", "at", "by", "before", "after", "from",
+];
+
+const TERMS: &[&str] = &[
+    "sqlite",
+    "database",
+    "lock",
+    "writer",
+    "reader",
+    "wal",
+    "mode",
+    "timeout",
+    "busy",
+    "transaction",
+    "commit",
+    "rollback",
+    "index",
+    "query",
+    "plan",
+    "cache",
+    "invalidation",
+    "version",
+    "key",
+    "redis",
+    "postgres",
+    "connection",
+    "pool",
+    "pgbouncer",
+    "migration",
+    "schema",
+    "column",
+    "table",
+    "join",
+    "vacuum",
+    "checkpoint",
+    "fsync",
+    "disk",
+    "memory",
+    "leak",
+    "allocator",
+    "thread",
+    "async",
+    "tokio",
+    "runtime",
+    "future",
+    "await",
+    "deadlock",
+    "mutex",
+    "channel",
+    "queue",
+    "retry",
+    "backoff",
+    "jitter",
+    "rate",
+    "limit",
+    "http",
+    "api",
+    "request",
+    "response",
+    "header",
+    "auth",
+    "token",
+    "session",
+    "cookie",
+    "cors",
+    "tls",
+    "certificate",
+    "dns",
+    "proxy",
+    "load",
+    "balancer",
+    "kubernetes",
+    "pod",
+    "node",
+    "deploy",
+    "rollout",
+    "container",
+    "docker",
+    "image",
+    "layer",
+    "build",
+    "cargo",
+    "crate",
+    "feature",
+    "clippy",
+    "rustfmt",
+    "lint",
+    "test",
+    "fixture",
+    "mock",
+    "flaky",
+    "ci",
+    "pipeline",
+    "cache",
+    "artifact",
+    "release",
+    "tag",
+    "branch",
+    "merge",
+    "rebase",
+    "conflict",
+    "review",
+    "python",
+    "ruff",
+    "pyright",
+    "mypy",
+    "typing",
+    "pytest",
+    "venv",
+    "pip",
+    "wheel",
+    "numpy",
+    "pandas",
+    "dataframe",
+    "csv",
+    "json",
+    "parse",
+    "serde",
+    "schema",
+    "validation",
+    "error",
+    "panic",
+    "unwrap",
+    "result",
+    "option",
+    "trait",
+    "generic",
+    "lifetime",
+    "borrow",
+    "clone",
+    "arc",
+    "logging",
+    "tracing",
+    "span",
+    "metric",
+    "alert",
+    "dashboard",
+    "latency",
+    "throughput",
+    "p99",
+    "benchmark",
+    "criterion",
+    "profile",
+    "flamegraph",
+    "perf",
+    "simd",
+    "vector",
+    "embedding",
+    "model",
+    "onnx",
+    "tokenizer",
+    "batch",
+    "gpu",
+    "cpu",
+    "core",
+    "config",
+    "toml",
+    "yaml",
+    "env",
+    "secret",
+    "vault",
+    "permission",
+    "user",
+    "group",
+    "file",
+    "path",
+    "symlink",
+    "watcher",
+    "inotify",
+    "signal",
+    "sigterm",
+    "shutdown",
+    "graceful",
+    "socket",
+    "port",
+    "bind",
+    "listen",
+    "grpc",
+    "protobuf",
+    "websocket",
+    "stream",
+    "buffer",
+    "utf8",
+    "encoding",
+    "timezone",
+    "utc",
+    "date",
+    "cron",
+    "scheduler",
+    "job",
+    "worker",
+    "frontend",
+    "react",
+    "vite",
+    "bundle",
+    "css",
+    "layout",
+    "render",
+    "hydration",
+    "state",
+    "store",
+    "reducer",
+    "hook",
+    "effect",
+    "dependency",
+    "upgrade",
+    "semver",
+    "breaking",
+    "changelog",
+];
+
+/// A deterministic pseudo-random generator (SplitMix64).
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator with a fixed seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform float in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// A uniform integer in `[0, n)`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// The synthetic vocabulary: the technical terms, then generated words.
+pub fn vocabulary() -> Vec<String> {
+    let mut v: Vec<String> = TERMS.iter().map(|s| s.to_string()).collect();
+    let syll = [
+        "ka", "lo", "mi", "ren", "tas", "vu", "zor", "pe", "qui", "dan", "fel", "gro",
+    ];
+    let mut rng = Rng::new(7);
+    while v.len() < 5_300 {
+        let n = 2 + rng.below(2);
+        let w: String = (0..n).map(|_| syll[rng.below(syll.len())]).collect();
+        v.push(w);
+    }
+    v
+}
+
+/// Memory texts, `n` of them.
+pub fn memories(n: usize) -> Vec<String> {
+    let vocab = vocabulary();
+    // Zipf(1.0) over the vocabulary by inverse CDF on the harmonic numbers.
+    let cdf: Vec<f64> = {
+        let mut acc = 0.0;
+        let mut v: Vec<f64> = (1..=vocab.len())
+            .map(|r| {
+                acc += 1.0 / r as f64;
+                acc
+            })
+            .collect();
+        let total = acc;
+        v.iter_mut().for_each(|x| *x /= total);
+        v
+    };
+    let mut rng = Rng::new(42);
+    (0..n)
+        .map(|_| {
+            let len = 8 + rng.below(23);
+            (0..len)
+                .map(|_| {
+                    if rng.unit() < 0.4 {
+                        FUNCTION_WORDS[rng.below(FUNCTION_WORDS.len())].to_string()
+                    } else {
+                        let u = rng.unit();
+                        let i = cdf.partition_point(|&c| c < u).min(vocab.len() - 1);
+                        vocab[i].clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+/// A store at `path` holding `n` synthetic memories spread over the last year.
+///
+/// # Panics
+///
+/// If the store cannot be written (benchmarks only).
+pub fn build_store(path: &std::path::Path, n: usize) -> Store {
+    let mut store = Store::open(path).expect("open bench store");
+    let off = DedupConfig {
+        enabled: false,
+        ..DedupConfig::default()
+    };
+    let now = Timestamp::now().as_second();
+    let types = MemoryType::ALL;
+    let texts = memories(n);
+    let mut rng = Rng::new(1);
+    for chunk in texts.chunks(10_000) {
+        let batch = chunk
+            .iter()
+            .map(|t| {
+                let mut m = NewMemory::new(t.clone(), types[rng.below(types.len())])
+                    .created_at(Timestamp(now - rng.below(365 * 86_400) as i64));
+                m.access_count = rng.below(4) as u64;
+                m
+            })
+            .collect();
+        store
+            .remember_batch(batch, &off)
+            .expect("insert bench memories");
+    }
+    store
+}
+
+/// The default FTS-mode pipeline (bm25 1.0, recency 0.6, access 0.4, RRF k = 60).
+pub fn fts_pipeline() -> Pipeline {
+    let recall = RecallConfig::default();
+    Pipeline::new(
+        Box::new(Rrf::default()),
+        recall.clone(),
+        DecayConfig::default(),
+    )
+    .ranker(Bm25Ranker, recall.weights.bm25)
+    .ranker(Recency, recall.weights.recency)
+    .ranker(AccessFrequency, recall.weights.access)
+}
+
+/// Queries of content words only.
+pub const CONTENT_QUERIES: &[&str] = &[
+    "sqlite writer lock timeout",
+    "pgbouncer connection pool",
+    "flaky pytest fixture",
+    "tokio deadlock mutex",
+];
+
+/// Natural-language questions full of stopwords.
+pub const QUESTION_QUERIES: &[&str] = &[
+    "how do I stop the database from locking when two writers try to commit at the same time?",
+    "what should we do before we upgrade a dependency with a breaking change in it?",
+    "why is it that the cache is not invalidated after the version key changes?",
+];

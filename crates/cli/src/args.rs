@@ -1,0 +1,261 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Long-term memory for AI agents: remember lessons, recall the few that matter.
+#[derive(Debug, Parser)]
+#[command(name = "oro-mem", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// Database file [default: .oro/state.db, found by walking up from the working directory]
+    #[arg(long, global = true, env = "ORO_MEM_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Configuration file [default: config.toml beside the database]
+    #[arg(long, global = true, env = "ORO_MEM_CONFIG", value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create .oro/ here with a database and a commented config.toml
+    Init,
+    /// Store a memory (validated, checked for duplicates)
+    Remember(RememberArgs),
+    /// Recall the memories most relevant to a task or question
+    Recall(RecallArgs),
+    /// List, show, forget or pin memories
+    #[command(subcommand)]
+    Memories(MemoriesCommand),
+    /// Import memories from a JSONL file (one JSON object per line)
+    Import(ImportArgs),
+    /// Export memories as JSONL
+    Export(ExportArgs),
+    /// Merge near-duplicates and archive stale low-confidence memories
+    Consolidate(ConsolidateArgs),
+    /// Show counts and sizes
+    Stats(JsonFlag),
+    /// Print the effective configuration (file + defaults) as TOML
+    Config,
+}
+
+#[derive(Debug, Args)]
+pub struct JsonFlag {
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RememberArgs {
+    /// The memory's text; `-` reads it from standard input
+    pub content: String,
+    /// lesson, decision, gotcha, pattern or preference
+    #[arg(long = "type", short = 't', default_value = "lesson")]
+    pub memory_type: String,
+    /// Comma-separated tags
+    #[arg(long, value_delimiter = ',')]
+    pub tags: Vec<String>,
+    /// How much to trust it, 0..1
+    #[arg(long, default_value_t = oro_mem_core::memory::DEFAULT_CONFIDENCE)]
+    pub confidence: f64,
+    /// Namespace
+    #[arg(long, default_value = oro_mem_core::memory::DEFAULT_NAMESPACE)]
+    pub namespace: String,
+    /// self_report, daemon_extracted, manual or import
+    #[arg(long, default_value = "manual")]
+    pub source: String,
+    /// The work item it was learned on
+    #[arg(long)]
+    pub bead_id: Option<String>,
+    /// The worker that learned it
+    #[arg(long)]
+    pub worker_id: Option<String>,
+    /// Metadata as a JSON object
+    #[arg(long, value_name = "JSON")]
+    pub metadata: Option<String>,
+    /// Pin it: pinned memories never decay
+    #[arg(long)]
+    pub pin: bool,
+    /// Store even if it duplicates an existing memory
+    #[arg(long)]
+    pub no_dedup: bool,
+    /// Print the outcome as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Filters shared by recall, list and export.
+#[derive(Debug, Args, Default)]
+pub struct FilterArgs {
+    /// Only these types (comma-separated)
+    #[arg(long = "type", short = 't', value_delimiter = ',')]
+    pub types: Vec<String>,
+    /// Memories with any of these tags (comma-separated)
+    #[arg(long, value_delimiter = ',')]
+    pub tags: Vec<String>,
+    /// Memories with all of these tags (comma-separated)
+    #[arg(long, value_delimiter = ',')]
+    pub all_tags: Vec<String>,
+    /// Only this namespace
+    #[arg(long)]
+    pub namespace: Option<String>,
+    /// Only memories from these sources (comma-separated)
+    #[arg(long, value_delimiter = ',')]
+    pub source: Vec<String>,
+    /// active (default) or archived
+    #[arg(long)]
+    pub status: Option<String>,
+    /// Created at or after: a time (2024-05-01, RFC 3339) or a span back from now (7d, 12h)
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Created before: a time or a span back from now
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Metadata conditions, MongoDB-style: '{"lang": "rust", "priority": {"$gte": 2}}'
+    #[arg(long = "where", value_name = "JSON")]
+    pub where_json: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    /// Numbered list with scores
+    Text,
+    /// A `## Relevant Memories` section to paste into a prompt
+    Prompt,
+    /// JSON with raw scores
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct RecallArgs {
+    /// The task description or question; `-` reads it from standard input
+    pub query: String,
+    /// fts or hybrid [default: from config]
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// At most this many results [default: from config, 5]
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Token budget for recalled content [default: from config, 500]
+    #[arg(long)]
+    pub budget: Option<usize>,
+    /// Lexical candidates fetched before ranking [default: from config, 50]
+    #[arg(long)]
+    pub depth: Option<usize>,
+    /// fused or simple [default: from config]
+    #[arg(long)]
+    pub scoring: Option<String>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Same as --format json
+    #[arg(long)]
+    pub json: bool,
+    /// Show each ranker's rank and contribution, confidence and decay
+    #[arg(long)]
+    pub explain: bool,
+    /// Measure recency and decay from this time instead of now
+    #[arg(long)]
+    pub now: Option<String>,
+    /// Do not count this recall as an access
+    #[arg(long)]
+    pub no_touch: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MemoriesCommand {
+    /// List memories, newest first
+    List(Box<ListArgs>),
+    /// Show one memory in full
+    Show {
+        /// Memory id
+        id: i64,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete memories (or archive them with --archive)
+    Forget {
+        /// Memory ids
+        #[arg(required = true)]
+        ids: Vec<i64>,
+        /// Archive instead of deleting
+        #[arg(long)]
+        archive: bool,
+    },
+    /// Pin a memory so it never decays (or unpin it)
+    Pin {
+        /// Memory id
+        id: i64,
+        /// Unpin instead
+        #[arg(long)]
+        unpin: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Sort {
+    Newest,
+    Oldest,
+    Accessed,
+    Confidence,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Order
+    #[arg(long, value_enum, default_value_t = Sort::Newest)]
+    pub sort: Sort,
+    /// At most this many
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+    /// Skip this many first
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+    /// Print JSON lines
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// JSONL file; `-` reads standard input
+    pub file: PathBuf,
+    /// Memories per transaction
+    #[arg(long, default_value_t = 500)]
+    pub batch_size: usize,
+    /// Store duplicates too
+    #[arg(long)]
+    pub no_dedup: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Output file [default: standard output]
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Active and archived memories (default: the --status given, or active)
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ConsolidateArgs {
+    /// Report what would change without writing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,116 @@
+//! Finding the database and loading `.oro/config.toml`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use oro_mem_core::Config;
+
+/// The directory holding the database and configuration.
+pub const DIR: &str = ".oro";
+/// The database file inside [`DIR`].
+pub const DB_FILE: &str = "state.db";
+/// The configuration file inside [`DIR`].
+pub const CONFIG_FILE: &str = "config.toml";
+
+/// Walks up from `start` to the first directory containing `.oro/`, like git finds `.git`.
+pub fn find_oro_dir(start: &Path) -> Option<PathBuf> {
+    start.ancestors().map(|d| d.join(DIR)).find(|d| d.is_dir())
+}
+
+/// The database to use: `--db` / `ORO_MEM_DB`, else `.oro/state.db` found by walking up.
+pub fn resolve_db(explicit: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = explicit {
+        return Ok(p.to_path_buf());
+    }
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    match find_oro_dir(&cwd) {
+        Some(dir) => Ok(dir.join(DB_FILE)),
+        None => bail!(
+            "no {DIR}/ directory in {} or any parent: run `oro-mem init` here, or pass --db PATH \
+             (or set ORO_MEM_DB)",
+            cwd.display()
+        ),
+    }
+}
+
+/// The configuration file to read: `--config` / `ORO_MEM_CONFIG`, else `config.toml` beside
+/// the database.
+pub fn resolve_config(explicit: Option<&Path>, db: &Path) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return Some(p.to_path_buf());
+    }
+    db.parent()
+        .map(|d| d.join(CONFIG_FILE))
+        .filter(|p| p.is_file())
+}
+
+/// Reads and validates a configuration file; defaults when `path` is `None`.
+pub fn load(path: Option<&Path>) -> Result<Config> {
+    let Some(path) = path else {
+        return Ok(Config::default());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read configuration {}", path.display()))?;
+    let config: Config = toml::from_str(&text)
+        .with_context(|| format!("invalid configuration {}", path.display()))?;
+    config
+        .validate()
+        .with_context(|| format!("invalid configuration {}", path.display()))?;
+    Ok(config)
+}
+
+/// The commented configuration `init` writes: every knob at its default.
+pub const TEMPLATE: &str = r#"# oro-mem configuration. Every key is optional; shown values are the defaults.
+# Command-line flags override what is set here. `oro-mem config` prints the effective values.
+
+# Retrieval mode: "fts" (full-text only, no model) or "hybrid" (full-text + embeddings).
+mode = "fts"
+# When hybrid is configured but the embedding model cannot be used, answer FTS-only.
+fallback_to_fts = true
+
+[recall]
+depth = 50              # lexical candidates fetched before ranking
+max_results = 5         # at most this many memories per recall
+budget_tokens = 500     # token budget for recalled content (tokens = bytes / 4)
+scoring = "fused"       # "fused" (rankers + fusion) or "simple" (min(1, bm25/25) x confidence x decay)
+fusion = "rrf"          # "rrf" (weighted reciprocal rank fusion) or "weighted_score"
+rrf_k = 60.0            # the RRF constant k
+min_score = 0.005       # drop results below this final score (fused scoring)
+simple_min_score = 0.05 # drop results below this final score (simple scoring)
+near_duplicate = 0.8    # skip a result whose words overlap a better one this much (Jaccard)
+
+[recall.weights]        # 0 turns a ranker off
+bm25 = 1.0
+vector = 1.0
+recency = 0.6
+access = 0.4
+
+[decay]
+enabled = true
+half_life_days = 30.0   # score x 0.5^(age_days / half_life); pinned memories never decay
+
+[decay.half_life_by_type]
+# preference = 180.0
+# gotcha = 90.0
+
+[dedup]
+enabled = true
+bm25 = 0.7              # new content scoring > 0.7 of its self-score against a memory is a duplicate
+cosine = 0.85           # (hybrid) cosine similarity above which content is a duplicate
+
+[consolidate]
+merge_bm25 = 0.8              # near-duplicates at or above this are merged
+prune_below_confidence = 0.3  # memories below this confidence ...
+prune_after_days = 90.0       # ... unused for this long are archived
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_parses_to_the_defaults() {
+        let c: Config = toml::from_str(TEMPLATE).unwrap();
+        assert_eq!(c, Config::default());
+    }
+}

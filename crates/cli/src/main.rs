@@ -1,0 +1,494 @@
+//! `oro-mem`: remember and recall an AI agent's memories from one SQLite file.
+
+mod args;
+mod config_file;
+mod engine;
+mod render;
+
+use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+use oro_mem_core::config::DedupConfig;
+use oro_mem_core::{Config, Filter, MetaCondition, NewMemory, Scoring, Source, Status, Timestamp};
+use oro_mem_store_sqlite::{ListOrder, Store, WriteOutcome};
+
+use crate::args::{Cli, Command, FilterArgs, Format, MemoriesCommand, Sort};
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+struct Ctx {
+    store: Store,
+    config: Config,
+}
+
+fn open(cli: &Cli) -> Result<Ctx> {
+    let db = config_file::resolve_db(cli.db.as_deref())?;
+    if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.is_dir() {
+            bail!(
+                "directory {} does not exist (for a new store run `oro-mem init`, or create it)",
+                dir.display()
+            );
+        }
+    }
+    let config_path = config_file::resolve_config(cli.config.as_deref(), &db);
+    let config = config_file::load(config_path.as_deref())?;
+    let store = Store::open(&db)?;
+    Ok(Ctx { store, config })
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match &cli.command {
+        Command::Init => init(&cli),
+        Command::Remember(a) => remember(open(&cli)?, a),
+        Command::Recall(a) => recall(open(&cli)?, a),
+        Command::Memories(m) => memories(open(&cli)?, m),
+        Command::Import(a) => import(open(&cli)?, a),
+        Command::Export(a) => export(open(&cli)?, a),
+        Command::Consolidate(a) => consolidate(open(&cli)?, a),
+        Command::Stats(a) => stats(open(&cli)?, a.json),
+        Command::Config => {
+            let ctx = open(&cli)?;
+            print!("{}", toml::to_string(&ctx.config)?);
+            Ok(())
+        }
+    }
+}
+
+fn init(cli: &Cli) -> Result<()> {
+    let db = match &cli.db {
+        Some(p) => p.clone(),
+        None => std::env::current_dir()?
+            .join(config_file::DIR)
+            .join(config_file::DB_FILE),
+    };
+    let dir = db
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let config = dir.join(config_file::CONFIG_FILE);
+    let wrote_config = if config.exists() {
+        false
+    } else {
+        std::fs::write(&config, config_file::TEMPLATE)
+            .with_context(|| format!("cannot write {}", config.display()))?;
+        true
+    };
+    let existed = db.exists();
+    Store::open(&db)?;
+    println!(
+        "{} {}{}",
+        if existed { "found" } else { "created" },
+        db.display(),
+        if wrote_config {
+            format!(" and {}", config.display())
+        } else {
+            String::new()
+        }
+    );
+    Ok(())
+}
+
+fn parse_list<T: std::str::FromStr<Err = oro_mem_core::Error>>(items: &[String]) -> Result<Vec<T>> {
+    items
+        .iter()
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| s.parse().map_err(anyhow::Error::from))
+        .collect()
+}
+
+fn build_filter(a: &FilterArgs, now: Timestamp) -> Result<Filter> {
+    let tags = |v: &[String]| -> Vec<String> {
+        v.iter()
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .collect()
+    };
+    Ok(Filter {
+        types: parse_list(&a.types)?,
+        tags_any: tags(&a.tags),
+        tags_all: tags(&a.all_tags),
+        namespace: a.namespace.clone(),
+        status: a.status.as_deref().map(str::parse).transpose()?,
+        sources: parse_list(&a.source)?,
+        created_after: a
+            .since
+            .as_deref()
+            .map(|s| Timestamp::parse_relative(s, now))
+            .transpose()?,
+        created_before: a
+            .until
+            .as_deref()
+            .map(|s| Timestamp::parse_relative(s, now))
+            .transpose()?,
+        metadata: a
+            .where_json
+            .as_deref()
+            .map(MetaCondition::parse_all)
+            .transpose()?
+            .unwrap_or_default(),
+    })
+}
+
+fn read_content(arg: &str) -> Result<String> {
+    if arg == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("cannot read content from standard input")?;
+        Ok(s.trim_end().to_string())
+    } else {
+        Ok(arg.to_string())
+    }
+}
+
+fn describe(outcome: &WriteOutcome) -> String {
+    match outcome {
+        WriteOutcome::Inserted { id } => format!("inserted {id}"),
+        WriteOutcome::Merged {
+            into, confidence, ..
+        } => format!("merged into {into} (confidence raised to {confidence})"),
+        WriteOutcome::Skipped { duplicate_of, .. } => {
+            format!("skipped: duplicate of {duplicate_of}")
+        }
+    }
+}
+
+fn remember(mut ctx: Ctx, a: &args::RememberArgs) -> Result<()> {
+    let mut m = NewMemory::new(read_content(&a.content)?, a.memory_type.parse()?)
+        .tags(a.tags.iter().cloned())
+        .confidence(a.confidence)
+        .namespace(a.namespace.clone())
+        .source(a.source.parse::<Source>()?);
+    m.bead_id = a.bead_id.clone();
+    m.worker_id = a.worker_id.clone();
+    m.pinned = a.pin;
+    if let Some(json) = &a.metadata {
+        match serde_json::from_str(json) {
+            Ok(serde_json::Value::Object(map)) => m.metadata = map,
+            _ => bail!("--metadata must be a JSON object such as '{{\"lang\": \"rust\"}}'"),
+        }
+    }
+    let dedup = dedup_config(&ctx.config, a.no_dedup);
+    let outcome = ctx.store.remember(m, &dedup)?;
+    if a.json {
+        println!("{}", serde_json::to_string(&outcome)?);
+    } else {
+        println!("{}", describe(&outcome));
+    }
+    Ok(())
+}
+
+fn dedup_config(config: &Config, off: bool) -> DedupConfig {
+    let mut d = config.dedup.clone();
+    if off {
+        d.enabled = false;
+    }
+    d
+}
+
+fn recall(mut ctx: Ctx, a: &args::RecallArgs) -> Result<()> {
+    let now = match &a.now {
+        Some(t) => t.parse()?,
+        None => Timestamp::now(),
+    };
+    let mut config = ctx.config.clone();
+    if let Some(m) = &a.mode {
+        config.mode = m.parse()?;
+    }
+    if let Some(n) = a.limit {
+        config.recall.max_results = n;
+    }
+    if let Some(n) = a.budget {
+        config.recall.budget_tokens = n;
+    }
+    if let Some(n) = a.depth {
+        config.recall.depth = n;
+    }
+    if let Some(s) = &a.scoring {
+        config.recall.scoring = match s.as_str() {
+            "fused" => Scoring::Fused,
+            "simple" => Scoring::Simple,
+            other => bail!("unknown scoring {other:?}: expected fused or simple"),
+        };
+    }
+    config.validate()?;
+    let filter = build_filter(&a.filter, now)?;
+    let query = read_content(&a.query)?;
+    let answer = engine::recall(&mut ctx.store, &config, &query, &filter, now, !a.no_touch)?;
+    for w in &answer.recall.warnings {
+        eprintln!("oro-mem: {w}");
+    }
+    let format = if a.json { Format::Json } else { a.format };
+    let mut out = std::io::stdout().lock();
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &answer)?;
+            writeln!(out)?;
+        }
+        Format::Prompt => write!(out, "{}", render::prompt(&answer.recall.results, now))?,
+        Format::Text => {
+            if answer.recall.results.is_empty() {
+                writeln!(out, "No relevant memories.")?;
+            } else {
+                write!(
+                    out,
+                    "{}",
+                    render::text(&answer.recall.results, a.explain, now)
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn memories(mut ctx: Ctx, cmd: &MemoriesCommand) -> Result<()> {
+    let now = Timestamp::now();
+    match cmd {
+        MemoriesCommand::List(a) => {
+            let filter = build_filter(&a.filter, now)?;
+            let order = match a.sort {
+                Sort::Newest => ListOrder::Newest,
+                Sort::Oldest => ListOrder::Oldest,
+                Sort::Accessed => ListOrder::MostAccessed,
+                Sort::Confidence => ListOrder::Confidence,
+            };
+            let list = ctx.store.list(&filter, order, a.limit, a.offset)?;
+            let mut out = std::io::stdout().lock();
+            for m in &list {
+                if a.json {
+                    writeln!(out, "{}", serde_json::to_string(m)?)?;
+                } else {
+                    writeln!(out, "{}", render::list_line(m, now))?;
+                }
+            }
+            if !a.json {
+                let total = ctx.store.count(&filter)?;
+                if total as usize > list.len() {
+                    eprintln!(
+                        "({} of {total} shown; use --limit and --offset for more)",
+                        list.len()
+                    );
+                }
+            }
+        }
+        MemoriesCommand::Show { id, json } => {
+            let m = ctx.store.get(*id)?;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&m)?);
+            } else {
+                print!("{}", render::memory_details(&m, now));
+            }
+        }
+        MemoriesCommand::Forget { ids, archive } => {
+            for id in ids {
+                if *archive {
+                    ctx.store.set_status(*id, Status::Archived)?;
+                    println!("archived {id}");
+                } else {
+                    ctx.store.forget(*id)?;
+                    println!("forgot {id}");
+                }
+            }
+        }
+        MemoriesCommand::Pin { id, unpin } => {
+            ctx.store.set_pinned(*id, !unpin)?;
+            println!("{} {id}", if *unpin { "unpinned" } else { "pinned" });
+        }
+    }
+    Ok(())
+}
+
+/// Parses one JSONL line of an import: a memory as `export` writes it (extra fields such as
+/// `id` are ignored); `source` defaults to `import`.
+fn parse_import_line(line: &str) -> Result<NewMemory> {
+    let mut value: serde_json::Value = serde_json::from_str(line)?;
+    let obj = value
+        .as_object_mut()
+        .context("expected a JSON object with at least \"content\" and \"type\"")?;
+    obj.entry("source")
+        .or_insert_with(|| serde_json::Value::String("import".into()));
+    let mut m: NewMemory = serde_json::from_value(value)?;
+    m.validate()?;
+    Ok(m)
+}
+
+fn open_input(path: &Path) -> Result<(Box<dyn BufRead>, Option<u64>)> {
+    if path == Path::new("-") {
+        return Ok((Box::new(BufReader::new(std::io::stdin())), None));
+    }
+    let f = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let len = f.metadata().ok().map(|m| m.len());
+    Ok((Box::new(BufReader::new(f)), len))
+}
+
+fn progress(len: Option<u64>, what: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = match len {
+        Some(n) => ProgressBar::new(n).with_style(
+            ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        ),
+        None => ProgressBar::new_spinner(),
+    };
+    bar.set_message(what.to_string());
+    bar
+}
+
+fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
+    if a.batch_size == 0 {
+        bail!("--batch-size must be at least 1");
+    }
+    // Validate the whole file first, so bad input writes nothing (files only; standard input
+    // can be read once, so it is checked batch by batch).
+    if a.file != Path::new("-") {
+        let (reader, _) = open_input(&a.file)?;
+        for (i, line) in reader.lines().enumerate() {
+            let line =
+                line.with_context(|| format!("{}: cannot read line {}", a.file.display(), i + 1))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            parse_import_line(&line).with_context(|| {
+                format!("{} line {}: nothing was imported", a.file.display(), i + 1)
+            })?;
+        }
+    }
+    let (reader, len) = open_input(&a.file)?;
+    let bar = progress(len, "importing");
+    let dedup = dedup_config(&ctx.config, a.no_dedup);
+    let (mut inserted, mut merged, mut skipped) = (0u64, 0u64, 0u64);
+    let mut batch = Vec::with_capacity(a.batch_size);
+    let mut flush = |batch: &mut Vec<NewMemory>, store: &mut Store| -> Result<()> {
+        for o in store.remember_batch(std::mem::take(batch), &dedup)? {
+            match o {
+                WriteOutcome::Inserted { .. } => inserted += 1,
+                WriteOutcome::Merged { .. } => merged += 1,
+                WriteOutcome::Skipped { .. } => skipped += 1,
+            }
+        }
+        Ok(())
+    };
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.with_context(|| format!("cannot read line {}", i + 1))?;
+        bar.inc(line.len() as u64 + 1);
+        if line.trim().is_empty() {
+            continue;
+        }
+        batch.push(parse_import_line(&line).with_context(|| format!("line {}", i + 1))?);
+        if batch.len() >= a.batch_size {
+            flush(&mut batch, &mut ctx.store)?;
+        }
+    }
+    flush(&mut batch, &mut ctx.store)?;
+    bar.finish_and_clear();
+    println!("imported: {inserted} inserted, {merged} merged, {skipped} skipped");
+    Ok(())
+}
+
+fn export(ctx: Ctx, a: &args::ExportArgs) -> Result<()> {
+    let filter = build_filter(&a.filter, Timestamp::now())?;
+    let mut out: Box<dyn Write> = match &a.output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let statuses: Vec<Option<Status>> = if a.all {
+        Status::ALL.iter().copied().map(Some).collect()
+    } else {
+        vec![filter.status]
+    };
+    let bar = progress(None, "exporting");
+    let mut n = 0;
+    for status in statuses {
+        let f = Filter {
+            status,
+            ..filter.clone()
+        };
+        n += ctx.store.for_each(&f, |m| {
+            serde_json::to_writer(&mut out, &m).map_err(|e| {
+                oro_mem_core::Error::new(oro_mem_core::ErrorKind::Storage, e.to_string())
+            })?;
+            out.write_all(b"\n").map_err(|e| {
+                oro_mem_core::Error::new(oro_mem_core::ErrorKind::Storage, e.to_string())
+            })?;
+            bar.inc(1);
+            Ok(())
+        })?;
+    }
+    out.flush()?;
+    bar.finish_and_clear();
+    if a.output.is_some() {
+        println!("exported {n} memories");
+    }
+    Ok(())
+}
+
+fn consolidate(mut ctx: Ctx, a: &args::ConsolidateArgs) -> Result<()> {
+    let report = ctx
+        .store
+        .consolidate(&ctx.config.consolidate, Timestamp::now(), a.dry_run)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    let verb = if a.dry_run { "would merge" } else { "merged" };
+    for (keep, drop, sim) in &report.merged {
+        println!("{verb} {drop} into {keep} (similarity {sim:.2})");
+    }
+    let verb = if a.dry_run {
+        "would archive"
+    } else {
+        "archived"
+    };
+    for id in &report.archived {
+        println!("{verb} {id} (stale, low confidence)");
+    }
+    println!(
+        "{}: {} merged, {} archived",
+        if a.dry_run { "dry run" } else { "done" },
+        report.merged.len(),
+        report.archived.len()
+    );
+    Ok(())
+}
+
+fn stats(ctx: Ctx, json: bool) -> Result<()> {
+    let s = ctx.store.stats()?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&s)?);
+        return Ok(());
+    }
+    println!(
+        "memories:   {} ({} active, {} archived, {} pinned)",
+        s.total, s.active, s.archived, s.pinned
+    );
+    println!("embedded:   {}", s.embedded);
+    for (t, n) in &s.by_type {
+        println!("  {t:<12} {n}");
+    }
+    println!("namespaces: {}", s.by_namespace.len());
+    for (ns, n) in s.by_namespace.iter().take(10) {
+        println!("  {ns:<12} {n}");
+    }
+    if let Some((a, b)) = s.created_range {
+        println!("created:    {a} .. {b}");
+    }
+    println!("schema:     v{}", s.schema_version);
+    println!("size:       {:.1} KiB", s.size_bytes as f64 / 1024.0);
+    Ok(())
+}

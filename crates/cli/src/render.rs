@@ -1,0 +1,157 @@
+//! Rendering recalled memories as text, a prompt section, or JSON.
+
+use std::fmt::Write as _;
+
+use oro_mem_core::recall::Recalled;
+use oro_mem_core::{Memory, Timestamp};
+
+/// One line, for places that need one: newlines and runs of whitespace become one space.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The `## Relevant Memories` section: one line per memory,
+/// `- [type] content (confidence: 0.8, age: 3d)`. Empty when there are no results.
+pub fn prompt(results: &[Recalled], now: Timestamp) -> String {
+    if results.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("## Relevant Memories\n");
+    for r in results {
+        let m = &r.memory;
+        let _ = writeln!(
+            out,
+            "- [{}] {} (confidence: {}, age: {})",
+            m.memory_type,
+            one_line(&m.content),
+            trim_float(m.confidence),
+            m.created_at.age(now)
+        );
+    }
+    out
+}
+
+/// `0.8` rather than `0.80`, `0.95` rather than `0.9500`.
+fn trim_float(x: f64) -> String {
+    let s = format!("{x:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+/// A numbered list; with `explain`, each ranker's rank and contribution and the factors.
+pub fn text(results: &[Recalled], explain: bool, now: Timestamp) -> String {
+    let mut out = String::new();
+    for (i, r) in results.iter().enumerate() {
+        let m = &r.memory;
+        let _ = writeln!(
+            out,
+            "{}. [{}] {}  (score {:.2}, id {}{})",
+            i + 1,
+            m.memory_type,
+            one_line(&m.content),
+            r.score,
+            m.id,
+            if r.truncated { ", truncated" } else { "" }
+        );
+        if explain {
+            for l in &r.lists {
+                let rank = l.rank.map_or_else(|| "-".to_string(), |r| r.to_string());
+                let _ = writeln!(
+                    out,
+                    "     {:<8} rank {:>4}  weight {:<4} contribution {:.6}",
+                    l.name,
+                    rank,
+                    trim_float(l.weight),
+                    l.contribution
+                );
+            }
+            let _ = writeln!(
+                out,
+                "     relevance {:.6} x confidence {:.2} x decay {:.3} (age {}{}) = {:.6}",
+                r.relevance,
+                r.confidence,
+                r.decay,
+                m.created_at.age(now),
+                if m.pinned { ", pinned" } else { "" },
+                r.raw_score
+            );
+        }
+    }
+    out
+}
+
+/// A memory in full, for `memories show`.
+pub fn memory_details(m: &Memory, now: Timestamp) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "id:            {}", m.id);
+    let _ = writeln!(out, "type:          {}", m.memory_type);
+    let _ = writeln!(
+        out,
+        "status:        {}{}",
+        m.status,
+        if m.pinned { ", pinned" } else { "" }
+    );
+    let _ = writeln!(out, "namespace:     {}", m.namespace);
+    let _ = writeln!(out, "tags:          {}", m.tags.join(", "));
+    let _ = writeln!(out, "source:        {}", m.source);
+    let _ = writeln!(out, "confidence:    {}", trim_float(m.confidence));
+    let _ = writeln!(
+        out,
+        "created:       {} ({} ago)",
+        m.created_at,
+        m.created_at.age(now)
+    );
+    let _ = writeln!(out, "updated:       {}", m.updated_at);
+    let _ = writeln!(
+        out,
+        "accessed:      {} times{}",
+        m.access_count,
+        m.last_accessed
+            .map(|t| format!(", last {t}"))
+            .unwrap_or_default()
+    );
+    if let Some(b) = &m.bead_id {
+        let _ = writeln!(out, "bead:          {b}");
+    }
+    if let Some(w) = &m.worker_id {
+        let _ = writeln!(out, "worker:        {w}");
+    }
+    if !m.metadata.is_empty() {
+        let _ = writeln!(
+            out,
+            "metadata:      {}",
+            serde_json::Value::Object(m.metadata.clone())
+        );
+    }
+    let _ = writeln!(out, "\n{}", m.content);
+    out
+}
+
+/// One line per memory for `memories list`.
+pub fn list_line(m: &Memory, now: Timestamp) -> String {
+    let mut content = one_line(&m.content);
+    if content.chars().count() > 100 {
+        content = content.chars().take(99).collect::<String>() + "…";
+    }
+    format!(
+        "{:>6}  {:<10} {:>4}  {:>5}  {}{}",
+        m.id,
+        m.memory_type.as_str(),
+        trim_float(m.confidence),
+        m.created_at.age(now),
+        if m.pinned { "📌 " } else { "" },
+        content
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trim_float_drops_trailing_zeros() {
+        assert_eq!(trim_float(0.8), "0.8");
+        assert_eq!(trim_float(1.0), "1");
+        assert_eq!(trim_float(0.95), "0.95");
+    }
+}

@@ -1,0 +1,680 @@
+//! End-to-end tests of the `oro-mem` binary on temporary databases.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde::Deserialize;
+
+const BIN: &str = env!("CARGO_BIN_EXE_oro-mem");
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        let env = Env {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        let out = env.run(&["init"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        env
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join(".oro").join("state.db")
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(BIN);
+        c.current_dir(self.dir.path())
+            .env_remove("ORO_MEM_DB")
+            .env_remove("ORO_MEM_CONFIG")
+            .args(args);
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().unwrap()
+    }
+
+    fn run_stdin(&self, args: &[&str], input: &[u8]) -> Output {
+        let mut child = self
+            .cmd(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(out.status.success(), "{args:?} failed: {}", stderr(&out));
+        stdout(&out)
+    }
+
+    fn count(&self) -> i64 {
+        let conn = rusqlite::Connection::open(self.db()).unwrap();
+        conn.query_row("SELECT count(*) FROM memories", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    fn recall_json(&self, args: &[&str]) -> serde_json::Value {
+        let mut all = vec!["recall"];
+        all.extend_from_slice(args);
+        all.push("--json");
+        serde_json::from_str(&self.ok(&all)).unwrap()
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn result_ids(v: &serde_json::Value) -> Vec<i64> {
+    v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["memory"]["id"].as_i64().unwrap())
+        .collect()
+}
+
+#[test]
+fn remember_then_recall_with_explain() {
+    let env = Env::new();
+    assert_eq!(
+        env.ok(&[
+            "remember",
+            "SQLite WAL mode allows one writer at a time",
+            "--type",
+            "gotcha"
+        ]),
+        "inserted 1\n"
+    );
+    env.ok(&[
+        "remember",
+        "Run cargo fmt before committing",
+        "--type",
+        "pattern",
+    ]);
+    let out = env.ok(&[
+        "recall",
+        "how many writers can sqlite have?",
+        "--mode",
+        "fts",
+        "--explain",
+    ]);
+    assert!(out.starts_with("1. [gotcha] SQLite WAL mode"), "{out}");
+    for list in ["bm25", "recency", "access"] {
+        assert!(out.contains(list), "explain lacks {list}: {out}");
+    }
+    assert!(out.contains("contribution 0.016393"), "{out}"); // 1 / (60 + 1)
+    assert!(out.contains("x confidence 0.80 x decay"), "{out}");
+    assert!(!out.contains("cargo fmt"));
+    // The recall counted as an access.
+    let shown = env.ok(&["memories", "show", "1", "--json"]);
+    let m: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(m["access_count"], 1);
+}
+
+#[test]
+fn prompt_format_and_empty_results() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "ruff --fix must run before pyright",
+        "--type",
+        "gotcha",
+        "--confidence",
+        "0.9",
+    ]);
+    let out = env.ok(&["recall", "pyright errors", "--format", "prompt"]);
+    assert_eq!(
+        out,
+        "## Relevant Memories\n- [gotcha] ruff --fix must run before pyright (confidence: 0.9, age: 0m)\n"
+    );
+    assert_eq!(env.ok(&["recall", "kubernetes", "--format", "prompt"]), "");
+    assert_eq!(env.ok(&["recall", "kubernetes"]), "No relevant memories.\n");
+}
+
+#[test]
+fn scores_are_normalized_and_raw_values_are_in_json() {
+    let env = Env::new();
+    env.ok(&["remember", "alpha beta gamma", "--confidence", "0.5"]);
+    env.ok(&["remember", "alpha delta epsilon"]);
+    let v = env.recall_json(&["alpha", "--no-touch"]);
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["score"], 1.0);
+    assert!(results[1]["score"].as_f64().unwrap() < 1.0);
+    assert!(results[0]["raw_score"].as_f64().unwrap() < 0.1);
+    assert_eq!(v["mode"], "fts");
+}
+
+#[test]
+fn invalid_memories_are_refused_and_nothing_is_written() {
+    let env = Env::new();
+    for (args, needle) in [
+        (vec!["remember", "   "], "empty"),
+        (vec!["remember", "x", "--confidence", "1.5"], "confidence"),
+        (vec!["remember", "x", "--confidence", "NaN"], "confidence"),
+        (
+            vec!["remember", "x", "--type", "insight"],
+            "lesson, decision",
+        ),
+        (vec!["remember", "x", "--metadata", "[1]"], "JSON object"),
+    ] {
+        let out = env.run(&args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+    }
+    assert_eq!(env.count(), 0);
+}
+
+#[test]
+fn duplicates_are_skipped_or_merged() {
+    let env = Env::new();
+    env.ok(&["remember", "Use connection pooling for Postgres"]);
+    assert_eq!(
+        env.ok(&["remember", "Always pin dependency versions in CI"]),
+        "inserted 2\n"
+    );
+    assert_eq!(
+        env.ok(&["remember", "Always pin dependency versions in CI"]),
+        "skipped: duplicate of 2\n"
+    );
+    assert_eq!(
+        env.ok(&[
+            "remember",
+            "always pin dependency versions in CI!",
+            "--confidence",
+            "0.9"
+        ]),
+        "merged into 2 (confidence raised to 0.9)\n"
+    );
+    assert_eq!(env.count(), 2);
+}
+
+#[test]
+fn hostile_queries_get_sensible_answers() {
+    let env = Env::new();
+    env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);
+    env.ok(&["remember", "emoji 😀 and 数据库 text"]);
+    let big = "lorem ipsum ".repeat(90_000); // ~1 MB
+    let mut hostile: Vec<Vec<u8>> = [
+        "\"",
+        "\"unbalanced",
+        "AND OR NOT",
+        "NEAR(a b, 3)",
+        "((((",
+        "*",
+        "col:value",
+        "^",
+        "😀",
+        "数据库",
+        "'; DROP TABLE memories; --",
+        "{a b}: c",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect();
+    hostile.push(b"nul\0byte\0operators".to_vec());
+    hostile.push(big.into_bytes());
+    for q in hostile {
+        let out = env.run_stdin(&["recall", "-", "--json"], &q);
+        let err = stderr(&out);
+        assert!(
+            out.status.success(),
+            "query {:?} failed: {err}",
+            String::from_utf8_lossy(&q[..q.len().min(40)])
+        );
+        for bad in ["fts5", "syntax error", "SQL", "sqlite"] {
+            assert!(!err.to_lowercase().contains(&bad.to_lowercase()), "{err}");
+        }
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(v["results"].is_array());
+    }
+    let v: serde_json::Value = serde_json::from_slice(
+        &env.run_stdin(&["recall", "-", "--json"], "数据库".as_bytes())
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(result_ids(&v), [2]);
+    assert_eq!(env.count(), 2);
+}
+
+#[test]
+fn filters_apply_to_recall_and_list() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "cache keys need a version",
+        "--type",
+        "lesson",
+        "--tags",
+        "cache,rust",
+        "--metadata",
+        r#"{"priority": 3}"#,
+    ]);
+    env.ok(&[
+        "remember",
+        "cache eviction is LRU",
+        "--type",
+        "decision",
+        "--namespace",
+        "svc",
+    ]);
+    let ids = |args: &[&str]| {
+        let mut a = vec!["cache", "--no-touch"];
+        a.extend_from_slice(args);
+        result_ids(&env.recall_json(&a))
+    };
+    assert_eq!(ids(&["--type", "decision"]), [2]);
+    assert_eq!(ids(&["--namespace", "svc"]), [2]);
+    assert_eq!(ids(&["--tags", "rust"]), [1]);
+    assert_eq!(ids(&["--where", r#"{"priority": {"$gt": 2}}"#]), [1]);
+    assert_eq!(ids(&["--since", "1d"]).len(), 2);
+    assert!(ids(&["--until", "1d"]).is_empty());
+    let out = env.run(&[
+        "recall",
+        "cache",
+        "--where",
+        r#"{"priority": {"$regex": 1}}"#,
+    ]);
+    assert!(stderr(&out).contains("$regex"), "{}", stderr(&out));
+    let listed = env.ok(&["memories", "list", "--type", "lesson"]);
+    assert_eq!(listed.lines().count(), 1);
+}
+
+#[test]
+fn forget_pin_and_archive() {
+    let env = Env::new();
+    env.ok(&["remember", "first memory about pinning"]);
+    env.ok(&["remember", "second memory about archiving"]);
+    env.ok(&["memories", "pin", "1"]);
+    let v = env.recall_json(&["pinning", "--explain"]);
+    assert!(v["results"][0]["memory"]["pinned"].as_bool().unwrap());
+    env.ok(&["memories", "forget", "2", "--archive"]);
+    assert!(result_ids(&env.recall_json(&["archiving"])).is_empty());
+    env.ok(&["memories", "forget", "1"]);
+    assert_eq!(env.count(), 1);
+    let out = env.run(&["memories", "forget", "1"]);
+    assert!(stderr(&out).contains("no memory with id 1"));
+}
+
+#[test]
+fn database_is_found_by_walking_up() {
+    let env = Env::new();
+    env.ok(&["remember", "found from a subdirectory"]);
+    let sub = env.dir.path().join("a").join("b");
+    std::fs::create_dir_all(&sub).unwrap();
+    let out = Command::new(BIN)
+        .current_dir(&sub)
+        .env_remove("ORO_MEM_DB")
+        .args(["recall", "subdirectory"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).contains("found from a subdirectory"),
+        "{}",
+        stderr(&out)
+    );
+
+    let lonely = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .current_dir(lonely.path())
+        .env_remove("ORO_MEM_DB")
+        .args(["recall", "x"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("oro-mem init"), "{}", stderr(&out));
+}
+
+#[test]
+fn hybrid_mode_falls_back_to_fts_and_says_so() {
+    let env = Env::new();
+    env.ok(&["remember", "hybrid fallback memory"]);
+    let out = env.run(&["recall", "fallback", "--mode", "hybrid", "--json"]);
+    assert!(out.status.success());
+    assert_eq!(stderr(&out).lines().count(), 1);
+    assert!(stderr(&out).contains("FTS-only"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["requested_mode"].as_str(), v["mode"].as_str()),
+        (Some("hybrid"), Some("fts"))
+    );
+    assert_eq!(result_ids(&v), [1]);
+}
+
+#[test]
+fn config_file_is_read_and_errors_name_the_key() {
+    let env = Env::new();
+    let config = env.dir.path().join(".oro").join("config.toml");
+    std::fs::write(&config, "[recall]\nmax_results = 1\n").unwrap();
+    env.ok(&["remember", "apple pie recipe"]);
+    env.ok(&["remember", "apple crumble notes"]);
+    assert_eq!(result_ids(&env.recall_json(&["apple"])).len(), 1);
+    assert!(env.ok(&["config"]).contains("max_results = 1"));
+    std::fs::write(&config, "[recall]\nmax_resluts = 1\n").unwrap();
+    let out = env.run(&["recall", "apple"]);
+    assert!(stderr(&out).contains("max_resluts"), "{}", stderr(&out));
+    std::fs::write(&config, "[recall.weights]\nbm25 = -1\n").unwrap();
+    let out = env.run(&["recall", "apple"]);
+    assert!(
+        stderr(&out).contains("recall.weights.bm25"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn export_import_round_trip_and_bad_lines() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "exported lesson one",
+        "--tags",
+        "a,b",
+        "--confidence",
+        "0.7",
+    ]);
+    env.ok(&["remember", "exported decision two", "--type", "decision"]);
+    env.ok(&["memories", "forget", "2", "--archive"]);
+    let file = env.dir.path().join("out.jsonl");
+    env.ok(&["export", "--all", "-o", file.to_str().unwrap()]);
+    let other = Env::new();
+    assert_eq!(
+        other.ok(&["import", file.to_str().unwrap()]),
+        "imported: 2 inserted, 0 merged, 0 skipped\n"
+    );
+    let a: Vec<serde_json::Value> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let again = other.dir.path().join("again.jsonl");
+    other.ok(&["export", "--all", "-o", again.to_str().unwrap()]);
+    let b: Vec<serde_json::Value> = std::fs::read_to_string(&again)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for key in [
+        "content",
+        "type",
+        "tags",
+        "confidence",
+        "status",
+        "created_at",
+        "source",
+    ] {
+        let ka: Vec<_> = a.iter().map(|m| &m[key]).collect();
+        let kb: Vec<_> = b.iter().map(|m| &m[key]).collect();
+        assert_eq!(ka, kb, "{key}");
+    }
+
+    let bad = env.dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"content\": \"good\", \"type\": \"lesson\"}\n{\"content\": \"\", \"type\": \"lesson\"}\n").unwrap();
+    let third = Env::new();
+    let out = third.run(&["import", bad.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("line 2"), "{}", stderr(&out));
+    assert_eq!(third.count(), 0, "a bad line imports nothing");
+}
+
+#[test]
+fn four_processes_write_250_memories_each() {
+    let env = Env::new();
+    let mut children = Vec::new();
+    for w in 0..4 {
+        let file = env.dir.path().join(format!("w{w}.jsonl"));
+        let lines: String = (0..250)
+            .map(|i| {
+                format!(
+                    "{{\"content\": \"worker{w} memory{i} token{w}x{i}\", \"type\": \"lesson\"}}\n"
+                )
+            })
+            .collect();
+        std::fs::write(&file, lines).unwrap();
+        children.push(
+            env.cmd(&[
+                "import",
+                file.to_str().unwrap(),
+                "--batch-size",
+                "1",
+                "--no-dedup",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+        );
+    }
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    assert_eq!(env.count(), 1000);
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+}
+
+#[test]
+fn killed_import_leaves_a_sound_database_with_whole_batches() {
+    let env = Env::new();
+    let file = env.dir.path().join("big.jsonl");
+    let batch = 500;
+    let lines: String = (0..400_000)
+        .map(|i| {
+            format!(
+                "{{\"content\": \"bulk memory number {i} about topic{}\", \"type\": \"lesson\"}}\n",
+                i % 97
+            )
+        })
+        .collect();
+    std::fs::write(&file, lines).unwrap();
+    let mut child = env
+        .cmd(&[
+            "import",
+            file.to_str().unwrap(),
+            "--batch-size",
+            &batch.to_string(),
+            "--no-dedup",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    conn.busy_timeout(std::time::Duration::from_secs(10))
+        .unwrap();
+    let start = std::time::Instant::now();
+    loop {
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM memories", [], |r| r.get(0))
+            .unwrap();
+        if n >= 2 * batch {
+            break;
+        }
+        assert!(start.elapsed().as_secs() < 120, "import made no progress");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    drop(conn);
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    let n: i64 = conn
+        .query_row("SELECT count(*) FROM memories", [], |r| r.get(0))
+        .unwrap();
+    assert!(n >= 2 * batch && n < 400_000, "{n}");
+    assert_eq!(n % batch, 0, "only whole batches are committed");
+    // Every committed memory is one of the first n lines, in order.
+    let last: String = conn
+        .query_row(
+            "SELECT content FROM memories ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        last.starts_with(&format!("bulk memory number {} ", n - 1)),
+        "{last}"
+    );
+    drop(conn);
+    // The store opens and searches fine afterwards.
+    assert!(env
+        .ok(&["recall", "topic5", "--no-touch"])
+        .contains("topic5"));
+}
+
+#[test]
+fn consolidate_dry_run_then_for_real() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "run cargo fmt before every commit",
+        "--no-dedup",
+    ]);
+    env.ok(&[
+        "remember",
+        "Run cargo fmt before every commit!",
+        "--no-dedup",
+        "--confidence",
+        "0.9",
+    ]);
+    let dry = env.ok(&["consolidate", "--dry-run"]);
+    assert!(dry.contains("would merge 1 into 2"), "{dry}");
+    assert_eq!(env.count(), 2);
+    env.ok(&["consolidate"]);
+    assert_eq!(env.count(), 1);
+}
+
+#[test]
+fn stats_reports_counts() {
+    let env = Env::new();
+    env.ok(&["remember", "one", "--type", "gotcha"]);
+    let v: serde_json::Value = serde_json::from_str(&env.ok(&["stats", "--json"])).unwrap();
+    assert_eq!(v["total"], 1);
+    assert_eq!(v["by_type"][0][0], "gotcha");
+}
+
+/// A shared recall case from `fixtures/recall/`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    description: String,
+    query: String,
+    expected_top: Vec<i64>,
+    memories: Vec<FixtureMemory>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FixtureMemory {
+    content: String,
+    #[serde(rename = "type")]
+    memory_type: String,
+    #[serde(default)]
+    tags: Vec<String>,
+}
+
+fn fixture_cases() -> Vec<(PathBuf, Case)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/recall");
+    let mut cases: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| {
+            let case: Case = toml::from_str(&std::fs::read_to_string(&p).unwrap())
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p, case)
+        })
+        .collect();
+    cases.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(cases.len() >= 5);
+    cases
+}
+
+#[test]
+fn fixtures_pass_in_fts_mode_and_simple_scoring() {
+    for (path, case) in fixture_cases() {
+        let env = Env::new();
+        for m in &case.memories {
+            let mut args = vec![
+                "remember",
+                m.content.as_str(),
+                "--type",
+                m.memory_type.as_str(),
+                "--no-dedup",
+            ];
+            let tags = m.tags.join(",");
+            if !tags.is_empty() {
+                args.extend(["--tags", tags.as_str()]);
+            }
+            env.ok(&args);
+        }
+        // The cases check ranking, not the absolute threshold of simple scoring, which BM25
+        // on a three-document corpus rarely clears.
+        std::fs::write(
+            env.dir.path().join(".oro/config.toml"),
+            "[recall]\nsimple_min_score = 0.0\n",
+        )
+        .unwrap();
+        for scoring in ["fused", "simple"] {
+            let v = env.recall_json(&[
+                case.query.as_str(),
+                "--mode",
+                "fts",
+                "--scoring",
+                scoring,
+                "--no-touch",
+            ]);
+            let ids = result_ids(&v);
+            assert!(
+                ids.starts_with(&case.expected_top),
+                "{} ({scoring}): {} — got {ids:?}",
+                path.display(),
+                case.description
+            );
+        }
+    }
+}
+
+#[test]
+fn fixtures_pass_with_the_in_memory_bm25_index() {
+    for (path, case) in fixture_cases() {
+        let mut index = oro_mem_rank_bm25::Bm25Index::new();
+        for (i, m) in case.memories.iter().enumerate() {
+            index.insert(i as i64 + 1, &format!("{} {}", m.content, m.tags.join(" ")));
+        }
+        let ids: Vec<i64> = index
+            .search(&case.query, 10)
+            .hits()
+            .iter()
+            .map(|h| h.id)
+            .collect();
+        assert!(
+            ids.starts_with(&case.expected_top),
+            "{}: {} — got {ids:?}",
+            path.display(),
+            case.description
+        );
+    }
+}

@@ -1,0 +1,330 @@
+//! Every knob of recall and the write path, with serde defaults so a configuration file only
+//! needs the keys it changes. Parsing the file (TOML) is the caller's business.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::memory::MemoryType;
+
+/// Which retrieval a recall uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Full-text search only; no model needed.
+    #[default]
+    Fts,
+    /// Full-text search plus embeddings.
+    Hybrid,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Mode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "fts" => Ok(Mode::Fts),
+            "hybrid" => Ok(Mode::Hybrid),
+            _ => Err(Error::invalid_input(format!(
+                "unknown mode {s:?}: expected fts or hybrid"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::Fts => "fts",
+            Mode::Hybrid => "hybrid",
+        })
+    }
+}
+
+/// How the final score of a memory is computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scoring {
+    /// Fuse every ranker's list, then multiply by confidence and decay.
+    #[default]
+    Fused,
+    /// The original formula: `min(1, max(0, -bm25 / 25)) × confidence × decay`.
+    Simple,
+}
+
+/// Which fuser combines the rankers' lists.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FusionMethod {
+    /// Weighted reciprocal rank fusion.
+    #[default]
+    Rrf,
+    /// Weighted sum of min-max normalized scores.
+    WeightedScore,
+}
+
+/// The whole configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// `fts` or `hybrid`.
+    pub mode: Mode,
+    /// When hybrid is asked for but cannot run, answer FTS-only instead of failing.
+    pub fallback_to_fts: bool,
+    /// Recall settings.
+    pub recall: RecallConfig,
+    /// Time decay.
+    pub decay: DecayConfig,
+    /// Write-time duplicate detection.
+    pub dedup: DedupConfig,
+    /// `consolidate` thresholds.
+    pub consolidate: ConsolidateConfig,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            mode: Mode::Fts,
+            fallback_to_fts: true,
+            recall: RecallConfig::default(),
+            decay: DecayConfig::default(),
+            dedup: DedupConfig::default(),
+            consolidate: ConsolidateConfig::default(),
+        }
+    }
+}
+
+/// Recall settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RecallConfig {
+    /// Lexical candidates fetched before ranking.
+    pub depth: usize,
+    /// At most this many results.
+    pub max_results: usize,
+    /// Token budget for the returned contents (tokens estimated as bytes / 4).
+    pub budget_tokens: usize,
+    /// `fused` or `simple`.
+    pub scoring: Scoring,
+    /// `rrf` or `weighted_score`.
+    pub fusion: FusionMethod,
+    /// The RRF constant `k`.
+    pub rrf_k: f64,
+    /// Results scoring below this (after confidence and decay) are dropped, fused scoring.
+    pub min_score: f64,
+    /// Results scoring below this are dropped, simple scoring.
+    pub simple_min_score: f64,
+    /// A result whose words overlap a better result's this much (Jaccard) is skipped.
+    pub near_duplicate: f64,
+    /// Weight of each ranker; 0 turns it off.
+    pub weights: Weights,
+}
+
+impl Default for RecallConfig {
+    fn default() -> RecallConfig {
+        RecallConfig {
+            depth: 50,
+            max_results: 5,
+            budget_tokens: 500,
+            scoring: Scoring::Fused,
+            fusion: FusionMethod::Rrf,
+            rrf_k: 60.0,
+            min_score: 0.005,
+            simple_min_score: 0.05,
+            near_duplicate: 0.8,
+            weights: Weights::default(),
+        }
+    }
+}
+
+/// Weight of each ranker in fusion.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Weights {
+    /// Lexical (BM25).
+    pub bm25: f64,
+    /// Embedding similarity (hybrid only).
+    pub vector: f64,
+    /// Newest first.
+    pub recency: f64,
+    /// Most accessed first.
+    pub access: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Weights {
+        Weights {
+            bm25: 1.0,
+            vector: 1.0,
+            recency: 0.6,
+            access: 0.4,
+        }
+    }
+}
+
+/// Time decay: `0.5^(age_days / half_life_days)`; pinned memories never decay.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DecayConfig {
+    /// Turns decay off entirely when false.
+    pub enabled: bool,
+    /// Half-life in days.
+    pub half_life_days: f64,
+    /// Half-life per memory type, overriding `half_life_days`.
+    pub half_life_by_type: BTreeMap<MemoryType, f64>,
+}
+
+impl Default for DecayConfig {
+    fn default() -> DecayConfig {
+        DecayConfig {
+            enabled: true,
+            half_life_days: 30.0,
+            half_life_by_type: BTreeMap::new(),
+        }
+    }
+}
+
+/// Write-time duplicate detection.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DedupConfig {
+    /// Off skips the check.
+    pub enabled: bool,
+    /// Normalized BM25 of the best existing match above which new content is a duplicate.
+    pub bm25: f64,
+    /// Cosine similarity above which new content is a duplicate (hybrid).
+    pub cosine: f64,
+}
+
+impl Default for DedupConfig {
+    fn default() -> DedupConfig {
+        DedupConfig {
+            enabled: true,
+            bm25: 0.7,
+            cosine: 0.85,
+        }
+    }
+}
+
+/// `consolidate` thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConsolidateConfig {
+    /// Normalized BM25 above which two memories are merged.
+    pub merge_bm25: f64,
+    /// Memories below this confidence ...
+    pub prune_below_confidence: f64,
+    /// ... and not accessed (or created) for this many days are archived. Pinned ones never.
+    pub prune_after_days: f64,
+}
+
+impl Default for ConsolidateConfig {
+    fn default() -> ConsolidateConfig {
+        ConsolidateConfig {
+            merge_bm25: 0.8,
+            prune_below_confidence: 0.3,
+            prune_after_days: 90.0,
+        }
+    }
+}
+
+impl Config {
+    /// Checks ranges the type system cannot.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Config`](crate::ErrorKind::Config) naming the first bad key.
+    pub fn validate(&self) -> Result<()> {
+        let r = &self.recall;
+        let w = &r.weights;
+        let non_negative = [
+            ("recall.rrf_k", r.rrf_k),
+            ("recall.min_score", r.min_score),
+            ("recall.simple_min_score", r.simple_min_score),
+            ("recall.weights.bm25", w.bm25),
+            ("recall.weights.vector", w.vector),
+            ("recall.weights.recency", w.recency),
+            ("recall.weights.access", w.access),
+            (
+                "consolidate.prune_after_days",
+                self.consolidate.prune_after_days,
+            ),
+        ];
+        for (key, v) in non_negative {
+            if !v.is_finite() || v < 0.0 {
+                return Err(Error::config(format!(
+                    "{key} must be a finite number >= 0, got {v}"
+                )));
+            }
+        }
+        let unit = [
+            ("recall.near_duplicate", r.near_duplicate),
+            ("dedup.bm25", self.dedup.bm25),
+            ("dedup.cosine", self.dedup.cosine),
+            ("consolidate.merge_bm25", self.consolidate.merge_bm25),
+            (
+                "consolidate.prune_below_confidence",
+                self.consolidate.prune_below_confidence,
+            ),
+        ];
+        for (key, v) in unit {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(Error::config(format!(
+                    "{key} must be between 0 and 1, got {v}"
+                )));
+            }
+        }
+        let half_lives = std::iter::once((
+            "decay.half_life_days".to_string(),
+            self.decay.half_life_days,
+        ))
+        .chain(
+            self.decay
+                .half_life_by_type
+                .iter()
+                .map(|(t, v)| (format!("decay.half_life_by_type.{t}"), *v)),
+        );
+        for (key, v) in half_lives {
+            if !v.is_finite() || v <= 0.0 {
+                return Err(Error::config(format!(
+                    "{key} must be a number > 0, got {v}"
+                )));
+            }
+        }
+        if r.depth == 0 || r.max_results == 0 {
+            return Err(Error::config(
+                "recall.depth and recall.max_results must be at least 1",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_match_the_spec() {
+        let c = Config::default();
+        c.validate().unwrap();
+        assert_eq!(c.recall.depth, 50);
+        assert_eq!(c.recall.rrf_k, 60.0);
+        assert_eq!(c.recall.budget_tokens, 500);
+        assert_eq!(c.decay.half_life_days, 30.0);
+    }
+
+    #[test]
+    fn validate_names_the_bad_key() {
+        let mut c = Config::default();
+        c.recall.weights.recency = -1.0;
+        assert!(c
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("recall.weights.recency"));
+        let mut c = Config::default();
+        c.decay.half_life_by_type.insert(MemoryType::Gotcha, 0.0);
+        assert!(c.validate().unwrap_err().to_string().contains("gotcha"));
+    }
+}

@@ -1,0 +1,332 @@
+//! The memory model: what an agent remembers, and how it is validated.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::time::Timestamp;
+
+/// Database identifier of a memory.
+pub type MemoryId = i64;
+
+macro_rules! string_enum {
+    (
+        $(#[$meta:meta])*
+        $name:ident, $what:literal { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name {
+            $($(#[$vmeta])* $variant),+
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The name stored in the database and shown to people.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = Error;
+
+            fn from_str(s: &str) -> Result<$name> {
+                let lower = s.trim().to_ascii_lowercase();
+                $(if lower == $text { return Ok($name::$variant); })+
+                let known: Vec<&str> = $name::ALL.iter().map(|v| v.as_str()).collect();
+                Err(Error::invalid_input(format!(
+                    "unknown {} {:?}: expected one of {}",
+                    $what, s, known.join(", ")
+                )))
+            }
+        }
+    };
+}
+
+string_enum! {
+    /// What kind of knowledge a memory holds.
+    MemoryType, "memory type" {
+        /// Something learned from experience.
+        Lesson => "lesson",
+        /// A choice that was made, and why.
+        Decision => "decision",
+        /// A trap to avoid.
+        Gotcha => "gotcha",
+        /// A way of doing things that works.
+        Pattern => "pattern",
+        /// How someone likes things done.
+        Preference => "preference",
+    }
+}
+
+string_enum! {
+    /// Where a memory came from.
+    Source, "source" {
+        /// The agent reported it explicitly.
+        SelfReport => "self_report",
+        /// Extracted from an agent's output by a background process.
+        DaemonExtracted => "daemon_extracted",
+        /// Entered by a person.
+        Manual => "manual",
+        /// Imported from a file.
+        Import => "import",
+    }
+}
+
+string_enum! {
+    /// Whether a memory takes part in recall.
+    Status, "status" {
+        /// Recalled normally.
+        Active => "active",
+        /// Kept, but not recalled unless asked for.
+        Archived => "archived",
+    }
+}
+
+/// The namespace used when none is given.
+pub const DEFAULT_NAMESPACE: &str = "default";
+
+/// The confidence used when none is given.
+pub const DEFAULT_CONFIDENCE: f64 = 0.8;
+
+/// A stored memory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Memory {
+    /// Database identifier.
+    pub id: MemoryId,
+    /// The text of the memory.
+    pub content: String,
+    /// What kind of knowledge it holds.
+    #[serde(rename = "type")]
+    pub memory_type: MemoryType,
+    /// Free-form labels.
+    pub tags: Vec<String>,
+    /// Where it came from.
+    pub source: Source,
+    /// The work item (bead) it was learned on, if any.
+    pub bead_id: Option<String>,
+    /// The worker that learned it, if any.
+    pub worker_id: Option<String>,
+    /// Scope; recall searches one namespace at a time.
+    pub namespace: String,
+    /// Arbitrary JSON object.
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// How much to trust it, in `[0, 1]`.
+    pub confidence: f64,
+    /// Pinned memories never decay.
+    pub pinned: bool,
+    /// Active or archived.
+    pub status: Status,
+    /// When it was first stored.
+    pub created_at: Timestamp,
+    /// When it was last changed.
+    pub updated_at: Timestamp,
+    /// How many times recall has returned it.
+    pub access_count: u64,
+    /// When recall last returned it.
+    pub last_accessed: Option<Timestamp>,
+}
+
+/// A memory to be stored: everything but what the store assigns.
+///
+/// Build one with [`NewMemory::new`] and the setters, then check it with
+/// [`NewMemory::validate`] (stores call it before writing).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NewMemory {
+    /// The text of the memory.
+    pub content: String,
+    /// What kind of knowledge it holds.
+    #[serde(rename = "type")]
+    pub memory_type: MemoryType,
+    /// Free-form labels.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Where it came from.
+    #[serde(default = "default_source")]
+    pub source: Source,
+    /// The work item it was learned on.
+    #[serde(default)]
+    pub bead_id: Option<String>,
+    /// The worker that learned it.
+    #[serde(default)]
+    pub worker_id: Option<String>,
+    /// Scope.
+    #[serde(default = "default_namespace")]
+    pub namespace: String,
+    /// Arbitrary JSON object.
+    #[serde(default)]
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// How much to trust it, in `[0, 1]`.
+    #[serde(default = "default_confidence")]
+    pub confidence: f64,
+    /// Pinned memories never decay.
+    #[serde(default)]
+    pub pinned: bool,
+    /// Active or archived.
+    #[serde(default = "default_status")]
+    pub status: Status,
+    /// Creation time; `None` means "now".
+    #[serde(default)]
+    pub created_at: Option<Timestamp>,
+    /// Access count carried over from elsewhere (imports, merges).
+    #[serde(default)]
+    pub access_count: u64,
+    /// Last access carried over from elsewhere.
+    #[serde(default)]
+    pub last_accessed: Option<Timestamp>,
+}
+
+fn default_source() -> Source {
+    Source::Manual
+}
+fn default_namespace() -> String {
+    DEFAULT_NAMESPACE.to_string()
+}
+fn default_confidence() -> f64 {
+    DEFAULT_CONFIDENCE
+}
+fn default_status() -> Status {
+    Status::Active
+}
+
+impl NewMemory {
+    /// A memory with the given content and type and every other field at its default.
+    pub fn new(content: impl Into<String>, memory_type: MemoryType) -> NewMemory {
+        NewMemory {
+            content: content.into(),
+            memory_type,
+            tags: Vec::new(),
+            source: default_source(),
+            bead_id: None,
+            worker_id: None,
+            namespace: default_namespace(),
+            metadata: serde_json::Map::new(),
+            confidence: DEFAULT_CONFIDENCE,
+            pinned: false,
+            status: Status::Active,
+            created_at: None,
+            access_count: 0,
+            last_accessed: None,
+        }
+    }
+
+    /// Sets the tags.
+    pub fn tags<I, S>(mut self, tags: I) -> NewMemory
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the confidence.
+    pub fn confidence(mut self, confidence: f64) -> NewMemory {
+        self.confidence = confidence;
+        self
+    }
+
+    /// Sets the namespace.
+    pub fn namespace(mut self, namespace: impl Into<String>) -> NewMemory {
+        self.namespace = namespace.into();
+        self
+    }
+
+    /// Sets the source.
+    pub fn source(mut self, source: Source) -> NewMemory {
+        self.source = source;
+        self
+    }
+
+    /// Sets the creation time.
+    pub fn created_at(mut self, at: Timestamp) -> NewMemory {
+        self.created_at = Some(at);
+        self
+    }
+
+    /// Checks every field and normalizes tags (trimmed, empty ones dropped, duplicates removed).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) naming the first bad field:
+    /// content empty or only whitespace, confidence not a finite number in `[0, 1]`, an empty
+    /// namespace.
+    pub fn validate(&mut self) -> Result<()> {
+        if self.content.trim().is_empty() {
+            return Err(Error::invalid_input("memory content is empty"));
+        }
+        if self.content.contains('\0') {
+            return Err(Error::invalid_input("memory content contains a NUL byte"));
+        }
+        validate_confidence(self.confidence)?;
+        if self.namespace.trim().is_empty() {
+            return Err(Error::invalid_input("namespace is empty"));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        self.tags = std::mem::take(&mut self.tags)
+            .into_iter()
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty() && seen.insert(t.clone()))
+            .collect();
+        Ok(())
+    }
+}
+
+/// Checks that `confidence` is a finite number in `[0, 1]`.
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) saying what was wrong.
+pub fn validate_confidence(confidence: f64) -> Result<()> {
+    if !confidence.is_finite() || !(0.0..=1.0).contains(&confidence) {
+        return Err(Error::invalid_input(format!(
+            "confidence must be a number between 0 and 1, got {confidence}"
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_type_parses_case_insensitively_and_names_choices_on_error() {
+        assert_eq!("Gotcha".parse::<MemoryType>().unwrap(), MemoryType::Gotcha);
+        let err = "insight".parse::<MemoryType>().unwrap_err();
+        assert!(err.to_string().contains("lesson, decision, gotcha"));
+    }
+
+    #[test]
+    fn validate_rejects_empty_content_and_bad_confidence() {
+        assert!(NewMemory::new("  \n", MemoryType::Lesson)
+            .validate()
+            .is_err());
+        for c in [f64::NAN, -0.1, 1.5, f64::INFINITY] {
+            let err = NewMemory::new("x", MemoryType::Lesson)
+                .confidence(c)
+                .validate()
+                .unwrap_err();
+            assert!(err.to_string().contains("confidence"), "{err}");
+        }
+    }
+
+    #[test]
+    fn validate_normalizes_tags() {
+        let mut m = NewMemory::new("x", MemoryType::Lesson).tags([" a", "b", "a", ""]);
+        m.validate().unwrap();
+        assert_eq!(m.tags, vec!["a", "b"]);
+    }
+}

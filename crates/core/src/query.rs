@@ -1,0 +1,234 @@
+//! What to recall: the query text, the filters, and the moment "now".
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::memory::{MemoryType, Source, Status};
+use crate::time::Timestamp;
+
+/// A recall request. Options grow here, not as new trait methods.
+#[derive(Clone, Debug)]
+pub struct Query<'a> {
+    /// The task description or question.
+    pub text: &'a str,
+    /// Which memories may be recalled at all.
+    pub filter: &'a Filter,
+    /// The moment recency and decay are measured from.
+    pub now: Timestamp,
+}
+
+impl<'a> Query<'a> {
+    /// A query for `text` under `filter`, measured from the current time.
+    pub fn new(text: &'a str, filter: &'a Filter) -> Query<'a> {
+        Query {
+            text,
+            filter,
+            now: Timestamp::now(),
+        }
+    }
+
+    /// Sets the moment recency and decay are measured from.
+    pub fn now(mut self, now: Timestamp) -> Query<'a> {
+        self.now = now;
+        self
+    }
+}
+
+/// Restrictions on which memories a query or listing may return. Empty means "no restriction",
+/// except [`Filter::status`], which defaults to active memories only.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Filter {
+    /// Any of these types.
+    pub types: Vec<MemoryType>,
+    /// At least one of these tags.
+    pub tags_any: Vec<String>,
+    /// Every one of these tags.
+    pub tags_all: Vec<String>,
+    /// Exactly this namespace; `None` searches every namespace.
+    pub namespace: Option<String>,
+    /// This status; `None` means [`Status::Active`].
+    pub status: Option<Status>,
+    /// Any of these sources.
+    pub sources: Vec<Source>,
+    /// Created at or after this time.
+    pub created_after: Option<Timestamp>,
+    /// Created before this time.
+    pub created_before: Option<Timestamp>,
+    /// Conditions on `metadata`, all of which must hold.
+    pub metadata: Vec<MetaCondition>,
+}
+
+impl Filter {
+    /// The status to match: the one set, or active.
+    pub fn status_or_default(&self) -> Status {
+        self.status.unwrap_or(Status::Active)
+    }
+}
+
+/// A comparison on one metadata field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MetaOp {
+    /// `==` (the form `{"a.b": 3}`).
+    Eq,
+    /// `$ne`
+    Ne,
+    /// `$lt`
+    Lt,
+    /// `$lte`
+    Lte,
+    /// `$gt`
+    Gt,
+    /// `$gte`
+    Gte,
+}
+
+impl MetaOp {
+    /// The SQL comparison operator.
+    pub fn sql(self) -> &'static str {
+        match self {
+            MetaOp::Eq => "=",
+            MetaOp::Ne => "<>",
+            MetaOp::Lt => "<",
+            MetaOp::Lte => "<=",
+            MetaOp::Gt => ">",
+            MetaOp::Gte => ">=",
+        }
+    }
+}
+
+/// `metadata.<path> <op> <value>`, e.g. `project.lang == "rust"` or `priority $gte 2`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetaCondition {
+    /// Dot-separated keys, each of letters, digits, `_` or `-`.
+    pub path: String,
+    /// The comparison.
+    pub op: MetaOp,
+    /// A string, number or boolean.
+    pub value: Value,
+}
+
+impl MetaCondition {
+    /// The JSON path for SQLite's `json_extract`, e.g. `$."project"."lang"`.
+    pub fn json_path(&self) -> String {
+        let mut p = String::from("$");
+        for key in self.path.split('.') {
+            p.push_str(".\"");
+            p.push_str(key);
+            p.push('"');
+        }
+        p
+    }
+
+    /// Parses a MongoDB-style filter object: `{"a.b": "x", "n": {"$gte": 2, "$lt": 5}}`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for text that is not a JSON
+    /// object, a malformed path, an unknown `$` operator, or a value that is an array or object.
+    pub fn parse_all(json: &str) -> Result<Vec<MetaCondition>> {
+        let value: Value = serde_json::from_str(json).map_err(|e| {
+            Error::invalid_input(format!("metadata filter is not valid JSON ({e}): {json}"))
+        })?;
+        let Value::Object(map) = value else {
+            return Err(Error::invalid_input(
+                "metadata filter must be a JSON object such as {\"lang\": \"rust\"}",
+            ));
+        };
+        let mut out = Vec::new();
+        for (path, v) in map {
+            check_path(&path)?;
+            match v {
+                Value::Object(ops) => {
+                    if ops.is_empty() {
+                        return Err(Error::invalid_input(format!(
+                            "metadata filter for {path:?} has no operator"
+                        )));
+                    }
+                    for (op, value) in ops {
+                        let op = match op.as_str() {
+                            "$eq" => MetaOp::Eq,
+                            "$ne" => MetaOp::Ne,
+                            "$lt" => MetaOp::Lt,
+                            "$lte" => MetaOp::Lte,
+                            "$gt" => MetaOp::Gt,
+                            "$gte" => MetaOp::Gte,
+                            other => {
+                                return Err(Error::invalid_input(format!(
+                                    "unknown metadata operator {other:?} for {path:?}: use \
+                                     $eq, $ne, $lt, $lte, $gt or $gte"
+                                )))
+                            }
+                        };
+                        out.push(MetaCondition::new(path.clone(), op, value)?);
+                    }
+                }
+                value => out.push(MetaCondition::new(path, MetaOp::Eq, value)?),
+            }
+        }
+        Ok(out)
+    }
+
+    /// A checked condition.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for a malformed path or a
+    /// value that is null, an array or an object.
+    pub fn new(path: impl Into<String>, op: MetaOp, value: Value) -> Result<MetaCondition> {
+        let path = path.into();
+        check_path(&path)?;
+        if !matches!(value, Value::String(_) | Value::Number(_) | Value::Bool(_)) {
+            return Err(Error::invalid_input(format!(
+                "metadata filter value for {path:?} must be a string, number or boolean, got {value}"
+            )));
+        }
+        Ok(MetaCondition { path, op, value })
+    }
+}
+
+fn check_path(path: &str) -> Result<()> {
+    let ok = !path.is_empty()
+        && path.split('.').all(|k| {
+            !k.is_empty()
+                && k.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid_input(format!(
+            "bad metadata path {path:?}: use dot-separated keys of letters, digits, _ or -"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_equality_and_operators() {
+        let c = MetaCondition::parse_all(r#"{"project.lang": "rust", "n": {"$gte": 2, "$ne": 4}}"#)
+            .unwrap();
+        assert_eq!(c.len(), 3);
+        assert_eq!(c[0].json_path(), r#"$."n""#);
+        assert!(c
+            .iter()
+            .any(|c| c.op == MetaOp::Eq && c.path == "project.lang"));
+    }
+
+    #[test]
+    fn rejects_bad_paths_operators_and_values() {
+        for bad in [
+            r#"{"a..b": 1}"#,
+            r#"{"a'b": 1}"#,
+            r#"{"a": {"$regex": "x"}}"#,
+            r#"{"a": [1]}"#,
+            r#"[1]"#,
+            "not json",
+        ] {
+            assert!(MetaCondition::parse_all(bad).is_err(), "{bad}");
+        }
+    }
+}

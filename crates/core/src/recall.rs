@@ -1,0 +1,457 @@
+//! The recall pipeline, from a candidate set to the few memories that fit the budget:
+//!
+//! rankers → fuser → × confidence × decay → minimum score → near-duplicate skip → token budget.
+//!
+//! Fetching candidates is the store's job; the pipeline only orders and trims them, so it runs
+//! the same over SQLite, an in-memory index or a test fixture.
+
+use serde::Serialize;
+
+use crate::config::{DecayConfig, RecallConfig, Scoring};
+use crate::error::Result;
+use crate::memory::Memory;
+use crate::query::Query;
+use crate::rank::{Fuser, Ranker, Weighted};
+use crate::ranking::{Candidates, Ranking};
+use crate::text::{jaccard, word_set};
+use crate::time::Timestamp;
+
+/// Estimated tokens of `text`: bytes / 4, rounded up.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.len().div_ceil(4)
+}
+
+/// The time-decay factor of `memory` at `now`: `0.5^(age_days / half_life)`, 1 when pinned or
+/// when decay is off. The half-life is the memory type's own if configured.
+pub fn decay_factor(config: &DecayConfig, memory: &Memory, now: Timestamp) -> f64 {
+    if !config.enabled || memory.pinned {
+        return 1.0;
+    }
+    let half_life = config
+        .half_life_by_type
+        .get(&memory.memory_type)
+        .copied()
+        .unwrap_or(config.half_life_days);
+    0.5f64.powf(memory.created_at.days_until(now) / half_life)
+}
+
+/// One input list's part in a result, for `--explain`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ListExplain {
+    /// The ranker's name.
+    pub name: String,
+    /// Its weight.
+    pub weight: f64,
+    /// The result's tie-aware rank in that list (from 1), if present.
+    pub rank: Option<usize>,
+    /// The ranker's own score for the result, if present.
+    pub score: Option<f64>,
+    /// What the fuser gave the result for this list.
+    pub contribution: f64,
+}
+
+/// A recalled memory with everything that went into its score.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Recalled {
+    /// The memory.
+    pub memory: Memory,
+    /// Final score divided by the best final score, so the best result shows 1.0.
+    pub score: f64,
+    /// Final score: relevance × confidence × decay.
+    pub raw_score: f64,
+    /// Relevance before confidence and decay (the fused score, or the simple BM25 score).
+    pub relevance: f64,
+    /// The confidence factor.
+    pub confidence: f64,
+    /// The decay factor.
+    pub decay: f64,
+    /// Estimated tokens of the content as returned.
+    pub tokens: usize,
+    /// True when the content was cut to fit the budget (only ever the first result).
+    pub truncated: bool,
+    /// Per-list ranks and contributions (fused scoring).
+    pub lists: Vec<ListExplain>,
+}
+
+/// The outcome of a recall.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Recall {
+    /// The results, best first.
+    pub results: Vec<Recalled>,
+    /// How many candidates were considered.
+    pub candidates: usize,
+    /// How many passed the minimum score.
+    pub above_threshold: usize,
+    /// Problems that did not stop recall (a ranker that failed, ...).
+    pub warnings: Vec<String>,
+}
+
+/// Orders and trims candidates. Build one with [`Pipeline::new`] and [`Pipeline::ranker`].
+pub struct Pipeline {
+    rankers: Vec<(Box<dyn Ranker>, f64)>,
+    fuser: Box<dyn Fuser>,
+    recall: RecallConfig,
+    decay: DecayConfig,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field(
+                "rankers",
+                &self
+                    .rankers
+                    .iter()
+                    .map(|(r, w)| (r.name().to_string(), *w))
+                    .collect::<Vec<_>>(),
+            )
+            .field("fuser", &self.fuser.name())
+            .field("recall", &self.recall)
+            .field("decay", &self.decay)
+            .finish()
+    }
+}
+
+impl Pipeline {
+    /// A pipeline with no rankers yet.
+    pub fn new(fuser: Box<dyn Fuser>, recall: RecallConfig, decay: DecayConfig) -> Pipeline {
+        Pipeline {
+            rankers: Vec::new(),
+            fuser,
+            recall,
+            decay,
+        }
+    }
+
+    /// Adds a ranker with its fusion weight; a weight of 0 leaves it out entirely.
+    pub fn ranker(mut self, ranker: impl Ranker + 'static, weight: f64) -> Pipeline {
+        if weight != 0.0 {
+            self.rankers.push((Box::new(ranker), weight));
+        }
+        self
+    }
+
+    /// The recall settings in use.
+    pub fn config(&self) -> &RecallConfig {
+        &self.recall
+    }
+
+    /// Runs the pipeline over `candidates`.
+    ///
+    /// # Errors
+    ///
+    /// Only for an invalid weight. A ranker that fails is reported in [`Recall::warnings`] and
+    /// counts as an empty list.
+    pub fn recall(&self, query: &Query<'_>, candidates: Candidates) -> Result<Recall> {
+        let mut out = Recall {
+            candidates: candidates.len(),
+            ..Recall::default()
+        };
+        let mut rankings: Vec<(&str, f64, Ranking)> = Vec::with_capacity(self.rankers.len());
+        for (ranker, weight) in &self.rankers {
+            let ranking = match ranker.rank(query, &candidates) {
+                Ok(r) => r,
+                Err(e) => {
+                    out.warnings
+                        .push(format!("ranker {} failed, ignored: {e}", ranker.name()));
+                    Ranking::default()
+                }
+            };
+            rankings.push((ranker.name(), *weight, ranking));
+        }
+        let inputs = rankings
+            .iter()
+            .map(|(name, w, r)| Weighted::new(name, *w, r))
+            .collect::<Result<Vec<_>>>()?;
+
+        let by_id: std::collections::HashMap<_, _> =
+            candidates.iter().map(|c| (c.id(), c)).collect();
+        let relevance: Vec<(i64, f64)> = match self.recall.scoring {
+            Scoring::Fused => self
+                .fuser
+                .fuse(&inputs, candidates.len())
+                .hits()
+                .iter()
+                .map(|h| (h.id, h.score))
+                .collect(),
+            Scoring::Simple => candidates
+                .iter()
+                .filter_map(|c| c.bm25.map(|b| (c.id(), (b / 25.0).clamp(0.0, 1.0))))
+                .collect(),
+        };
+        let threshold = match self.recall.scoring {
+            Scoring::Fused => self.recall.min_score,
+            Scoring::Simple => self.recall.simple_min_score,
+        };
+
+        let mut scored: Vec<(i64, f64, f64, f64)> = relevance
+            .into_iter()
+            .filter_map(|(id, rel)| {
+                let c = by_id.get(&id)?;
+                let decay = decay_factor(&self.decay, &c.memory, query.now);
+                let raw = rel * c.memory.confidence * decay;
+                (raw >= threshold && raw > 0.0).then_some((id, rel, decay, raw))
+            })
+            .collect();
+        scored.sort_by(|a, b| b.3.total_cmp(&a.3).then(a.0.cmp(&b.0)));
+        out.above_threshold = scored.len();
+
+        let mut kept_words = Vec::new();
+        let mut used_tokens = 0;
+        for (id, relevance, decay, raw) in scored {
+            if out.results.len() >= self.recall.max_results {
+                break;
+            }
+            let c = by_id[&id];
+            let words = word_set(&c.memory.content);
+            if kept_words
+                .iter()
+                .any(|k| jaccard(k, &words) >= self.recall.near_duplicate)
+            {
+                continue;
+            }
+            let mut memory = c.memory.clone();
+            let mut tokens = estimate_tokens(&memory.content);
+            let mut truncated = false;
+            if used_tokens + tokens > self.recall.budget_tokens {
+                if !out.results.is_empty() {
+                    continue;
+                }
+                // The best result alone exceeds the budget: return its beginning rather than
+                // nothing at all.
+                truncate_to_tokens(&mut memory.content, self.recall.budget_tokens);
+                tokens = estimate_tokens(&memory.content);
+                truncated = true;
+            }
+            used_tokens += tokens;
+            kept_words.push(words);
+            let lists = inputs
+                .iter()
+                .zip(self.fuser.contributions(&inputs, id))
+                .map(|(input, contribution)| ListExplain {
+                    name: input.name().to_string(),
+                    weight: input.weight(),
+                    rank: input.ranking().rank_of(id),
+                    score: input
+                        .ranking()
+                        .hits()
+                        .iter()
+                        .find(|h| h.id == id)
+                        .map(|h| h.score),
+                    contribution,
+                })
+                .collect();
+            out.results.push(Recalled {
+                confidence: memory.confidence,
+                memory,
+                score: 0.0,
+                raw_score: raw,
+                relevance,
+                decay,
+                tokens,
+                truncated,
+                lists,
+            });
+        }
+        if let Some(best) = out.results.first().map(|r| r.raw_score) {
+            for r in &mut out.results {
+                r.score = r.raw_score / best;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Cuts `text` to at most `tokens` estimated tokens, at a character boundary, marking the cut.
+fn truncate_to_tokens(text: &mut String, tokens: usize) {
+    const MARK: &str = "…";
+    let max_bytes = (tokens * 4).saturating_sub(MARK.len());
+    let mut end = max_bytes.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push_str(MARK);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, FusionMethod};
+    use crate::memory::MemoryId;
+    use crate::rank::Weighted;
+    use crate::signals::Recency;
+    use crate::test_support::memory;
+    use crate::{Candidate, Filter, Hit};
+
+    /// A fuser that sums weighted scores; enough to test the pipeline without the fusion crate.
+    struct Sum;
+    impl Fuser for Sum {
+        fn name(&self) -> &str {
+            "sum"
+        }
+        fn fuse(&self, inputs: &[Weighted<'_>], limit: usize) -> Ranking {
+            let mut r = Ranking::from_scores(inputs.iter().flat_map(|i| {
+                i.ranking()
+                    .hits()
+                    .iter()
+                    .map(|h| (h.id, self.contributions(inputs, h.id).iter().sum()))
+            }));
+            r.truncate(limit);
+            r
+        }
+        fn contributions(&self, inputs: &[Weighted<'_>], id: MemoryId) -> Vec<f64> {
+            inputs
+                .iter()
+                .map(|i| {
+                    i.ranking()
+                        .hits()
+                        .iter()
+                        .find(|h: &&Hit| h.id == id)
+                        .map_or(0.0, |h| h.score * i.weight())
+                })
+                .collect()
+        }
+    }
+
+    struct Bm25Field;
+    impl Ranker for Bm25Field {
+        fn name(&self) -> &str {
+            "bm25"
+        }
+        fn rank(&self, _: &Query<'_>, c: &Candidates) -> Result<Ranking> {
+            Ok(Ranking::from_scores(
+                c.iter().filter_map(|c| c.bm25.map(|b| (c.id(), b))),
+            ))
+        }
+    }
+
+    fn candidate(id: MemoryId, content: &str, bm25: f64) -> Candidate {
+        let mut c = Candidate::new(memory(id, content));
+        c.bm25 = Some(bm25);
+        c
+    }
+
+    fn pipeline(config: RecallConfig) -> Pipeline {
+        let decay = DecayConfig {
+            enabled: false,
+            ..DecayConfig::default()
+        };
+        Pipeline::new(Box::new(Sum), config, decay).ranker(Bm25Field, 1.0)
+    }
+
+    fn run(p: &Pipeline, cands: Vec<Candidate>) -> Recall {
+        let f = Filter::default();
+        p.recall(
+            &Query::new("q", &f).now(Timestamp(0)),
+            Candidates::new(cands),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn best_result_shows_score_one_and_raw_scores_keep_confidence() {
+        let r = run(
+            &pipeline(RecallConfig::default()),
+            vec![candidate(1, "alpha", 2.0), candidate(2, "beta", 1.0)],
+        );
+        assert_eq!(r.results[0].memory.id, 1);
+        assert_eq!(r.results[0].score, 1.0);
+        assert!((r.results[0].raw_score - 1.6).abs() < 1e-12);
+        assert!((r.results[1].score - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn near_duplicates_of_a_better_result_are_skipped() {
+        let r = run(
+            &pipeline(RecallConfig::default()),
+            vec![
+                candidate(1, "use WAL mode for sqlite", 3.0),
+                candidate(2, "Use WAL mode for SQLite!", 2.0),
+                candidate(3, "something else entirely", 1.0),
+            ],
+        );
+        let ids: Vec<_> = r.results.iter().map(|r| r.memory.id).collect();
+        assert_eq!(ids, [1, 3]);
+    }
+
+    #[test]
+    fn budget_and_max_results_are_respected() {
+        let config = RecallConfig {
+            budget_tokens: 10,
+            max_results: 2,
+            ..RecallConfig::default()
+        };
+        let long = "x".repeat(36); // 9 tokens
+        let r = run(
+            &pipeline(config),
+            vec![
+                candidate(1, &long, 4.0),
+                candidate(2, "tiny words here", 3.0), // 4 tokens: over budget, skipped
+                candidate(3, "ok", 2.0),              // 1 token
+                candidate(4, "also ok fine", 1.0),    // would be third
+            ],
+        );
+        let ids: Vec<_> = r.results.iter().map(|r| r.memory.id).collect();
+        assert_eq!(ids, [1, 3]);
+        assert!(r.results.iter().map(|r| r.tokens).sum::<usize>() <= 10);
+    }
+
+    #[test]
+    fn an_oversized_best_result_is_truncated_not_dropped() {
+        let config = RecallConfig {
+            budget_tokens: 5,
+            ..RecallConfig::default()
+        };
+        let r = run(&pipeline(config), vec![candidate(1, &"é".repeat(100), 1.0)]);
+        assert!(r.results[0].truncated);
+        assert!(r.results[0].tokens <= 5);
+    }
+
+    #[test]
+    fn simple_scoring_uses_bm25_over_25_and_its_threshold() {
+        let config = RecallConfig {
+            scoring: Scoring::Simple,
+            ..RecallConfig::default()
+        };
+        let r = run(
+            &pipeline(config),
+            vec![candidate(1, "a b", 50.0), candidate(2, "c d", 1.0)],
+        );
+        // 1.0 × 0.8 passes; 0.04 × 0.8 = 0.032 is below 0.05.
+        assert_eq!(r.results.len(), 1);
+        assert!((r.results[0].relevance - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn decay_halves_per_half_life_and_spares_pinned() {
+        let config = Config::default().decay;
+        let mut m = memory(1, "x");
+        m.created_at = Timestamp(0);
+        let now = Timestamp(30 * 86_400);
+        assert!((decay_factor(&config, &m, now) - 0.5).abs() < 1e-12);
+        m.pinned = true;
+        assert_eq!(decay_factor(&config, &m, now), 1.0);
+    }
+
+    #[test]
+    fn a_failing_ranker_is_a_warning_not_an_error() {
+        struct Broken;
+        impl Ranker for Broken {
+            fn name(&self) -> &str {
+                "broken"
+            }
+            fn rank(&self, _: &Query<'_>, _: &Candidates) -> Result<Ranking> {
+                Err(crate::Error::new(crate::ErrorKind::Embedding, "no model"))
+            }
+        }
+        let p = pipeline(RecallConfig::default())
+            .ranker(Broken, 1.0)
+            .ranker(Recency, 0.0);
+        let r = run(&p, vec![candidate(1, "a", 1.0)]);
+        assert_eq!(r.results.len(), 1);
+        assert_eq!(r.results[0].lists.len(), 2, "weight-0 ranker is left out");
+        assert!(r.warnings[0].contains("no model"));
+        let _ = FusionMethod::Rrf;
+    }
+}

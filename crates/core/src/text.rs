@@ -1,0 +1,175 @@
+//! Text helpers shared by every ranker: word segmentation that understands CJK scripts, and a
+//! cheap lexical similarity for spotting near-duplicates.
+//!
+//! The segmentation follows SQLite FTS5's `unicode61` tokenizer for alphabetic scripts
+//! (letters and digits form words, everything else separates them) and splits Chinese,
+//! Japanese and Korean text, which is written without spaces, into single characters, so an
+//! index can match any CJK word as a phrase of adjacent characters.
+
+use std::collections::HashSet;
+
+/// A run of text of one kind, as returned by [`segments`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Segment<'a> {
+    /// Letters and digits of a script that separates words with spaces.
+    Word(&'a str),
+    /// A run of CJK characters with no separators in it.
+    Cjk(&'a str),
+}
+
+/// True for characters of scripts written without spaces between words: Han ideographs,
+/// Hiragana, Katakana and Hangul.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // Hiragana, Katakana
+        | 0x31F0..=0x31FF    // Katakana phonetic extensions
+        | 0x3400..=0x4DBF    // CJK extension A
+        | 0x4E00..=0x9FFF    // CJK unified ideographs
+        | 0xAC00..=0xD7AF    // Hangul syllables
+        | 0x1100..=0x11FF    // Hangul jamo
+        | 0x3130..=0x318F    // Hangul compatibility jamo
+        | 0xF900..=0xFAFF    // CJK compatibility ideographs
+        | 0xFF66..=0xFF9D    // half-width Katakana
+        | 0x20000..=0x2FA1F  // CJK extensions B..F, compatibility supplement
+    )
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Word,
+    Cjk,
+    Other,
+}
+
+fn class(c: char) -> Class {
+    if is_cjk(c) {
+        Class::Cjk
+    } else if c.is_alphanumeric() {
+        Class::Word
+    } else {
+        Class::Other
+    }
+}
+
+/// Splits `text` into word and CJK runs, dropping separators.
+///
+/// ```
+/// use oro_mem_core::text::{segments, Segment};
+/// let s: Vec<_> = segments("SQLite数据库 lock!").collect();
+/// assert_eq!(s, [Segment::Word("SQLite"), Segment::Cjk("数据库"), Segment::Word("lock")]);
+/// ```
+pub fn segments(text: &str) -> impl Iterator<Item = Segment<'_>> {
+    let mut rest = text;
+    std::iter::from_fn(move || loop {
+        let mut chars = rest.char_indices();
+        let (_, first) = chars.next()?;
+        let kind = class(first);
+        let end = chars
+            .find(|&(_, c)| class(c) != kind)
+            .map_or(rest.len(), |(i, _)| i);
+        let (run, tail) = rest.split_at(end);
+        rest = tail;
+        match kind {
+            Class::Word => return Some(Segment::Word(run)),
+            Class::Cjk => return Some(Segment::Cjk(run)),
+            Class::Other => continue,
+        }
+    })
+}
+
+/// Words of `text`: alphabetic words whole, CJK text one character per word.
+pub fn words(text: &str) -> impl Iterator<Item = &str> {
+    segments(text).flat_map(|s| {
+        let (run, split) = match s {
+            Segment::Word(w) => (w, false),
+            Segment::Cjk(c) => (c, true),
+        };
+        let mut rest = run;
+        std::iter::from_fn(move || {
+            if rest.is_empty() {
+                return None;
+            }
+            let end = if split {
+                rest.chars().next().map_or(rest.len(), char::len_utf8)
+            } else {
+                rest.len()
+            };
+            let (w, tail) = rest.split_at(end);
+            rest = tail;
+            Some(w)
+        })
+    })
+}
+
+/// Rewrites `text` so a `unicode61` tokenizer sees one token per CJK character.
+///
+/// Returns `None` when `text` has no CJK characters, i.e. when it can be indexed as it is.
+pub fn spaced_cjk(text: &str) -> Option<String> {
+    if !text.chars().any(is_cjk) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() * 2);
+    let mut prev_cjk = false;
+    for c in text.chars() {
+        let cjk = is_cjk(c);
+        if (cjk || prev_cjk)
+            && !c.is_whitespace()
+            && !out.is_empty()
+            && !out.ends_with(char::is_whitespace)
+        {
+            out.push(' ');
+        }
+        out.push(c);
+        prev_cjk = cjk;
+    }
+    Some(out)
+}
+
+/// The set of lowercased words of `text`.
+pub fn word_set(text: &str) -> HashSet<String> {
+    words(text).map(str::to_lowercase).collect()
+}
+
+/// Jaccard similarity of two word sets: shared words over all distinct words, in `[0, 1]`.
+/// Two empty sets are identical (1.0).
+pub fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let shared = a.intersection(b).count();
+    shared as f64 / (a.len() + b.len() - shared) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_cjk_per_character_and_keep_latin_words() {
+        let w: Vec<_> = words("用SQLite的WAL模式, naïve café").collect();
+        assert_eq!(
+            w,
+            ["用", "SQLite", "的", "WAL", "模", "式", "naïve", "café"]
+        );
+    }
+
+    #[test]
+    fn japanese_kana_and_kanji_are_cjk() {
+        let w: Vec<_> = words("データベース").collect();
+        assert_eq!(w.len(), 6);
+    }
+
+    #[test]
+    fn spaced_cjk_leaves_latin_text_alone() {
+        assert_eq!(spaced_cjk("plain text"), None);
+        assert_eq!(spaced_cjk("数据库 lock").unwrap(), "数 据 库 lock");
+        assert_eq!(spaced_cjk("a数b").unwrap(), "a 数 b");
+    }
+
+    #[test]
+    fn jaccard_of_identical_and_disjoint_sets() {
+        let a = word_set("the WAL mode");
+        assert_eq!(jaccard(&a, &word_set("The wal MODE!")), 1.0);
+        assert_eq!(jaccard(&a, &word_set("nothing shared")), 0.0);
+    }
+}

@@ -1,0 +1,311 @@
+//! Rank fusion for oro-mem: combine several rankings of the same documents into one.
+//!
+//! - [`Rrf`]: weighted Reciprocal Rank Fusion, `score(d) = Σ wᵢ / (k + rankᵢ(d))`, ranks from 1,
+//!   `k = 60` by default. Only ranks matter, so lists with incomparable scores (BM25, cosine,
+//!   timestamps) fuse without calibration.
+//! - [`WeightedScore`]: `score(d) = Σ wᵢ · normᵢ(d)` with each list's scores min-max normalized
+//!   to `[0, 1]`. Keeps score gaps that RRF throws away.
+//!
+//! Both follow the [`Fuser`] contract: a document gets nothing from a list it is missing from,
+//! a weight-0 list changes nothing, the result is sorted by descending score with ties by
+//! ascending id, and input order does not matter. Ranks are tie-aware: documents with equal
+//! scores in a list share the best rank of their group, so a list of ties (say, never-accessed
+//! memories) favors none of them.
+//!
+//! # Example
+//!
+//! ```
+//! use oro_mem_core::{Fuser, Ranking, Weighted};
+//! use oro_mem_fusion::{Rrf, WeightedScore};
+//!
+//! let bm25 = Ranking::from_scores([(1, 12.0), (2, 11.0), (3, 2.0)]);
+//! let recency = Ranking::from_scores([(3, 300.0), (2, 200.0), (1, 100.0)]);
+//! let lists = [Weighted::new("bm25", 1.0, &bm25)?, Weighted::new("recency", 0.6, &recency)?];
+//!
+//! // RRF sees only ranks: first for the heavier list wins.
+//! let rrf = Rrf::new(60.0)?.fuse(&lists, 10);
+//! assert_eq!(rrf.hits()[0].id, 1);
+//! // Score fusion sees that 2 is nearly as good lexically and newer.
+//! let ws = WeightedScore.fuse(&lists, 10);
+//! assert_eq!(ws.hits()[0].id, 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Crate features
+//!
+//! None.
+
+#![deny(missing_docs)]
+
+use std::collections::HashMap;
+
+use oro_mem_core::{Error, Fuser, MemoryId, Ranking, Result, Weighted};
+
+/// Weighted Reciprocal Rank Fusion.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rrf {
+    k: f64,
+}
+
+impl Rrf {
+    /// The usual constant.
+    pub const DEFAULT_K: f64 = 60.0;
+
+    /// RRF with constant `k`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Config`](oro_mem_core::ErrorKind::Config) when `k` is negative or not
+    /// finite.
+    pub fn new(k: f64) -> Result<Rrf> {
+        if !k.is_finite() || k < 0.0 {
+            return Err(Error::config(format!(
+                "RRF k must be a finite number >= 0, got {k}"
+            )));
+        }
+        Ok(Rrf { k })
+    }
+
+    /// The constant `k`.
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+}
+
+impl Default for Rrf {
+    fn default() -> Rrf {
+        Rrf { k: Rrf::DEFAULT_K }
+    }
+}
+
+impl Fuser for Rrf {
+    fn name(&self) -> &str {
+        "rrf"
+    }
+
+    fn fuse(&self, inputs: &[Weighted<'_>], limit: usize) -> Ranking {
+        let mut acc: HashMap<MemoryId, f64> = HashMap::new();
+        for input in inputs.iter().filter(|i| i.weight() > 0.0) {
+            for (id, rank) in input.ranking().ranks() {
+                *acc.entry(id).or_default() += input.weight() / (self.k + rank as f64);
+            }
+        }
+        finish(acc, limit)
+    }
+
+    fn contributions(&self, inputs: &[Weighted<'_>], id: MemoryId) -> Vec<f64> {
+        inputs
+            .iter()
+            .map(|i| match i.ranking().rank_of(id) {
+                Some(rank) if i.weight() > 0.0 => i.weight() / (self.k + rank as f64),
+                _ => 0.0,
+            })
+            .collect()
+    }
+}
+
+/// Weighted sum of min-max normalized scores.
+///
+/// Each list's scores are mapped to `[0, 1]` (best = 1, worst = 0; a list whose scores are all
+/// equal maps them all to 1), then `score(d) = Σ wᵢ · normᵢ(d)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WeightedScore;
+
+fn normalized(ranking: &Ranking) -> impl Iterator<Item = (MemoryId, f64)> + '_ {
+    let hits = ranking.hits();
+    let max = hits.first().map_or(0.0, |h| h.score);
+    let min = hits.last().map_or(0.0, |h| h.score);
+    let span = max - min;
+    hits.iter().map(move |h| {
+        let n = if span > 0.0 {
+            (h.score - min) / span
+        } else {
+            1.0
+        };
+        (h.id, n)
+    })
+}
+
+impl Fuser for WeightedScore {
+    fn name(&self) -> &str {
+        "weighted_score"
+    }
+
+    fn fuse(&self, inputs: &[Weighted<'_>], limit: usize) -> Ranking {
+        let mut acc: HashMap<MemoryId, f64> = HashMap::new();
+        for input in inputs.iter().filter(|i| i.weight() > 0.0) {
+            for (id, n) in normalized(input.ranking()) {
+                *acc.entry(id).or_default() += input.weight() * n;
+            }
+        }
+        finish(acc, limit)
+    }
+
+    fn contributions(&self, inputs: &[Weighted<'_>], id: MemoryId) -> Vec<f64> {
+        inputs
+            .iter()
+            .map(|i| {
+                if i.weight() == 0.0 {
+                    return 0.0;
+                }
+                normalized(i.ranking())
+                    .find(|&(d, _)| d == id)
+                    .map_or(0.0, |(_, n)| i.weight() * n)
+            })
+            .collect()
+    }
+}
+
+fn finish(acc: HashMap<MemoryId, f64>, limit: usize) -> Ranking {
+    let mut r = Ranking::from_scores(acc);
+    r.truncate(limit);
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ids(r: &Ranking) -> Vec<MemoryId> {
+        r.hits().iter().map(|h| h.id).collect()
+    }
+
+    #[test]
+    fn rrf_matches_the_formula() {
+        let a = Ranking::from_scores([(1, 3.0), (2, 2.0)]);
+        let b = Ranking::from_scores([(2, 3.0)]);
+        let lists = [
+            Weighted::new("a", 1.0, &a).unwrap(),
+            Weighted::new("b", 0.5, &b).unwrap(),
+        ];
+        let r = Rrf::default().fuse(&lists, 10);
+        let two = 1.0 / 62.0 + 0.5 / 61.0;
+        assert_eq!(ids(&r), [2, 1]);
+        assert!((r.hits()[0].score - two).abs() < 1e-15);
+        assert!((r.hits()[1].score - 1.0 / 61.0).abs() < 1e-15);
+        let c = Rrf::default().contributions(&lists, 2);
+        assert!((c.iter().sum::<f64>() - two).abs() < 1e-15);
+    }
+
+    #[test]
+    fn rrf_ignores_zero_weight_list() {
+        let a = Ranking::from_scores([(1, 3.0)]);
+        let b = Ranking::from_scores([(2, 3.0), (1, 1.0)]);
+        let lists = [
+            Weighted::new("a", 1.0, &a).unwrap(),
+            Weighted::new("b", 0.0, &b).unwrap(),
+        ];
+        assert_eq!(ids(&Rrf::default().fuse(&lists, 10)), [1]);
+        assert_eq!(ids(&WeightedScore.fuse(&lists, 10)), [1]);
+    }
+
+    #[test]
+    fn tied_scores_get_equal_rrf_credit() {
+        let bm25 = Ranking::from_scores([(5, 2.0), (1, 1.0)]);
+        let access = Ranking::from_scores([(1, 0.5), (5, 0.5)]);
+        let lists = [
+            Weighted::new("bm25", 1.0, &bm25).unwrap(),
+            Weighted::new("access", 0.4, &access).unwrap(),
+        ];
+        // The tie in `access` must not lift id 1 over the better lexical match.
+        assert_eq!(ids(&Rrf::default().fuse(&lists, 10)), [5, 1]);
+    }
+
+    #[test]
+    fn weighted_score_normalizes_each_list() {
+        let a = Ranking::from_scores([(1, 100.0), (2, 50.0), (3, 0.0)]);
+        let b = Ranking::from_scores([(3, 0.2), (2, 0.1)]);
+        let lists = [
+            Weighted::new("a", 1.0, &a).unwrap(),
+            Weighted::new("b", 1.0, &b).unwrap(),
+        ];
+        let r = WeightedScore.fuse(&lists, 10);
+        // 1: 1.0; 2: 0.5 + 0; 3: 0 + 1.0
+        assert_eq!(ids(&r), [1, 3, 2]);
+        assert_eq!(r.hits()[2].score, 0.5);
+    }
+
+    #[test]
+    fn rrf_rejects_bad_k() {
+        assert!(Rrf::new(-1.0).is_err());
+        assert!(Rrf::new(f64::NAN).is_err());
+    }
+
+    fn arb_ranking() -> impl Strategy<Value = Ranking> {
+        prop::collection::vec((0i64..40, 0u8..10), 0..25)
+            .prop_map(|v| Ranking::from_scores(v.into_iter().map(|(id, s)| (id, f64::from(s)))))
+    }
+
+    fn arb_lists() -> impl Strategy<Value = Vec<(Ranking, f64)>> {
+        prop::collection::vec((arb_ranking(), prop_oneof![Just(0.0), 0.0f64..3.0]), 0..5)
+    }
+
+    fn fusers() -> [Box<dyn Fuser>; 3] {
+        [
+            Box::new(Rrf::default()),
+            Box::new(Rrf::new(1.0).unwrap()),
+            Box::new(WeightedScore),
+        ]
+    }
+
+    fn weighted(lists: &[(Ranking, f64)]) -> Vec<Weighted<'_>> {
+        lists
+            .iter()
+            .map(|(r, w)| Weighted::new("l", *w, r).unwrap())
+            .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn fused_is_sorted_unique_and_limited(lists in arb_lists(), limit in 0usize..30) {
+            for f in fusers() {
+                let r = f.fuse(&weighted(&lists), limit);
+                prop_assert!(r.len() <= limit);
+                let mut seen = std::collections::HashSet::new();
+                for w in r.hits().windows(2) {
+                    prop_assert!(w[0].score > w[1].score
+                        || (w[0].score == w[1].score && w[0].id < w[1].id));
+                }
+                for h in r.hits() {
+                    prop_assert!(seen.insert(h.id));
+                    prop_assert!(lists.iter().any(|(l, w)| *w > 0.0 && l.rank_of(h.id).is_some()));
+                }
+            }
+        }
+
+        #[test]
+        fn input_order_is_irrelevant(lists in arb_lists()) {
+            let mut reversed = lists.clone();
+            reversed.reverse();
+            for f in fusers() {
+                let a = f.fuse(&weighted(&lists), 100);
+                let b = f.fuse(&weighted(&reversed), 100);
+                prop_assert_eq!(ids(&a), ids(&b));
+                for (x, y) in a.hits().iter().zip(b.hits()) {
+                    prop_assert!((x.score - y.score).abs() < 1e-12);
+                }
+            }
+        }
+
+        #[test]
+        fn weight_zero_list_changes_nothing(lists in arb_lists(), extra in arb_ranking()) {
+            let mut with = lists.clone();
+            with.push((extra, 0.0));
+            for f in fusers() {
+                prop_assert_eq!(f.fuse(&weighted(&lists), 100), f.fuse(&weighted(&with), 100));
+            }
+        }
+
+        #[test]
+        fn contributions_sum_to_the_fused_score(lists in arb_lists()) {
+            for f in fusers() {
+                let w = weighted(&lists);
+                for h in f.fuse(&w, 100).hits() {
+                    let sum: f64 = f.contributions(&w, h.id).iter().sum();
+                    prop_assert!((sum - h.score).abs() < 1e-9);
+                }
+            }
+        }
+    }
+}

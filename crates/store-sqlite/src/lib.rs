@@ -1,0 +1,55 @@
+//! The SQLite store of oro-mem.
+//!
+//! One file holds everything: the `memories` table, an FTS5 index over content and tags
+//! (`porter unicode61`, with CJK text indexed one character per token so any CJK word matches
+//! as a phrase), kept in sync by triggers, and room for embeddings. The schema version lives in
+//! `PRAGMA user_version`; [`Store::open`] applies forward migrations, each in one transaction.
+//! The database runs in WAL mode with a busy timeout, every statement is parameterized and
+//! every write runs in a `BEGIN IMMEDIATE` transaction, so several processes can share one
+//! database.
+//!
+//! # Example
+//!
+//! ```
+//! use oro_mem_core::{config::DedupConfig, Filter, MemoryType, NewMemory};
+//! use oro_mem_store_sqlite::{Store, WriteOutcome};
+//!
+//! let mut store = Store::open_in_memory()?;
+//! let dedup = DedupConfig::default();
+//! let first = store.remember(
+//!     NewMemory::new("SQLite WAL mode allows a single writer", MemoryType::Gotcha),
+//!     &dedup,
+//! )?;
+//! let again = store.remember(
+//!     NewMemory::new("SQLite WAL mode allows a single writer", MemoryType::Gotcha).confidence(0.9),
+//!     &dedup,
+//! )?;
+//! assert!(matches!(again, WriteOutcome::Merged { into, .. } if into == first.id()));
+//!
+//! let candidates = store.lexical_candidates("single writer?", &Filter::default(), 50)?;
+//! assert_eq!(candidates.len(), 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Main types
+//!
+//! - [`Store`]: open, remember, get, list, forget, pin, search, record access, consolidate.
+//! - [`WriteOutcome`]: inserted, merged into a duplicate, or skipped.
+//! - [`Stats`], [`ConsolidateReport`], [`ListOrder`].
+//!
+//! # Crate features
+//!
+//! None.
+
+#![deny(missing_docs)]
+
+mod filter;
+mod row;
+mod schema;
+mod store;
+
+pub use schema::SCHEMA_VERSION;
+pub use store::{ConsolidateReport, ListOrder, Stats, Store, WriteOutcome};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,43 @@
+//! Mapping between `memories` rows and [`Memory`].
+
+use oro_mem_core::{Memory, Timestamp};
+use rusqlite::types::Type;
+use rusqlite::Row;
+
+/// The columns [`memory_from_row`] reads, in order, qualified with `m.`.
+pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.content, m.type, m.tags, m.source, m.bead_id, \
+     m.worker_id, m.namespace, m.metadata, m.confidence, m.pinned, m.status, m.created_at, \
+     m.updated_at, m.access_count, m.last_accessed";
+
+/// Number of columns in [`MEMORY_COLUMNS`].
+pub(crate) const MEMORY_COLUMN_COUNT: usize = 16;
+
+fn conversion<E>(col: usize, ty: Type) -> impl FnOnce(E) -> rusqlite::Error
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    move |e| rusqlite::Error::FromSqlConversionFailure(col, ty, Box::new(e))
+}
+
+/// Reads a [`Memory`] from a row selected with [`MEMORY_COLUMNS`] first.
+pub(crate) fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
+    let text = |i: usize| row.get::<_, String>(i);
+    Ok(Memory {
+        id: row.get(0)?,
+        content: text(1)?,
+        memory_type: text(2)?.parse().map_err(conversion(2, Type::Text))?,
+        tags: serde_json::from_str(&text(3)?).map_err(conversion(3, Type::Text))?,
+        source: text(4)?.parse().map_err(conversion(4, Type::Text))?,
+        bead_id: row.get(5)?,
+        worker_id: row.get(6)?,
+        namespace: text(7)?,
+        metadata: serde_json::from_str(&text(8)?).map_err(conversion(8, Type::Text))?,
+        confidence: row.get(9)?,
+        pinned: row.get(10)?,
+        status: text(11)?.parse().map_err(conversion(11, Type::Text))?,
+        created_at: Timestamp(row.get(12)?),
+        updated_at: Timestamp(row.get(13)?),
+        access_count: row.get::<_, i64>(14)?.max(0) as u64,
+        last_accessed: row.get::<_, Option<i64>>(15)?.map(Timestamp),
+    })
+}

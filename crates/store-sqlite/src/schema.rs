@@ -1,0 +1,121 @@
+//! Schema and forward migrations, versioned by `PRAGMA user_version`.
+//!
+//! Each migration runs in one `BEGIN IMMEDIATE` transaction together with the version bump,
+//! so a database is always at exactly one version, and two processes opening a new database
+//! at once cannot both migrate it.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+/// Migration `i` takes the schema from version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &[
+    // 1: the memories table. Embedding columns are in place for hybrid mode.
+    r#"
+    CREATE TABLE memories (
+        id            INTEGER PRIMARY KEY,
+        content       TEXT    NOT NULL CHECK (length(trim(content)) > 0),
+        type          TEXT    NOT NULL
+                      CHECK (type IN ('lesson','decision','gotcha','pattern','preference')),
+        tags          TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(tags) AND json_type(tags) = 'array'),
+        source        TEXT    NOT NULL DEFAULT 'manual'
+                      CHECK (source IN ('self_report','daemon_extracted','manual','import')),
+        bead_id       TEXT,
+        worker_id     TEXT,
+        namespace     TEXT    NOT NULL DEFAULT 'default',
+        metadata      TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(metadata) AND json_type(metadata) = 'object'),
+        confidence    REAL    NOT NULL DEFAULT 0.8 CHECK (confidence >= 0.0 AND confidence <= 1.0),
+        pinned        INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
+        status        TEXT    NOT NULL DEFAULT 'active' CHECK (status IN ('active','archived')),
+        created_at    INTEGER NOT NULL,
+        updated_at    INTEGER NOT NULL,
+        access_count  INTEGER NOT NULL DEFAULT 0 CHECK (access_count >= 0),
+        last_accessed INTEGER,
+        fts_text      TEXT,
+        embedding     BLOB,
+        embedding_model TEXT,
+        embedding_dim INTEGER
+    );
+    CREATE INDEX memories_namespace_status ON memories (namespace, status, created_at);
+    CREATE INDEX memories_created_at ON memories (created_at);
+    "#,
+    // 2: the FTS5 index over content and tags. External content through a view, so CJK text
+    // is indexed as prepared by the application (`fts_text`) and `rebuild` reproduces exactly
+    // what the triggers write. Databases that predate the index are indexed by the rebuild.
+    r#"
+    CREATE VIEW memories_fts_source AS
+        SELECT id, coalesce(fts_text, content) AS body, tags FROM memories;
+    CREATE VIRTUAL TABLE memories_fts USING fts5(
+        body, tags,
+        content = 'memories_fts_source', content_rowid = 'id',
+        tokenize = 'porter unicode61'
+    );
+    CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO memories_fts (rowid, body, tags)
+        VALUES (new.id, coalesce(new.fts_text, new.content), new.tags);
+    END;
+    CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, body, tags)
+        VALUES ('delete', old.id, coalesce(old.fts_text, old.content), old.tags);
+    END;
+    CREATE TRIGGER memories_fts_update AFTER UPDATE OF content, fts_text, tags ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, body, tags)
+        VALUES ('delete', old.id, coalesce(old.fts_text, old.content), old.tags);
+        INSERT INTO memories_fts (rowid, body, tags)
+        VALUES (new.id, coalesce(new.fts_text, new.content), new.tags);
+    END;
+    INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');
+    "#,
+];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
+
+/// Reads `PRAGMA user_version`.
+pub(crate) fn version(conn: &Connection) -> rusqlite::Result<u32> {
+    conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+}
+
+/// Applies every migration the database lacks; returns the versions it went from and to.
+pub(crate) fn migrate(conn: &mut Connection) -> Result<(u32, u32), MigrateError> {
+    let start = version(conn)?;
+    if start > SCHEMA_VERSION {
+        return Err(MigrateError::TooNew(start));
+    }
+    let mut current = start;
+    while current < SCHEMA_VERSION {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        // Another process may have migrated while we waited for the lock.
+        let v = version(&tx)?;
+        if v >= SCHEMA_VERSION {
+            current = v;
+            break;
+        }
+        tx.execute_batch(MIGRATIONS[v as usize])?;
+        tx.pragma_update(None, "user_version", v + 1)?;
+        tx.commit()?;
+        current = v + 1;
+    }
+    Ok((start, current))
+}
+
+/// A migration failure.
+#[derive(Debug)]
+pub(crate) enum MigrateError {
+    TooNew(u32),
+    Sql(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for MigrateError {
+    fn from(e: rusqlite::Error) -> MigrateError {
+        MigrateError::Sql(e)
+    }
+}
+
+/// Applies migrations up to `target` only; for tests of older databases.
+#[cfg(test)]
+pub(crate) fn migrate_to(conn: &Connection, target: u32) -> rusqlite::Result<()> {
+    for (i, sql) in MIGRATIONS.iter().enumerate().take(target as usize) {
+        conn.execute_batch(sql)?;
+        conn.pragma_update(None, "user_version", i as u32 + 1)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,817 @@
+//! [`Store`]: opening, reading and writing a memory database.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
+use oro_mem_core::text::spaced_cjk;
+use oro_mem_core::{
+    Candidate, Candidates, Error, ErrorKind, Filter, Memory, MemoryId, NewMemory, Result, Status,
+    Timestamp,
+};
+use oro_mem_rank_bm25::fts5_query;
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, TransactionBehavior};
+use serde::Serialize;
+
+use crate::filter::Where;
+use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
+use crate::schema::{self, MigrateError, SCHEMA_VERSION};
+
+/// How long a writer waits for another process's lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Converts SQLite errors into [`ErrorKind::Storage`] errors with context.
+pub(crate) trait SqlContext<T> {
+    fn context(self, what: &str) -> Result<T>;
+}
+
+impl<T> SqlContext<T> for rusqlite::Result<T> {
+    fn context(self, what: &str) -> Result<T> {
+        self.map_err(|e| Error::new(ErrorKind::Storage, format!("{what}: {e}")).with_source(e))
+    }
+}
+
+/// What [`Store::remember`] did with a new memory.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum WriteOutcome {
+    /// Stored as a new memory.
+    Inserted {
+        /// Its id.
+        id: MemoryId,
+    },
+    /// A duplicate of an existing memory, whose confidence was raised to the new one's.
+    Merged {
+        /// The existing memory.
+        into: MemoryId,
+        /// Its confidence now.
+        confidence: f64,
+        /// How similar the two are (normalized BM25, or cosine).
+        similarity: f64,
+    },
+    /// A duplicate of an existing memory with at least the same confidence: nothing changed.
+    Skipped {
+        /// The existing memory.
+        duplicate_of: MemoryId,
+        /// How similar the two are.
+        similarity: f64,
+    },
+}
+
+impl WriteOutcome {
+    /// The id of the memory that now holds the content.
+    pub fn id(&self) -> MemoryId {
+        match *self {
+            WriteOutcome::Inserted { id } => id,
+            WriteOutcome::Merged { into, .. } => into,
+            WriteOutcome::Skipped { duplicate_of, .. } => duplicate_of,
+        }
+    }
+}
+
+/// Order of [`Store::list`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ListOrder {
+    /// Newest first.
+    #[default]
+    Newest,
+    /// Oldest first.
+    Oldest,
+    /// Most accessed first.
+    MostAccessed,
+    /// Highest confidence first.
+    Confidence,
+}
+
+impl ListOrder {
+    fn sql(self) -> &'static str {
+        match self {
+            ListOrder::Newest => "m.created_at DESC, m.id DESC",
+            ListOrder::Oldest => "m.created_at ASC, m.id ASC",
+            ListOrder::MostAccessed => "m.access_count DESC, m.id ASC",
+            ListOrder::Confidence => "m.confidence DESC, m.id ASC",
+        }
+    }
+}
+
+/// Counts describing a store.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    /// All memories.
+    pub total: u64,
+    /// Active memories.
+    pub active: u64,
+    /// Archived memories.
+    pub archived: u64,
+    /// Pinned memories.
+    pub pinned: u64,
+    /// Memories with an embedding.
+    pub embedded: u64,
+    /// Active memories per type.
+    pub by_type: Vec<(String, u64)>,
+    /// Memories per namespace.
+    pub by_namespace: Vec<(String, u64)>,
+    /// Schema version.
+    pub schema_version: u32,
+    /// Database size in bytes (pages × page size).
+    pub size_bytes: u64,
+    /// Oldest and newest creation time.
+    pub created_range: Option<(Timestamp, Timestamp)>,
+}
+
+/// What [`Store::consolidate`] did (or would do, on a dry run).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ConsolidateReport {
+    /// `(kept, removed, similarity)`: `removed` was folded into `kept` and deleted.
+    pub merged: Vec<(MemoryId, MemoryId, f64)>,
+    /// Stale low-confidence memories archived.
+    pub archived: Vec<MemoryId>,
+    /// True when nothing was written.
+    pub dry_run: bool,
+}
+
+/// A memory database: one SQLite file (or memory) with the `memories` table and its FTS5
+/// index.
+///
+/// Every write runs in a `BEGIN IMMEDIATE` transaction; readers never block writers (WAL).
+/// Several processes may use one database at once.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: Option<PathBuf>,
+    migrated_from: u32,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when the file cannot be opened, is not a SQLite database, or was
+    /// written by a newer oro-mem.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref();
+        let conn =
+            Connection::open(path).context(&format!("cannot open database {}", path.display()))?;
+        Store::init(conn, Some(path.to_path_buf()))
+    }
+
+    /// A private in-memory database, for tests and one-off evaluation.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] if SQLite fails to start.
+    pub fn open_in_memory() -> Result<Store> {
+        let conn = Connection::open_in_memory().context("cannot open in-memory database")?;
+        Store::init(conn, None)
+    }
+
+    fn init(mut conn: Connection, path: Option<PathBuf>) -> Result<Store> {
+        let shown = path
+            .as_ref()
+            .map_or_else(|| ":memory:".to_string(), |p| p.display().to_string());
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .context("cannot set busy_timeout")?;
+        // Switching to WAL needs a moment of exclusive access; the busy timeout covers it.
+        conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))
+            .context(&format!("{shown} is not a usable SQLite database"))?;
+        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+            .context("cannot set pragmas")?;
+        let (from, _) = schema::migrate(&mut conn).map_err(|e| match e {
+            MigrateError::TooNew(v) => Error::new(
+                ErrorKind::Storage,
+                format!(
+                    "{shown} has schema version {v}, newer than this oro-mem understands \
+                     ({SCHEMA_VERSION}); upgrade oro-mem"
+                ),
+            ),
+            MigrateError::Sql(e) => {
+                Error::new(ErrorKind::Storage, format!("cannot migrate {shown}: {e}"))
+                    .with_source(e)
+            }
+        })?;
+        Ok(Store {
+            conn,
+            path,
+            migrated_from: from,
+        })
+    }
+
+    /// The database file, if not in memory.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The schema version found when the store was opened (before migrating).
+    pub fn migrated_from(&self) -> u32 {
+        self.migrated_from
+    }
+
+    /// The underlying connection, for tools that need SQL the store does not offer.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Validates `memory`, checks it against existing memories of its namespace, and stores
+    /// it, merges it into a duplicate, or skips it. See [`WriteOutcome`].
+    ///
+    /// A new memory is a duplicate when its content, used as a query, scores against the best
+    /// existing match at more than `dedup.bm25` of what it scores against itself (both with
+    /// FTS5's BM25 over the whole store).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`] for a memory that fails [`NewMemory::validate`]; nothing is
+    /// written then. [`ErrorKind::Storage`] when SQLite fails; the transaction is rolled back.
+    pub fn remember(&mut self, memory: NewMemory, dedup: &DedupConfig) -> Result<WriteOutcome> {
+        let mut out = self.remember_batch(vec![memory], dedup)?;
+        Ok(out.remove(0))
+    }
+
+    /// [`Store::remember`] for many memories in one transaction: all are written or none.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::remember`]; the error names the position of the bad memory in the batch.
+    pub fn remember_batch(
+        &mut self,
+        batch: Vec<NewMemory>,
+        dedup: &DedupConfig,
+    ) -> Result<Vec<WriteOutcome>> {
+        let now = Timestamp::now();
+        let mut batch = batch;
+        let many = batch.len() > 1;
+        for (i, m) in batch.iter_mut().enumerate() {
+            m.validate().map_err(|e| {
+                if many {
+                    Error::invalid_input(format!("memory {} of the batch: {e}", i + 1))
+                } else {
+                    e
+                }
+            })?;
+        }
+        let mut tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context("cannot start write transaction")?;
+        let mut outcomes = Vec::with_capacity(batch.len());
+        for m in &batch {
+            outcomes.push(write_one(&mut tx, m, dedup, now)?);
+        }
+        tx.commit().context("cannot commit")?;
+        Ok(outcomes)
+    }
+
+    /// The memory with `id`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`] when there is none.
+    pub fn get(&self, id: MemoryId) -> Result<Memory> {
+        self.conn
+            .prepare_cached(&format!(
+                "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?"
+            ))
+            .and_then(|mut s| s.query_row([id], memory_from_row).optional())
+            .context("cannot read memory")?
+            .ok_or_else(|| Error::not_found(format!("no memory with id {id}")))
+    }
+
+    /// Memories matching `filter`, in `order`, paged.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails.
+    pub fn list(
+        &self,
+        filter: &Filter,
+        order: ListOrder,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<Memory>> {
+        let mut w = Where::from_filter(filter);
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {} ORDER BY {} LIMIT ? OFFSET ?",
+            w.sql,
+            order.sql()
+        );
+        w.params
+            .push(rusqlite::types::Value::Integer(to_i64(limit)));
+        w.params
+            .push(rusqlite::types::Value::Integer(to_i64(offset)));
+        let mut stmt = self.conn.prepare_cached(&sql).context("cannot list")?;
+        let rows = stmt
+            .query_map(params_from_iter(w.params), memory_from_row)
+            .context("cannot list")?;
+        rows.collect::<rusqlite::Result<_>>().context("cannot list")
+    }
+
+    /// Calls `f` with every memory matching `filter`, oldest first, without loading them all.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails, or the first error `f` returns.
+    pub fn for_each(
+        &self,
+        filter: &Filter,
+        mut f: impl FnMut(Memory) -> Result<()>,
+    ) -> Result<u64> {
+        let w = Where::from_filter(filter);
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {} ORDER BY m.id",
+            w.sql
+        );
+        let mut stmt = self.conn.prepare(&sql).context("cannot read memories")?;
+        let mut rows = stmt
+            .query(params_from_iter(w.params))
+            .context("cannot read memories")?;
+        let mut n = 0;
+        while let Some(row) = rows.next().context("cannot read memories")? {
+            f(memory_from_row(row).context("cannot read memory")?)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Number of memories matching `filter`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails.
+    pub fn count(&self, filter: &Filter) -> Result<u64> {
+        let w = Where::from_filter(filter);
+        let sql = format!("SELECT count(*) FROM memories m WHERE {}", w.sql);
+        self.conn
+            .query_row(&sql, params_from_iter(w.params), |r| r.get::<_, i64>(0))
+            .map(|n| n.max(0) as u64)
+            .context("cannot count memories")
+    }
+
+    /// Deletes a memory (and its index entries).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`] when there is none.
+    pub fn forget(&mut self, id: MemoryId) -> Result<()> {
+        self.update_one(id, "DELETE FROM memories WHERE id = ?1", params![id])
+    }
+
+    /// Pins or unpins a memory. Pinned memories never decay.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`] when there is none.
+    pub fn set_pinned(&mut self, id: MemoryId, pinned: bool) -> Result<()> {
+        self.update_one(
+            id,
+            "UPDATE memories SET pinned = ?2, updated_at = ?3 WHERE id = ?1",
+            params![id, pinned, Timestamp::now().as_second()],
+        )
+    }
+
+    /// Archives or reactivates a memory.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`] when there is none.
+    pub fn set_status(&mut self, id: MemoryId, status: Status) -> Result<()> {
+        self.update_one(
+            id,
+            "UPDATE memories SET status = ?2, updated_at = ?3 WHERE id = ?1",
+            params![id, status.as_str(), Timestamp::now().as_second()],
+        )
+    }
+
+    fn update_one(&mut self, id: MemoryId, sql: &str, params: impl rusqlite::Params) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context("cannot start write transaction")?;
+        let n = tx.execute(sql, params).context("cannot update memory")?;
+        if n == 0 {
+            return Err(Error::not_found(format!("no memory with id {id}")));
+        }
+        tx.commit().context("cannot commit")
+    }
+
+    /// The best `depth` memories matching `text` lexically (FTS5 BM25) under `filter`, each
+    /// with its BM25 score attached (larger is better).
+    ///
+    /// Text with nothing searchable in it (only stopwords or punctuation) has no candidates.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails. Never for the text itself.
+    pub fn lexical_candidates(
+        &self,
+        text: &str,
+        filter: &Filter,
+        depth: usize,
+    ) -> Result<Candidates> {
+        let Some(fts) = fts5_query(text) else {
+            return Ok(Candidates::default());
+        };
+        let w = Where::from_filter(filter);
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS}, -bm25(memories_fts) \
+             FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid \
+             WHERE memories_fts MATCH ? AND {} \
+             ORDER BY bm25(memories_fts) LIMIT ?",
+            w.sql
+        );
+        let params = std::iter::once(rusqlite::types::Value::Text(fts))
+            .chain(w.params)
+            .chain(std::iter::once(rusqlite::types::Value::Integer(to_i64(
+                depth,
+            ))));
+        let mut stmt = self.conn.prepare_cached(&sql).context("cannot search")?;
+        let rows = stmt
+            .query_map(params_from_iter(params), |row| {
+                let mut c = Candidate::new(memory_from_row(row)?);
+                c.bm25 = Some(row.get(MEMORY_COLUMN_COUNT)?);
+                Ok(c)
+            })
+            .context("cannot search")?;
+        Ok(Candidates::new(
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+                .context("cannot search")?,
+        ))
+    }
+
+    /// Records that recall returned `ids`: `access_count += 1`, `last_accessed = now`, in one
+    /// transaction.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails; nothing is changed then.
+    pub fn record_access(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context("cannot start write transaction")?;
+        {
+            let mut stmt = tx
+                .prepare_cached(
+                    "UPDATE memories SET access_count = access_count + 1, last_accessed = ?2 \
+                     WHERE id = ?1",
+                )
+                .context("cannot record access")?;
+            for id in ids {
+                stmt.execute(params![id, now.as_second()])
+                    .context("cannot record access")?;
+            }
+        }
+        tx.commit().context("cannot commit")
+    }
+
+    /// Counts describing the store.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails.
+    pub fn stats(&self) -> Result<Stats> {
+        let c = &self.conn;
+        let one = |sql: &str| -> Result<u64> {
+            c.query_row(sql, [], |r| r.get::<_, i64>(0))
+                .map(|n| n.max(0) as u64)
+                .context("cannot read stats")
+        };
+        let pairs = |sql: &str| -> Result<Vec<(String, u64)>> {
+            let mut s = c.prepare(sql).context("cannot read stats")?;
+            let rows = s
+                .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)?.max(0) as u64)))
+                .context("cannot read stats")?;
+            rows.collect::<rusqlite::Result<_>>()
+                .context("cannot read stats")
+        };
+        let range = c
+            .query_row(
+                "SELECT min(created_at), max(created_at) FROM memories",
+                [],
+                |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?)),
+            )
+            .context("cannot read stats")?;
+        Ok(Stats {
+            total: one("SELECT count(*) FROM memories")?,
+            active: one("SELECT count(*) FROM memories WHERE status = 'active'")?,
+            archived: one("SELECT count(*) FROM memories WHERE status = 'archived'")?,
+            pinned: one("SELECT count(*) FROM memories WHERE pinned")?,
+            embedded: one("SELECT count(*) FROM memories WHERE embedding IS NOT NULL")?,
+            by_type: pairs(
+                "SELECT type, count(*) FROM memories WHERE status = 'active' \
+                 GROUP BY type ORDER BY count(*) DESC, type",
+            )?,
+            by_namespace: pairs(
+                "SELECT namespace, count(*) FROM memories GROUP BY namespace \
+                 ORDER BY count(*) DESC, namespace",
+            )?,
+            schema_version: schema::version(c).context("cannot read schema version")?,
+            size_bytes: one(
+                "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size",
+            )?,
+            created_range: match range {
+                (Some(a), Some(b)) => Some((Timestamp(a), Timestamp(b))),
+                _ => None,
+            },
+        })
+    }
+
+    /// Rebuilds the FTS5 index from the memories table.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails.
+    pub fn rebuild_index(&mut self) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')",
+                [],
+            )
+            .map(|_| ())
+            .context("cannot rebuild the full-text index")
+    }
+
+    /// `PRAGMA integrity_check` plus FTS5's own check; `"ok"` when both pass.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when the check cannot run.
+    pub fn integrity_check(&self) -> Result<String> {
+        let sqlite: String = self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .context("cannot run integrity_check")?;
+        if sqlite != "ok" {
+            return Ok(sqlite);
+        }
+        match self.conn.execute(
+            "INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 1)",
+            [],
+        ) {
+            Ok(_) => Ok("ok".to_string()),
+            Err(e) => Ok(format!("full-text index: {e}")),
+        }
+    }
+
+    /// Merges near-duplicates and archives stale low-confidence memories.
+    ///
+    /// Two active memories of one namespace are near-duplicates when one's content, as a query,
+    /// scores the other at `merge_bm25` or more of its own score. The one kept has the higher
+    /// confidence (then: pinned, then older); it takes the maximum confidence, the sum of the
+    /// access counts, the union of the tags and the later last access, and the other is deleted.
+    /// Memories below `prune_below_confidence`, not pinned, and neither accessed nor created in
+    /// the last `prune_after_days` are archived. With `dry_run` nothing is written.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails; nothing is changed then.
+    pub fn consolidate(
+        &mut self,
+        config: &ConsolidateConfig,
+        now: Timestamp,
+        dry_run: bool,
+    ) -> Result<ConsolidateReport> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context("cannot start write transaction")?;
+        let mut report = ConsolidateReport {
+            dry_run,
+            ..ConsolidateReport::default()
+        };
+        let all: Vec<Memory> = {
+            let mut s = tx
+                .prepare(&format!(
+                    "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.status = 'active' ORDER BY m.id"
+                ))
+                .context("cannot read memories")?;
+            let rows = s
+                .query_map([], memory_from_row)
+                .context("cannot read memories")?;
+            rows.collect::<rusqlite::Result<_>>()
+                .context("cannot read memories")?
+        };
+        let by_id: std::collections::HashMap<MemoryId, &Memory> =
+            all.iter().map(|m| (m.id, m)).collect();
+        let mut removed = std::collections::HashSet::new();
+        for m in &all {
+            if removed.contains(&m.id) {
+                continue;
+            }
+            for (other, similarity) in similar(&tx, m.id, &m.content, &m.namespace, 5)? {
+                if similarity < config.merge_bm25 || removed.contains(&other) {
+                    continue;
+                }
+                let Some(o) = by_id.get(&other) else { continue };
+                let keep_m = (m.confidence, m.pinned, std::cmp::Reverse(m.created_at))
+                    > (o.confidence, o.pinned, std::cmp::Reverse(o.created_at));
+                let (keep, drop) = if keep_m { (m, *o) } else { (*o, m) };
+                report.merged.push((keep.id, drop.id, similarity));
+                removed.insert(drop.id);
+                if !dry_run {
+                    fold_into(&tx, keep.id, drop)?;
+                }
+                if drop.id == m.id {
+                    break;
+                }
+            }
+        }
+        let cutoff = now.as_second() - (config.prune_after_days * 86_400.0) as i64;
+        {
+            let mut s = tx
+                .prepare(
+                    "SELECT id FROM memories WHERE status = 'active' AND NOT pinned \
+                     AND confidence < ?1 AND coalesce(last_accessed, created_at) < ?2 ORDER BY id",
+                )
+                .context("cannot find stale memories")?;
+            let rows = s
+                .query_map(params![config.prune_below_confidence, cutoff], |r| r.get(0))
+                .context("cannot find stale memories")?;
+            for id in rows {
+                let id: MemoryId = id.context("cannot find stale memories")?;
+                if !removed.contains(&id) {
+                    report.archived.push(id);
+                }
+            }
+        }
+        if !dry_run {
+            let mut s = tx
+                .prepare("UPDATE memories SET status = 'archived', updated_at = ?2 WHERE id = ?1")
+                .context("cannot archive")?;
+            for id in &report.archived {
+                s.execute(params![id, now.as_second()])
+                    .context("cannot archive")?;
+            }
+            drop(s);
+            tx.commit().context("cannot commit")?;
+        }
+        Ok(report)
+    }
+}
+
+fn to_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// Memories of `namespace` lexically similar to `content`, which is stored as `self_id`:
+/// `(id, normalized BM25)`, best first, where 1.0 means "scores as well as the memory itself".
+fn similar(
+    conn: &Connection,
+    self_id: MemoryId,
+    content: &str,
+    namespace: &str,
+    limit: usize,
+) -> Result<Vec<(MemoryId, f64)>> {
+    let Some(q) = fts5_query(content) else {
+        return Ok(Vec::new());
+    };
+    let own: Option<f64> = conn
+        .prepare_cached(
+            "SELECT -bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid = ?2",
+        )
+        .and_then(|mut s| s.query_row(params![q, self_id], |r| r.get(0)).optional())
+        .context("cannot score duplicate")?;
+    let Some(own) = own.filter(|s| *s > 0.0) else {
+        return Ok(Vec::new());
+    };
+    let mut s = conn
+        .prepare_cached(
+            "SELECT m.id, -bm25(memories_fts) FROM memories_fts \
+             JOIN memories m ON m.id = memories_fts.rowid \
+             WHERE memories_fts MATCH ?1 AND m.id <> ?2 AND m.namespace = ?3 \
+               AND m.status = 'active' \
+             ORDER BY bm25(memories_fts) LIMIT ?4",
+        )
+        .context("cannot find duplicates")?;
+    let rows = s
+        .query_map(params![q, self_id, namespace, to_i64(limit)], |r| {
+            Ok((r.get::<_, MemoryId>(0)?, r.get::<_, f64>(1)?))
+        })
+        .context("cannot find duplicates")?;
+    rows.map(|r| r.map(|(id, score)| (id, (score / own).min(1.0))))
+        .collect::<rusqlite::Result<_>>()
+        .context("cannot find duplicates")
+}
+
+fn insert(conn: &Connection, m: &NewMemory, now: Timestamp) -> Result<MemoryId> {
+    let tags = serde_json::to_string(&m.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
+    let metadata =
+        serde_json::to_string(&m.metadata).map_err(|e| Error::invalid_input(e.to_string()))?;
+    let created = m.created_at.unwrap_or(now).as_second();
+    conn.prepare_cached(
+        "INSERT INTO memories (content, type, tags, source, bead_id, worker_id, namespace, \
+         metadata, confidence, pinned, status, created_at, updated_at, access_count, \
+         last_accessed, fts_text) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            m.content,
+            m.memory_type.as_str(),
+            tags,
+            m.source.as_str(),
+            m.bead_id,
+            m.worker_id,
+            m.namespace,
+            metadata,
+            m.confidence,
+            m.pinned,
+            m.status.as_str(),
+            created,
+            created.max(now.as_second()),
+            i64::try_from(m.access_count).unwrap_or(i64::MAX),
+            m.last_accessed.map(Timestamp::as_second),
+            spaced_cjk(&m.content),
+        ])
+    })
+    .context("cannot insert memory")?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Inserts `m` unless it duplicates an active memory of its namespace.
+fn write_one(
+    tx: &mut rusqlite::Transaction<'_>,
+    m: &NewMemory,
+    dedup: &DedupConfig,
+    now: Timestamp,
+) -> Result<WriteOutcome> {
+    if !dedup.enabled {
+        return Ok(WriteOutcome::Inserted {
+            id: insert(tx, m, now)?,
+        });
+    }
+    // Insert inside a savepoint so the duplicate check sees exact FTS5 statistics including
+    // the new text, then keep or roll back the insert.
+    let sp = tx.savepoint().context("cannot start savepoint")?;
+    let id = insert(&sp, m, now)?;
+    let best = similar(&sp, id, &m.content, &m.namespace, 1)?
+        .into_iter()
+        .next();
+    match best {
+        Some((existing, similarity)) if similarity > dedup.bm25 => {
+            drop(sp); // rolls back the insert
+            let current: f64 = tx
+                .query_row(
+                    "SELECT confidence FROM memories WHERE id = ?1",
+                    [existing],
+                    |r| r.get(0),
+                )
+                .context("cannot read duplicate")?;
+            if m.confidence > current {
+                tx.execute(
+                    "UPDATE memories SET confidence = ?2, updated_at = ?3 WHERE id = ?1",
+                    params![existing, m.confidence, now.as_second()],
+                )
+                .context("cannot merge duplicate")?;
+                Ok(WriteOutcome::Merged {
+                    into: existing,
+                    confidence: m.confidence,
+                    similarity,
+                })
+            } else {
+                Ok(WriteOutcome::Skipped {
+                    duplicate_of: existing,
+                    similarity,
+                })
+            }
+        }
+        _ => {
+            sp.commit().context("cannot release savepoint")?;
+            Ok(WriteOutcome::Inserted { id })
+        }
+    }
+}
+
+/// Folds `drop` into `keep` and deletes `drop` (consolidation).
+fn fold_into(conn: &Connection, keep: MemoryId, drop: &Memory) -> Result<()> {
+    let tags =
+        serde_json::to_string(&drop.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
+    conn.execute(
+        "UPDATE memories SET \
+           confidence = max(confidence, ?2), \
+           access_count = access_count + ?3, \
+           pinned = max(pinned, ?4), \
+           last_accessed = nullif(max(coalesce(last_accessed, 0), coalesce(?5, 0)), 0), \
+           tags = (SELECT json_group_array(value) FROM \
+                    (SELECT value FROM json_each(memories.tags) \
+                     UNION SELECT value FROM json_each(?6))), \
+           updated_at = ?7 \
+         WHERE id = ?1",
+        params![
+            keep,
+            drop.confidence,
+            i64::try_from(drop.access_count).unwrap_or(i64::MAX),
+            drop.pinned,
+            drop.last_accessed.map(Timestamp::as_second),
+            tags,
+            Timestamp::now().as_second(),
+        ],
+    )
+    .context("cannot merge memories")?;
+    conn.execute("DELETE FROM memories WHERE id = ?1", [drop.id])
+        .context("cannot delete merged memory")?;
+    Ok(())
+}

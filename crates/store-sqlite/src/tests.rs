@@ -1,0 +1,341 @@
+use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
+use oro_mem_core::{ErrorKind, Filter, MemoryType, MetaCondition, NewMemory, Status, Timestamp};
+
+use crate::schema;
+use crate::{ListOrder, Store, WriteOutcome};
+
+fn lesson(text: &str) -> NewMemory {
+    NewMemory::new(text, MemoryType::Lesson)
+}
+
+fn store_with(texts: &[&str]) -> Store {
+    let mut s = Store::open_in_memory().unwrap();
+    let off = DedupConfig {
+        enabled: false,
+        ..DedupConfig::default()
+    };
+    for t in texts {
+        s.remember(lesson(t), &off).unwrap();
+    }
+    s
+}
+
+fn ids(c: &oro_mem_core::Candidates) -> Vec<i64> {
+    c.iter().map(|c| c.id()).collect()
+}
+
+#[test]
+fn lexical_search_ranks_and_stems() {
+    let s = store_with(&[
+        "Postgres connection pooling with pgbouncer",
+        "SQLite locks the database while writing; use WAL mode",
+        "The database connections were timing out under load",
+    ]);
+    let c = s
+        .lexical_candidates("database connection timeouts", &Filter::default(), 50)
+        .unwrap();
+    assert_eq!(ids(&c)[0], 3);
+    assert!(c.iter().all(|c| c.bm25.unwrap() > 0.0));
+}
+
+#[test]
+fn chinese_and_japanese_text_match() {
+    let s = store_with(&[
+        "数据库连接超时的时候要检查连接池",
+        "日本語のテキストを検索する方法",
+        "plain English memory",
+    ]);
+    let f = Filter::default();
+    assert_eq!(ids(&s.lexical_candidates("连接池", &f, 5).unwrap()), [1]);
+    assert_eq!(
+        ids(&s.lexical_candidates("数据库超时", &f, 5).unwrap()),
+        [1]
+    );
+    assert_eq!(
+        ids(&s.lexical_candidates("テキスト検索", &f, 5).unwrap()),
+        [2]
+    );
+    assert!(s.lexical_candidates("英语", &f, 5).unwrap().is_empty());
+}
+
+#[test]
+fn hostile_queries_never_error() {
+    let s = store_with(&["anything at all", "\"quoted\" AND NOT stuff*"]);
+    let long = "x".repeat(1 << 20);
+    for q in [
+        "\"",
+        "AND OR NOT",
+        "NEAR(a b)",
+        "col:value",
+        "a*",
+        "\0",
+        "(((",
+        "^start",
+        "😀 emoji",
+        "-minus +plus",
+        "{a b}",
+        "'; DROP TABLE memories; --",
+        long.as_str(),
+    ] {
+        s.lexical_candidates(q, &Filter::default(), 50).unwrap();
+    }
+    assert_eq!(s.stats().unwrap().total, 2);
+}
+
+#[test]
+fn filters_restrict_candidates() {
+    let mut s = Store::open_in_memory().unwrap();
+    let off = DedupConfig {
+        enabled: false,
+        ..DedupConfig::default()
+    };
+    let mut a = lesson("cache invalidation is hard").tags(["rust", "cache"]);
+    a.metadata.insert("priority".into(), 3.into());
+    a.metadata
+        .insert("project".into(), serde_json::json!({"lang": "rust"}));
+    let a = s.remember(a, &off).unwrap().id();
+    let mut b = NewMemory::new("cache eviction policy matters", MemoryType::Decision)
+        .tags(["go"])
+        .namespace("other")
+        .created_at(Timestamp(1_000));
+    b.metadata.insert("priority".into(), 1.into());
+    let b = s.remember(b, &off).unwrap().id();
+
+    let search = |f: &Filter| ids(&s.lexical_candidates("cache", f, 50).unwrap());
+    assert_eq!(search(&Filter::default()).len(), 2);
+    let f = |g: fn(&mut Filter)| {
+        let mut f = Filter::default();
+        g(&mut f);
+        f
+    };
+    assert_eq!(search(&f(|f| f.types = vec![MemoryType::Decision])), [b]);
+    assert_eq!(search(&f(|f| f.namespace = Some("other".into()))), [b]);
+    assert_eq!(
+        search(&f(|f| f.tags_any = vec!["go".into(), "x".into()])),
+        [b]
+    );
+    assert_eq!(
+        search(&f(|f| f.tags_all = vec!["rust".into(), "cache".into()])),
+        [a]
+    );
+    assert!(search(&f(|f| f.tags_all = vec!["rust".into(), "go".into()])).is_empty());
+    assert_eq!(
+        search(&f(|f| f.created_before = Some(Timestamp(2_000)))),
+        [b]
+    );
+    assert_eq!(
+        search(&f(|f| f.created_after = Some(Timestamp(2_000)))),
+        [a]
+    );
+    let meta = |json: &str| {
+        search(&Filter {
+            metadata: MetaCondition::parse_all(json).unwrap(),
+            ..Filter::default()
+        })
+    };
+    assert_eq!(meta(r#"{"priority": {"$gte": 2}}"#), [a]);
+    assert_eq!(meta(r#"{"priority": {"$lt": 2}}"#), [b]);
+    assert_eq!(meta(r#"{"project.lang": "rust"}"#), [a]);
+    assert_eq!(meta(r#"{"project.lang": {"$ne": "rust"}}"#), [b]);
+    s.set_status(a, Status::Archived).unwrap();
+    let search = |f: &Filter| ids(&s.lexical_candidates("cache", f, 50).unwrap());
+    assert_eq!(search(&Filter::default()), [b]);
+    assert_eq!(search(&f(|f| f.status = Some(Status::Archived))), [a]);
+}
+
+#[test]
+fn remember_validates_and_writes_nothing_on_error() {
+    let mut s = Store::open_in_memory().unwrap();
+    let d = DedupConfig::default();
+    let err = s.remember(lesson(" "), &d).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    let err = s
+        .remember_batch(vec![lesson("fine"), lesson("bad").confidence(2.0)], &d)
+        .unwrap_err();
+    assert!(err.to_string().contains("memory 2 of the batch"), "{err}");
+    assert_eq!(s.stats().unwrap().total, 0);
+}
+
+#[test]
+fn duplicates_merge_or_skip() {
+    let mut s = Store::open_in_memory().unwrap();
+    let d = DedupConfig::default();
+    s.remember(lesson("Use connection pooling for Postgres"), &d)
+        .unwrap();
+    let first = s
+        .remember(
+            lesson("SQLite WAL mode allows only one writer at a time"),
+            &d,
+        )
+        .unwrap();
+    assert!(matches!(first, WriteOutcome::Inserted { .. }));
+    let same = s
+        .remember(
+            lesson("SQLite WAL mode allows only one writer at a time"),
+            &d,
+        )
+        .unwrap();
+    assert!(
+        matches!(same, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == first.id())
+    );
+    let higher = s
+        .remember(
+            lesson("sqlite WAL mode allows only ONE writer at a time!").confidence(0.95),
+            &d,
+        )
+        .unwrap();
+    assert!(
+        matches!(higher, WriteOutcome::Merged { into, confidence, .. }
+        if into == first.id() && confidence == 0.95)
+    );
+    assert_eq!(s.get(first.id()).unwrap().confidence, 0.95);
+    let different = s
+        .remember(
+            lesson("WAL checkpoints can stall readers on slow disks"),
+            &d,
+        )
+        .unwrap();
+    assert!(matches!(different, WriteOutcome::Inserted { .. }));
+    let other_ns = s
+        .remember(
+            lesson("SQLite WAL mode allows only one writer at a time").namespace("x"),
+            &d,
+        )
+        .unwrap();
+    assert!(matches!(other_ns, WriteOutcome::Inserted { .. }));
+    assert_eq!(s.stats().unwrap().total, 4);
+}
+
+#[test]
+fn fts_index_follows_updates_and_deletes() {
+    let mut s = store_with(&["alpha beta", "gamma delta"]);
+    s.forget(1).unwrap();
+    assert!(s
+        .lexical_candidates("alpha", &Filter::default(), 5)
+        .unwrap()
+        .is_empty());
+    assert_eq!(s.forget(1).unwrap_err().kind(), ErrorKind::NotFound);
+    s.connection()
+        .execute("UPDATE memories SET content = 'epsilon' WHERE id = 2", [])
+        .unwrap();
+    assert!(s
+        .lexical_candidates("gamma", &Filter::default(), 5)
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        s.lexical_candidates("epsilon", &Filter::default(), 5)
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(s.integrity_check().unwrap(), "ok");
+}
+
+#[test]
+fn database_predating_the_index_is_migrated_and_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        schema::migrate_to(&conn, 1).unwrap();
+        conn.execute(
+            "INSERT INTO memories (content, type, created_at, updated_at) \
+             VALUES ('legacy memory about caching', 'lesson', 0, 0)",
+            [],
+        )
+        .unwrap();
+    }
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.migrated_from(), 1);
+    assert_eq!(s.stats().unwrap().schema_version, crate::SCHEMA_VERSION);
+    assert_eq!(
+        s.lexical_candidates("caching", &Filter::default(), 5)
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn newer_schema_is_refused_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new.db");
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .pragma_update(None, "user_version", 999)
+        .unwrap();
+    let err = Store::open(&path).unwrap_err();
+    assert!(err.to_string().contains("newer"), "{err}");
+}
+
+#[test]
+fn not_a_database_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("junk.db");
+    std::fs::write(&path, vec![b'x'; 8192]).unwrap();
+    let err = Store::open(&path).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Storage);
+}
+
+#[test]
+fn record_access_counts_and_list_orders() {
+    let mut s = store_with(&["one thing", "two things", "three things"]);
+    s.record_access(&[2, 3], Timestamp(500)).unwrap();
+    s.record_access(&[3], Timestamp(600)).unwrap();
+    let m = s.get(3).unwrap();
+    assert_eq!((m.access_count, m.last_accessed), (2, Some(Timestamp(600))));
+    let l = s
+        .list(&Filter::default(), ListOrder::MostAccessed, 2, 0)
+        .unwrap();
+    assert_eq!(l.iter().map(|m| m.id).collect::<Vec<_>>(), [3, 2]);
+    assert_eq!(s.count(&Filter::default()).unwrap(), 3);
+}
+
+#[test]
+fn consolidate_merges_near_duplicates_and_archives_stale() {
+    let mut s = Store::open_in_memory().unwrap();
+    let off = DedupConfig {
+        enabled: false,
+        ..DedupConfig::default()
+    };
+    let a = s
+        .remember(
+            lesson("run cargo fmt before every commit").tags(["rust"]),
+            &off,
+        )
+        .unwrap()
+        .id();
+    let b = s
+        .remember(
+            lesson("Run cargo fmt before every commit!")
+                .confidence(0.9)
+                .tags(["ci"]),
+            &off,
+        )
+        .unwrap()
+        .id();
+    let stale = s
+        .remember(
+            lesson("an unrelated weak hunch")
+                .confidence(0.1)
+                .created_at(Timestamp(0)),
+            &off,
+        )
+        .unwrap()
+        .id();
+    s.record_access(&[a], Timestamp(0)).unwrap();
+    let now = Timestamp::now();
+    let cfg = ConsolidateConfig::default();
+    let dry = s.consolidate(&cfg, now, true).unwrap();
+    assert_eq!(dry.merged.len(), 1);
+    assert_eq!((dry.merged[0].0, dry.merged[0].1), (b, a));
+    assert_eq!(dry.archived, [stale]);
+    assert_eq!(s.stats().unwrap().total, 3, "dry run writes nothing");
+
+    s.consolidate(&cfg, now, false).unwrap();
+    let kept = s.get(b).unwrap();
+    assert_eq!(kept.access_count, 1);
+    assert_eq!(kept.tags.len(), 2);
+    assert_eq!(s.get(a).unwrap_err().kind(), ErrorKind::NotFound);
+    assert_eq!(s.get(stale).unwrap().status, Status::Archived);
+}
