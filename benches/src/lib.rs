@@ -256,17 +256,33 @@ impl Rng {
     }
 }
 
-/// The synthetic vocabulary: the technical terms, then generated words.
+/// The synthetic vocabulary, most frequent first: generated words, with the technical terms
+/// spread over ranks 20 to ~4,700 (every 20th) so that query terms are neither ubiquitous nor absent
+/// (the rank-20 term appears in about 6% of memories, the rank-500 one in about 0.3%).
 pub fn vocabulary() -> Vec<String> {
-    let mut v: Vec<String> = TERMS.iter().map(|s| s.to_string()).collect();
     let syll = [
         "ka", "lo", "mi", "ren", "tas", "vu", "zor", "pe", "qui", "dan", "fel", "gro",
     ];
     let mut rng = Rng::new(7);
-    while v.len() < 5_300 {
+    let mut generated = std::iter::from_fn(move || {
         let n = 2 + rng.below(2);
-        let w: String = (0..n).map(|_| syll[rng.below(syll.len())]).collect();
-        v.push(w);
+        Some(
+            (0..n)
+                .map(|_| syll[rng.below(syll.len())])
+                .collect::<String>(),
+        )
+    });
+    let mut v = Vec::with_capacity(5_300);
+    let mut terms = TERMS.iter();
+    while v.len() < 5_300 {
+        let rank = v.len();
+        let term = (rank >= 20 && (rank - 20) % 20 == 0)
+            .then(|| terms.next())
+            .flatten();
+        v.push(match term {
+            Some(t) => t.to_string(),
+            None => generated.next().unwrap_or_default(),
+        });
     }
     v
 }

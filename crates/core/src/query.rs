@@ -60,6 +60,18 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// True when the filter restricts nothing but the status.
+    pub fn is_status_only(&self) -> bool {
+        self.types.is_empty()
+            && self.tags_any.is_empty()
+            && self.tags_all.is_empty()
+            && self.namespace.is_none()
+            && self.sources.is_empty()
+            && self.created_after.is_none()
+            && self.created_before.is_none()
+            && self.metadata.is_empty()
+    }
+
     /// The status to match: the one set, or active.
     pub fn status_or_default(&self) -> Status {
         self.status.unwrap_or(Status::Active)

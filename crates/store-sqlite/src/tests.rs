@@ -339,3 +339,47 @@ fn consolidate_merges_near_duplicates_and_archives_stale() {
     assert_eq!(s.get(a).unwrap_err().kind(), ErrorKind::NotFound);
     assert_eq!(s.get(stale).unwrap().status, Status::Archived);
 }
+
+#[test]
+fn fast_path_falls_back_when_the_best_matches_are_filtered_out() {
+    let mut s = Store::open_in_memory().unwrap();
+    let off = DedupConfig {
+        enabled: false,
+        ..DedupConfig::default()
+    };
+    // 30 archived memories that match "apple" better (shorter) than the one active memory.
+    for i in 0..30 {
+        let m = lesson(&format!("apple apple {i}")).namespace("n");
+        let id = s.remember(m, &off).unwrap().id();
+        s.set_status(id, Status::Archived).unwrap();
+    }
+    let active = s
+        .remember(
+            lesson("apple pie with a long tail of other words in it"),
+            &off,
+        )
+        .unwrap()
+        .id();
+    for depth in [1, 5, 50] {
+        let c = s
+            .lexical_candidates("apple", &Filter::default(), depth)
+            .unwrap();
+        assert_eq!(ids(&c), [active], "depth {depth}");
+    }
+    let archived = Filter {
+        status: Some(Status::Archived),
+        ..Filter::default()
+    };
+    let c = s.lexical_candidates("apple", &archived, 50).unwrap();
+    assert_eq!(c.len(), 30);
+    let general = Filter {
+        namespace: Some("n".into()),
+        status: Some(Status::Archived),
+        ..Filter::default()
+    };
+    let g = s.lexical_candidates("apple", &general, 50).unwrap();
+    assert_eq!(ids(&c), ids(&g), "fast and general paths agree");
+    let scores =
+        |c: &oro_mem_core::Candidates| c.iter().map(|c| c.bm25.unwrap()).collect::<Vec<_>>();
+    assert_eq!(scores(&c), scores(&g));
+}
