@@ -421,7 +421,8 @@ impl Store {
         // general query below runs.
         if filter.is_status_only() {
             let fetch = depth.saturating_mul(2).max(depth + 16);
-            let (hits, complete) = self.top_by_rank(&fts, filter, depth, fetch)?;
+            let (hits, complete) =
+                self.top_by_rank(&fts, filter.status_or_default(), depth, fetch)?;
             if hits.len() >= depth || complete {
                 return Ok(Candidates::new(hits));
             }
@@ -449,12 +450,13 @@ impl Store {
         ))
     }
 
-    /// The best `fetch` matches by FTS5 rank, then those passing the status filter, at most
-    /// `depth`; and whether every match was seen (fewer than `fetch` matched).
+    /// The best `fetch` matches by FTS5 rank, then those with `status`, at most `depth`; and
+    /// whether every match was seen (fewer than `fetch` matched). With no rows the second is
+    /// false: the caller cannot tell and should ask the general query.
     fn top_by_rank(
         &self,
         fts: &str,
-        filter: &Filter,
+        status: Status,
         depth: usize,
         fetch: usize,
     ) -> Result<(Vec<Candidate>, bool)> {
@@ -465,29 +467,21 @@ impl Store {
              JOIN memories m ON m.id = t.id WHERE m.status = ?3 ORDER BY t.score LIMIT ?4"
         );
         let mut stmt = self.conn.prepare_cached(&sql).context("cannot search")?;
-        // Unknown until a row shows the total; no rows means "ask the general query".
-        let mut seen_all = false;
         let rows = stmt
             .query_map(
-                params![
-                    fts,
-                    to_i64(fetch),
-                    filter.status_or_default().as_str(),
-                    to_i64(depth)
-                ],
+                params![fts, to_i64(fetch), status.as_str(), to_i64(depth)],
                 |row| {
-                    let n: i64 = row.get(MEMORY_COLUMN_COUNT + 1)?;
-                    Ok((candidate_from_row(row)?, n))
+                    let matches: i64 = row.get(MEMORY_COLUMN_COUNT + 1)?;
+                    Ok((candidate_from_row(row)?, matches))
                 },
             )
+            .context("cannot search")?
+            .collect::<rusqlite::Result<Vec<_>>>()
             .context("cannot search")?;
-        let mut hits = Vec::new();
-        for r in rows {
-            let (c, n) = r.context("cannot search")?;
-            seen_all = n < to_i64(fetch);
-            hits.push(c);
-        }
-        Ok((hits, seen_all))
+        let complete = rows
+            .first()
+            .is_some_and(|&(_, matches)| matches < to_i64(fetch));
+        Ok((rows.into_iter().map(|(c, _)| c).collect(), complete))
     }
 
     /// Records that recall returned `ids`: `access_count += 1`, `last_accessed = now`, in one

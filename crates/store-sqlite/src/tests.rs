@@ -8,12 +8,16 @@ fn lesson(text: &str) -> NewMemory {
     NewMemory::new(text, MemoryType::Lesson)
 }
 
-fn store_with(texts: &[&str]) -> Store {
-    let mut s = Store::open_in_memory().unwrap();
-    let off = DedupConfig {
+fn no_dedup() -> DedupConfig {
+    DedupConfig {
         enabled: false,
         ..DedupConfig::default()
-    };
+    }
+}
+
+fn store_with(texts: &[&str]) -> Store {
+    let mut s = Store::open_in_memory().unwrap();
+    let off = no_dedup();
     for t in texts {
         s.remember(lesson(t), &off).unwrap();
     }
@@ -85,10 +89,7 @@ fn hostile_queries_never_error() {
 #[test]
 fn filters_restrict_candidates() {
     let mut s = Store::open_in_memory().unwrap();
-    let off = DedupConfig {
-        enabled: false,
-        ..DedupConfig::default()
-    };
+    let off = no_dedup();
     let mut a = lesson("cache invalidation is hard").tags(["rust", "cache"]);
     a.metadata.insert("priority".into(), 3.into());
     a.metadata
@@ -294,10 +295,7 @@ fn record_access_counts_and_list_orders() {
 #[test]
 fn consolidate_merges_near_duplicates_and_archives_stale() {
     let mut s = Store::open_in_memory().unwrap();
-    let off = DedupConfig {
-        enabled: false,
-        ..DedupConfig::default()
-    };
+    let off = no_dedup();
     let a = s
         .remember(
             lesson("run cargo fmt before every commit").tags(["rust"]),
@@ -343,10 +341,7 @@ fn consolidate_merges_near_duplicates_and_archives_stale() {
 #[test]
 fn fast_path_falls_back_when_the_best_matches_are_filtered_out() {
     let mut s = Store::open_in_memory().unwrap();
-    let off = DedupConfig {
-        enabled: false,
-        ..DedupConfig::default()
-    };
+    let off = no_dedup();
     // 30 archived memories that match "apple" better (shorter) than the one active memory.
     for i in 0..30 {
         let m = lesson(&format!("apple apple {i}")).namespace("n");
