@@ -37,6 +37,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Merge near-duplicates and archive stale low-confidence memories
     Consolidate(ConsolidateArgs),
+    /// Embed memories that lack an embedding from the current model (resumable)
+    Embed(EmbedArgs),
     /// Show counts and sizes
     Stats(JsonFlag),
     /// Print the effective configuration (file + defaults) as TOML
@@ -255,6 +257,19 @@ pub struct ConsolidateArgs {
     /// Report what would change without writing
     #[arg(long)]
     pub dry_run: bool,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct EmbedArgs {
+    /// Memories embedded and committed together
+    #[arg(long, default_value_t = 64)]
+    pub batch_size: usize,
+    /// Also rebuild the full-text and vector indexes from the stored text and embeddings
+    #[arg(long)]
+    pub rebuild_index: bool,
     /// Print JSON
     #[arg(long)]
     pub json: bool,

@@ -63,19 +63,23 @@ pub fn load(path: Option<&Path>) -> Result<Config> {
 pub const TEMPLATE: &str = r#"# oro-mem configuration. Every key is optional; shown values are the defaults.
 # Command-line flags override what is set here. `oro-mem config` prints the effective values.
 
-# Retrieval mode: "fts" (full-text only, no model) or "hybrid" (full-text + embeddings).
+# Retrieval mode: "fts" (full-text only, no model) or "hybrid" (full-text + embeddings from
+# the local all-MiniLM-L6-v2 model, which scripts/fetch-model installs; ORO_MEM_MODEL_DIR
+# points elsewhere). In hybrid mode new memories are embedded as they are stored.
 mode = "fts"
 # When hybrid is configured but the embedding model cannot be used, answer FTS-only.
 fallback_to_fts = true
 
 [recall]
 depth = 50              # lexical candidates fetched before ranking
+vector_depth = 50       # (hybrid) nearest-embedding candidates joined with the lexical ones
 max_results = 5         # at most this many memories per recall
 budget_tokens = 500     # token budget for recalled content (tokens = bytes / 4)
 scoring = "fused"       # "fused" (rankers + fusion) or "simple" (min(1, bm25/25) x confidence x decay)
 fusion = "rrf"          # "rrf" (weighted reciprocal rank fusion) or "weighted_score"
 rrf_k = 60.0            # the RRF constant k
-min_score = 0.005       # drop results below this final score (fused scoring)
+min_score = 0.005       # drop results below this final score (fused scoring, fts mode)
+hybrid_min_score = 0.01 # the same in hybrid mode (four lists give larger scores)
 simple_min_score = 0.05 # drop results below this final score (simple scoring)
 near_duplicate = 0.8    # skip a result whose words overlap a better one this much (Jaccard)
 

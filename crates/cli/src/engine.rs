@@ -1,13 +1,22 @@
-//! Turning configuration into a recall: which rankers, which fuser, which mode.
+//! Turning configuration into a recall: which rankers, which fuser, which mode, and the
+//! embedding model hybrid mode needs.
+
+use std::sync::Arc;
 
 use anyhow::Result;
 use oro_mem_core::{
-    AccessFrequency, Config, Filter, FusionMethod, Mode, Pipeline, Query, Recall, Recency,
+    rrf_pinned_bonus, AccessFrequency, Candidates, Config, Filter, FusionMethod, Mode, Pipeline,
+    Query, Recall, Recency, Timestamp,
 };
 use oro_mem_fusion::{Rrf, WeightedScore};
 use oro_mem_rank_bm25::Bm25Ranker;
+use oro_mem_rank_vector::{Embedder, MiniLm, VectorRanker};
 use oro_mem_store_sqlite::Store;
 use serde::Serialize;
+
+/// Longest query prefix given to the model. MiniLM reads at most 256 word pieces (about a
+/// thousand characters of English); tokenizing more only costs time.
+const MAX_EMBEDDED_QUERY_BYTES: usize = 4096;
 
 /// A recall and the mode that actually answered it.
 #[derive(Debug, Serialize)]
@@ -21,53 +30,123 @@ pub struct Answer {
     pub recall: Recall,
 }
 
-/// The pipeline `config` describes, for lexical candidates.
-pub fn pipeline(config: &Config) -> Result<Pipeline> {
-    let r = &config.recall;
-    let fuser: Box<dyn oro_mem_core::Fuser> = match r.fusion {
-        FusionMethod::Rrf => Box::new(Rrf::new(r.rrf_k)?),
-        FusionMethod::WeightedScore => Box::new(WeightedScore),
+/// Loads the local embedding model (all-MiniLM-L6-v2 from the model directory).
+pub fn load_embedder() -> oro_mem_core::Result<Arc<dyn Embedder>> {
+    Ok(Arc::new(MiniLm::load_default()?))
+}
+
+/// In hybrid mode, gives `store` the embedding model so that what it writes is embedded. A
+/// model that does not load is one line on stderr: the memories are stored anyway, and
+/// `oro-mem embed` adds their embeddings later.
+pub fn embed_writes(store: &mut Store, config: &Config) {
+    if config.mode != Mode::Hybrid || store.embedder().is_some() {
+        return;
+    }
+    match load_embedder() {
+        Ok(e) => store.set_embedder(e),
+        Err(e) => eprintln!(
+            "oro-mem: {e}; storing without embeddings (run `oro-mem embed` once the model is \
+             in place)"
+        ),
+    }
+}
+
+/// The pipeline `config` describes; `vector` adds the vector ranker (hybrid mode).
+pub fn pipeline(config: &Config, vector: bool) -> Result<Pipeline> {
+    let mut r = config.recall.clone();
+    if vector {
+        r.min_score = r.hybrid_min_score;
+    }
+    let (fuser, bonus): (Box<dyn oro_mem_core::Fuser>, f64) = match r.fusion {
+        FusionMethod::Rrf => (Box::new(Rrf::new(r.rrf_k)?), rrf_pinned_bonus(r.rrf_k)),
+        FusionMethod::WeightedScore => (Box::new(WeightedScore), 0.0),
     };
-    Ok(Pipeline::new(fuser, r.clone(), config.decay.clone())
-        .ranker(Bm25Ranker, r.weights.bm25)
-        .ranker(Recency, r.weights.recency)
-        .ranker(AccessFrequency, r.weights.access))
+    let weights = r.weights.clone();
+    let mut p = Pipeline::new(fuser, r, config.decay.clone())
+        .pinned_bonus(bonus)
+        .ranker(Bm25Ranker, weights.bm25);
+    if vector {
+        p = p.ranker(VectorRanker, weights.vector);
+    }
+    Ok(p.ranker(Recency, weights.recency)
+        .ranker(AccessFrequency, weights.access))
 }
 
 /// Recalls for `text` under `filter`, recording access for what is returned unless `touch` is
-/// false. Hybrid mode is not available in this build: with `fallback_to_fts` it answers
-/// FTS-only and says so on stderr, otherwise it is an error.
+/// false.
+///
+/// Hybrid mode loads the model unless `store` already has one. When the model cannot load,
+/// recall answers FTS-only and says why on stderr (or fails, with `fallback_to_fts = false`);
+/// when the vector stage fails, the lexical candidates still answer. With no lexical match
+/// the vector candidates answer alone.
 pub fn recall(
     store: &mut Store,
     config: &Config,
     text: &str,
     filter: &Filter,
-    now: oro_mem_core::Timestamp,
+    now: Timestamp,
     touch: bool,
 ) -> Result<Answer> {
     let requested_mode = config.mode;
-    if requested_mode == Mode::Hybrid {
-        if !config.fallback_to_fts {
-            anyhow::bail!(
-                "hybrid mode needs the embedding model, which this build of oro-mem does not \
-                 include yet; use --mode fts, or set fallback_to_fts = true in config.toml"
-            );
-        }
-        eprintln!(
-            "oro-mem: hybrid mode needs the embedding model, which this build does not include \
-             yet; answering FTS-only (use --mode fts to silence this)"
-        );
-    }
-    let candidates = store.lexical_candidates(text, filter, config.recall.depth)?;
+    let mut warnings = Vec::new();
+    let embedder = match requested_mode {
+        Mode::Fts => None,
+        Mode::Hybrid => match store.embedder().cloned().map_or_else(load_embedder, Ok) {
+            Ok(e) => Some(e),
+            Err(e) if config.fallback_to_fts => {
+                eprintln!(
+                    "oro-mem: hybrid mode unavailable, answering FTS-only: {e} \
+                     (or use --mode fts)"
+                );
+                None
+            }
+            Err(e) => anyhow::bail!(
+                "hybrid mode unavailable: {e} (or set fallback_to_fts = true, or use --mode fts)"
+            ),
+        },
+    };
+    let lexical = store.lexical_candidates(text, filter, config.recall.depth)?;
+    let (candidates, mode) = match &embedder {
+        None => (lexical, Mode::Fts),
+        Some(e) => match vector_stage(store, e.as_ref(), config, text, filter, lexical.clone()) {
+            Ok(c) => (c, Mode::Hybrid),
+            Err(err) => {
+                let w = format!("vector search failed, answering FTS-only: {err}");
+                eprintln!("oro-mem: {w}");
+                warnings.push(w);
+                (lexical, Mode::Fts)
+            }
+        },
+    };
     let query = Query::new(text, filter).now(now);
-    let recall = pipeline(config)?.recall(&query, candidates)?;
+    let mut recall = pipeline(config, mode == Mode::Hybrid)?.recall(&query, candidates)?;
+    recall.warnings.extend(warnings);
     if touch {
         let ids: Vec<_> = recall.results.iter().map(|r| r.memory.id).collect();
         store.record_access(&ids, now)?;
     }
     Ok(Answer {
         requested_mode,
-        mode: Mode::Fts,
+        mode,
         recall,
     })
+}
+
+/// Embeds the query, finds the nearest memories and joins them with the lexical candidates.
+fn vector_stage(
+    store: &Store,
+    embedder: &dyn Embedder,
+    config: &Config,
+    text: &str,
+    filter: &Filter,
+    lexical: Candidates,
+) -> oro_mem_core::Result<Candidates> {
+    let mut cut = text.len().min(MAX_EMBEDDED_QUERY_BYTES);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let query = embedder.embed(&[&text[..cut]])?.pop().unwrap_or_default();
+    let model = embedder.model_id();
+    let nearest = store.vector_candidates(model, &query, filter, config.recall.vector_depth)?;
+    store.with_vector_candidates(lexical, model, &query, &nearest)
 }

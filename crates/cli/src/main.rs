@@ -55,6 +55,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Import(a) => import(open(&cli)?, a),
         Command::Export(a) => export(open(&cli)?, a),
         Command::Consolidate(a) => consolidate(open(&cli)?, a),
+        Command::Embed(a) => embed(open(&cli)?, a),
         Command::Stats(a) => stats(open(&cli)?, a.json),
         Command::Config => {
             let ctx = open(&cli)?;
@@ -180,6 +181,7 @@ fn remember(mut ctx: Ctx, a: &args::RememberArgs) -> Result<()> {
         }
     }
     let dedup = dedup_config(&ctx.config, a.no_dedup);
+    engine::embed_writes(&mut ctx.store, &ctx.config);
     let outcome = ctx.store.remember(m, &dedup)?;
     if a.json {
         println!("{}", serde_json::to_string(&outcome)?);
@@ -367,6 +369,7 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
             })?;
         }
     }
+    engine::embed_writes(&mut ctx.store, &ctx.config);
     let (reader, len) = open_input(&a.file)?;
     let bar = progress(len, "importing");
     let dedup = dedup_config(&ctx.config, a.no_dedup);
@@ -396,6 +399,51 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
     flush(&mut batch, &mut ctx.store)?;
     bar.finish_and_clear();
     println!("imported: {inserted} inserted, {merged} merged, {skipped} skipped");
+    Ok(())
+}
+
+fn embed(mut ctx: Ctx, a: &args::EmbedArgs) -> Result<()> {
+    if a.batch_size == 0 {
+        bail!("--batch-size must be at least 1");
+    }
+    let embedder = engine::load_embedder()?;
+    let model = embedder.model_id().to_string();
+    ctx.store.set_embedder(embedder);
+    if a.rebuild_index {
+        ctx.store.rebuild_index()?;
+    }
+    // A bar on a terminal; otherwise (logs, CI) a line at every tenth of the way.
+    let tty = std::io::stderr().is_terminal();
+    let bar = if tty {
+        ProgressBar::new(0).with_style(
+            ProgressStyle::with_template("embedding [{bar:30}] {pos}/{len} ({per_sec}, {eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        )
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut next_line = 0u64;
+    let done = ctx.store.embed_missing(a.batch_size, |p| {
+        bar.set_length(p.total);
+        bar.set_position(p.done);
+        if !tty && p.total > 0 && (p.done >= next_line || p.done == p.total) {
+            eprintln!("embedding: {}/{}", p.done, p.total);
+            next_line = p.done + p.total.div_ceil(10);
+        }
+    });
+    bar.finish_and_clear();
+    let done = done.with_context(|| {
+        "stopped; every finished batch is saved, run `oro-mem embed` again to go on"
+    })?;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({ "model": model, "embedded": done.done })
+        );
+    } else {
+        println!("embedded {} memories with {model}", done.done);
+    }
     Ok(())
 }
 

@@ -344,10 +344,16 @@ fn database_is_found_by_walking_up() {
 fn hybrid_mode_falls_back_to_fts_and_says_so() {
     let env = Env::new();
     env.ok(&["remember", "hybrid fallback memory"]);
-    let out = env.run(&["recall", "fallback", "--mode", "hybrid", "--json"]);
+    let missing = env.dir.path().join("no-model-here");
+    let out = env
+        .cmd(&["recall", "fallback", "--mode", "hybrid", "--json"])
+        .env("ORO_MEM_MODEL_DIR", &missing)
+        .output()
+        .unwrap();
     assert!(out.status.success());
-    assert_eq!(stderr(&out).lines().count(), 1);
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
     assert!(stderr(&out).contains("FTS-only"));
+    assert!(stderr(&out).contains("fetch-model"), "says how to fix it");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         (v["requested_mode"].as_str(), v["mode"].as_str()),
@@ -677,4 +683,211 @@ fn fixtures_pass_with_the_in_memory_bm25_index() {
             case.description
         );
     }
+}
+
+// ---- hybrid mode on the real model (scripts/fetch-model installs it; scripts/test runs it) ----
+
+/// A store whose configuration asks for hybrid mode.
+fn hybrid_env() -> Env {
+    let env = Env::new();
+    std::fs::write(
+        env.dir.path().join(".oro").join("config.toml"),
+        "mode = \"hybrid\"\n",
+    )
+    .unwrap();
+    env
+}
+
+fn embedded(env: &Env) -> i64 {
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    conn.query_row(
+        "SELECT count(*) FROM memories WHERE embedding IS NOT NULL",
+        [],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
+#[test]
+fn hybrid_finds_the_semantic_match_fts_misses() {
+    let env = hybrid_env();
+    for (text, ty) in [
+        (
+            "SQLite lock contention: a second writer waits for the first to commit",
+            "gotcha",
+        ),
+        ("Run rustfmt before committing Rust code", "pattern"),
+        (
+            "Makefiles need tabs, not spaces, before recipe lines",
+            "gotcha",
+        ),
+    ] {
+        env.ok(&["remember", text, "--type", ty]);
+    }
+    assert_eq!(embedded(&env), 3, "hybrid mode embeds on remember");
+
+    // No word of the query is in the memory: full-text search cannot find it.
+    let fts = env.recall_json(&["database timeout", "--mode", "fts", "--no-touch"]);
+    assert_eq!(result_ids(&fts), Vec::<i64>::new());
+
+    let out = env.run(&["recall", "database timeout", "--json", "--no-touch"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "", "nothing to warn about");
+    let hybrid: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(hybrid["mode"], "hybrid");
+    // Found, and first by meaning. (Its final place also depends on recency and access,
+    // which on three memories written a second apart can outweigh one vector rank.)
+    let at = result_ids(&hybrid)
+        .iter()
+        .position(|&id| id == 1)
+        .expect("found");
+    let lists = hybrid["results"][at]["lists"].as_array().unwrap();
+    let vector = lists.iter().find(|l| l["name"] == "vector").unwrap();
+    assert_eq!(vector["rank"], 1);
+    assert!(vector["score"].as_f64().unwrap() > 0.2, "{vector}");
+    let bm25 = lists.iter().find(|l| l["name"] == "bm25").unwrap();
+    assert_eq!(bm25["rank"], serde_json::Value::Null);
+
+    // --explain names every list.
+    let explained = env.ok(&["recall", "database timeout", "--explain", "--no-touch"]);
+    for list in ["bm25", "vector", "recency", "access"] {
+        assert!(explained.contains(list), "{explained}");
+    }
+}
+
+#[test]
+fn without_the_model_hybrid_stores_and_answers_then_embed_catches_up() {
+    let env = hybrid_env();
+    let missing = env.dir.path().join("removed-model-dir");
+    let no_model = |args: &[&str]| {
+        env.cmd(args)
+            .env("ORO_MEM_MODEL_DIR", &missing)
+            .output()
+            .unwrap()
+    };
+
+    let out = no_model(&[
+        "remember",
+        "Connection pool exhaustion shows up as request timeouts",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("storing without embeddings"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(embedded(&env), 0);
+
+    let out = no_model(&["recall", "request timeouts", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["requested_mode"].as_str(), v["mode"].as_str()),
+        (Some("hybrid"), Some("fts"))
+    );
+    assert_eq!(result_ids(&v), [1]);
+
+    let out = no_model(&["embed"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("fetch-model"), "{}", stderr(&out));
+
+    // A corrupt model file is a clear error too, and recall still answers.
+    let corrupt = env.dir.path().join("corrupt");
+    std::fs::create_dir_all(corrupt.join("all-minilm-l6-v2")).unwrap();
+    std::fs::create_dir_all(corrupt.join("onnxruntime")).unwrap();
+    std::fs::write(
+        corrupt.join("onnxruntime").join("libonnxruntime.so"),
+        b"not a library",
+    )
+    .unwrap();
+    let out = env
+        .cmd(&["recall", "request timeouts", "--json"])
+        .env("ORO_MEM_MODEL_DIR", &corrupt)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot load ONNX Runtime"),
+        "{}",
+        stderr(&out)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["mode"], "fts");
+
+    // With the model back, `embed` adds what is missing and hybrid answers.
+    assert!(env.ok(&["embed"]).contains("embedded 1 memories"));
+    assert_eq!(embedded(&env), 1);
+    let v = env.recall_json(&["the service got slow under load", "--no-touch"]);
+    assert_eq!(v["mode"], "hybrid");
+    assert_eq!(result_ids(&v), [1]);
+}
+
+#[test]
+fn embed_10k_shows_progress_and_resumes_after_a_kill() {
+    let env = Env::new(); // FTS mode: the import stores no embeddings
+    let file = env.dir.path().join("10k.jsonl");
+    let lines: String = (0..10_000)
+        .map(|i| {
+            format!(
+                "{{\"content\": \"memory {i} on topic{} for the agents\", \"type\": \"lesson\"}}\n",
+                i % 89
+            )
+        })
+        .collect();
+    std::fs::write(&file, lines).unwrap();
+    env.ok(&["import", file.to_str().unwrap(), "--no-dedup"]);
+    assert_eq!(embedded(&env), 0);
+
+    let batch = 250;
+    let mut child = env
+        .cmd(&["embed", "--batch-size", &batch.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while embedded(&env) < 2 * batch {
+        assert!(start.elapsed().as_secs() < 300, "embed made no progress");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    let done = embedded(&env);
+    assert!(done < 10_000, "killed too late to test resuming ({done})");
+    assert_eq!(done % batch, 0, "only whole batches are committed");
+    let indexed: i64 = conn
+        .query_row("SELECT coalesce(sum(len), 0) FROM vector_chunks", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(
+        indexed, done,
+        "the vector index holds exactly the embedded rows"
+    );
+    drop(conn);
+
+    let out = env.run(&["embed", "--batch-size", &batch.to_string()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let progress = stderr(&out);
+    assert!(
+        progress.lines().count() >= 10,
+        "a line per tenth: {progress}"
+    );
+    assert!(
+        progress.contains(&format!("embedding: {}/{}", 10_000 - done, 10_000 - done)),
+        "{progress}"
+    );
+    assert!(stdout(&out).contains(&format!("embedded {} memories", 10_000 - done)));
+    assert_eq!(embedded(&env), 10_000);
+    assert!(
+        env.ok(&["embed"]).contains("embedded 0 memories"),
+        "nothing left to do"
+    );
 }

@@ -110,8 +110,14 @@ pub struct RecallConfig {
     pub fusion: FusionMethod,
     /// The RRF constant `k`.
     pub rrf_k: f64,
-    /// Results scoring below this (after confidence and decay) are dropped, fused scoring.
+    /// Results scoring below this (after confidence and decay) are dropped, fused scoring,
+    /// FTS-only mode.
     pub min_score: f64,
+    /// As `min_score`, in hybrid mode (four lists give larger fused scores).
+    pub hybrid_min_score: f64,
+    /// Vector candidates fetched in hybrid mode (the nearest by cosine), joined with the
+    /// `depth` lexical ones.
+    pub vector_depth: usize,
     /// Results scoring below this are dropped, simple scoring.
     pub simple_min_score: f64,
     /// A result whose words overlap a better result's this much (Jaccard) is skipped.
@@ -130,6 +136,8 @@ impl Default for RecallConfig {
             fusion: FusionMethod::Rrf,
             rrf_k: 60.0,
             min_score: 0.005,
+            hybrid_min_score: 0.01,
+            vector_depth: 50,
             simple_min_score: 0.05,
             near_duplicate: 0.8,
             weights: Weights::default(),
@@ -240,6 +248,7 @@ impl Config {
         let non_negative = [
             ("recall.rrf_k", r.rrf_k),
             ("recall.min_score", r.min_score),
+            ("recall.hybrid_min_score", r.hybrid_min_score),
             ("recall.simple_min_score", r.simple_min_score),
             ("recall.weights.bm25", w.bm25),
             ("recall.weights.vector", w.vector),

@@ -21,6 +21,12 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
 }
 
+/// The RRF bonus for pinned memories: `1/(k+1) − 1/(k+11)`, what moving from rank 11 to
+/// rank 1 of a list of weight 1 is worth.
+pub fn rrf_pinned_bonus(k: f64) -> f64 {
+    1.0 / (k + 1.0) - 1.0 / (k + 11.0)
+}
+
 /// The time-decay factor of `memory` at `now`: `0.5^(age_days / half_life)`, 1 when pinned or
 /// when decay is off. The half-life is the memory type's own if configured.
 pub fn decay_factor(config: &DecayConfig, memory: &Memory, now: Timestamp) -> f64 {
@@ -92,6 +98,7 @@ pub struct Pipeline {
     fuser: Box<dyn Fuser>,
     recall: RecallConfig,
     decay: DecayConfig,
+    pinned_bonus: f64,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -108,6 +115,7 @@ impl std::fmt::Debug for Pipeline {
             .field("fuser", &self.fuser.name())
             .field("recall", &self.recall)
             .field("decay", &self.decay)
+            .field("pinned_bonus", &self.pinned_bonus)
             .finish()
     }
 }
@@ -120,7 +128,15 @@ impl Pipeline {
             fuser,
             recall,
             decay,
+            pinned_bonus: 0.0,
         }
+    }
+
+    /// Adds `bonus` to the fused relevance of pinned memories, before confidence and decay.
+    /// For RRF, [`rrf_pinned_bonus`] lifts a pinned memory by about ten ranks of one list.
+    pub fn pinned_bonus(mut self, bonus: f64) -> Pipeline {
+        self.pinned_bonus = bonus;
+        self
     }
 
     /// Adds a ranker with its fusion weight; a weight of 0 leaves it out entirely.
@@ -172,7 +188,11 @@ impl Pipeline {
                 .fuse(&inputs, candidates.len())
                 .hits()
                 .iter()
-                .map(|h| (h.id, h.score))
+                .map(|h| {
+                    let pinned = by_id.get(&h.id).is_some_and(|c| c.memory.pinned);
+                    let bonus = if pinned { self.pinned_bonus } else { 0.0 };
+                    (h.id, h.score + bonus)
+                })
                 .collect(),
             Scoring::Simple => candidates
                 .iter()
@@ -225,7 +245,7 @@ impl Pipeline {
             }
             used_tokens += tokens;
             kept_words.push(words);
-            let lists = inputs
+            let mut lists: Vec<ListExplain> = inputs
                 .iter()
                 .zip(self.fuser.contributions(&inputs, id))
                 .map(|(input, contribution)| ListExplain {
@@ -241,6 +261,16 @@ impl Pipeline {
                     contribution,
                 })
                 .collect();
+            if c.memory.pinned && self.pinned_bonus != 0.0 && self.recall.scoring == Scoring::Fused
+            {
+                lists.push(ListExplain {
+                    name: "pinned".to_string(),
+                    weight: 1.0,
+                    rank: None,
+                    score: None,
+                    contribution: self.pinned_bonus,
+                });
+            }
             out.results.push(Recalled {
                 confidence: memory.confidence,
                 memory,
@@ -421,6 +451,26 @@ mod tests {
         // 1.0 × 0.8 passes; 0.04 × 0.8 = 0.032 is below 0.05.
         assert_eq!(r.results.len(), 1);
         assert!((r.results[0].relevance - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn pinned_bonus_lifts_and_is_explained() {
+        let mut low = candidate(2, "pinned but weaker", 0.2);
+        low.memory.pinned = true;
+        let cands = vec![candidate(1, "stronger match", 0.201), low];
+        let plain = run(&pipeline(RecallConfig::default()), cands.clone());
+        assert_eq!(plain.results[0].memory.id, 1);
+        let bonus = rrf_pinned_bonus(60.0);
+        assert!((bonus - (1.0 / 61.0 - 1.0 / 71.0)).abs() < 1e-15);
+        let lifted = run(
+            &pipeline(RecallConfig::default()).pinned_bonus(bonus),
+            cands,
+        );
+        assert_eq!(lifted.results[0].memory.id, 2);
+        let explained = lifted.results[0].lists.last().unwrap();
+        assert_eq!(explained.name, "pinned");
+        assert_eq!(explained.contribution, bonus);
+        assert!(lifted.results[1].lists.iter().all(|l| l.name != "pinned"));
     }
 
     #[test]

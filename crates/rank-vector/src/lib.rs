@@ -2,6 +2,7 @@
 //!
 //! - [`Embedder`]: turns text into fixed-size vectors (dimension, model id, batch embed).
 //! - [`cosine`]: cosine similarity of two vectors.
+//! - [`quant`]: `i8` quantization and the SIMD scans a store uses to search many vectors.
 //! - [`VectorRanker`]: ranks [`Candidates`] by the similarity a store attached to them
 //!   ([`Candidate::similarity`](oro_mem_core::Candidate::similarity)); candidates without an
 //!   embedding are left out.
@@ -20,9 +21,20 @@
 //!
 //! # Crate features
 //!
-//! None yet.
+//! - `fastembed` (off by default): [`MiniLm`], the local all-MiniLM-L6-v2 embedder run by
+//!   fastembed on an ONNX Runtime library loaded at run time; nothing is downloaded.
 
 #![deny(missing_docs)]
+
+#[cfg(feature = "fastembed")]
+mod local;
+pub mod quant;
+
+#[cfg(feature = "fastembed")]
+pub use local::{
+    MiniLm, ModelFiles, MINILM_DIMENSION, MINILM_MAX_TOKENS, MINILM_MODEL_ID, MODEL_DIR_ENV,
+    ORT_DYLIB_ENV,
+};
 
 use oro_mem_core::{Candidates, Query, Ranker, Ranking, Result};
 

@@ -47,9 +47,12 @@ mod filter;
 mod row;
 mod schema;
 mod store;
+mod vectors;
 
 pub use schema::SCHEMA_VERSION;
-pub use store::{ConsolidateReport, ListOrder, Stats, Store, WriteOutcome};
+pub use store::{ConsolidateReport, EmbedProgress, ListOrder, Stats, Store, WriteOutcome};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod vector_tests;

@@ -64,6 +64,22 @@ const MIGRATIONS: &[&str] = &[
     END;
     INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');
     "#,
+    // 3: the vector index: embeddings (exact in `memories.embedding`) quantized to i8 and
+    // packed into chunks, one model per chunk; see `vectors.rs`. Nothing had embeddings
+    // before this version, so there is nothing to index yet.
+    r#"
+    CREATE TABLE vector_chunks (
+        id     INTEGER PRIMARY KEY,
+        model  TEXT    NOT NULL,
+        dim    INTEGER NOT NULL CHECK (dim > 0),
+        len    INTEGER NOT NULL CHECK (len >= 0),
+        ids    BLOB    NOT NULL,
+        scales BLOB    NOT NULL,
+        codes  BLOB    NOT NULL
+    );
+    CREATE INDEX vector_chunks_model ON vector_chunks (model, dim, len);
+    CREATE INDEX memories_embedding_model ON memories (embedding_model);
+    "#,
 ];
 
 /// The schema version this build writes.

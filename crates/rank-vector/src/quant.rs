@@ -1,0 +1,279 @@
+//! Scalar quantization of unit vectors to `i8`, and the kernels that scan many of them.
+//!
+//! A vector `v` is stored as codes `c[i] = round(v[i] / s)` with `s = max|v[i]| / 127`, so
+//! `v · w ≈ s_v · s_w · (c_v · c_w)`. For 384-dimensional sentence embeddings the error of
+//! that estimate is around 10⁻³, small next to the gaps between the best matches, which is why
+//! a store can scan the codes (a quarter of the bytes of `f32`) to find a few hundred
+//! candidates and then score only those exactly.
+//!
+//! The scans are compiled for AVX2 and SSE4.1 as well as the baseline, and pick the best the
+//! CPU has at run time (the `multiversion` crate).
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use multiversion::multiversion;
+
+/// `v` quantized: `v ≈ scale × codes`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quantized {
+    /// The step between adjacent codes.
+    pub scale: f32,
+    /// One code per dimension, in `-127..=127`.
+    pub codes: Vec<i8>,
+}
+
+/// Quantizes `v` with a per-vector scale. A zero (or non-finite) vector gets scale 0 and
+/// zero codes, so it matches nothing.
+pub fn quantize(v: &[f32]) -> Quantized {
+    let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    if max == 0.0 || !v.iter().all(|x| x.is_finite()) {
+        return Quantized {
+            scale: 0.0,
+            codes: vec![0; v.len()],
+        };
+    }
+    let scale = max / 127.0;
+    let codes = v
+        .iter()
+        .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8)
+        .collect();
+    Quantized { scale, codes }
+}
+
+/// Dot product of two code vectors of equal length.
+#[multiversion(targets("x86_64+avx2", "x86_64+sse4.1", "aarch64+neon"))]
+pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| i32::from(x) * i32::from(y))
+        .sum()
+}
+
+/// Dot product of two `f32` vectors of equal length, accumulated in 8 lanes so that the
+/// compiler vectorizes it.
+#[multiversion(targets("x86_64+avx2+fma", "x86_64+sse4.1", "aarch64+neon"))]
+pub fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0.0f32; 8];
+    let (ac, ar) = a.split_at(a.len() - a.len() % 8);
+    let (bc, br) = b.split_at(ac.len().min(b.len()));
+    for (x, y) in ac.chunks_exact(8).zip(bc.chunks_exact(8)) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let tail: f32 = ar.iter().zip(br).map(|(x, y)| x * y).sum();
+    acc.iter().sum::<f32>() + tail
+}
+
+/// Approximate similarities of `query` to the `codes.len() / query.len()` code vectors laid
+/// out one after another in `codes`: `scales[j] × (query · codes[j])`, into `out` (cleared
+/// first). The query's own scale is left out: it is the same for every row, so the order is
+/// unchanged.
+///
+/// # Panics
+///
+/// If `codes` does not hold exactly `scales.len()` vectors of `query.len()` codes.
+#[multiversion(targets("x86_64+avx2", "x86_64+sse4.1", "aarch64+neon"))]
+pub fn scan_i8(query: &[i8], codes: &[i8], scales: &[f32], out: &mut Vec<f32>) {
+    let dim = query.len();
+    assert_eq!(codes.len(), dim * scales.len(), "codes and scales disagree");
+    out.clear();
+    if dim == 0 {
+        out.resize(scales.len(), 0.0);
+        return;
+    }
+    out.extend(codes.chunks_exact(dim).zip(scales).map(|(row, &scale)| {
+        let dot: i32 = row
+            .iter()
+            .zip(query)
+            .map(|(&x, &y)| i32::from(x) * i32::from(y))
+            .sum();
+        scale * dot as f32
+    }));
+}
+
+/// The `k` best `(score, id)` pairs seen so far.
+///
+/// Keeps a min-heap of size `k`, so offering `n` items costs `O(n log k)` and almost always
+/// only one comparison. Ties keep the item offered first. NaN scores are ignored.
+#[derive(Clone, Debug)]
+pub struct TopK<T> {
+    k: usize,
+    heap: BinaryHeap<Entry<T>>,
+    seq: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Entry<T> {
+    score: f32,
+    seq: u64,
+    item: T,
+}
+
+// The heap's top is the *worst* entry: lowest score, then latest offered.
+impl<T> Ord for Entry<T> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then(self.seq.cmp(&other.seq))
+    }
+}
+impl<T> PartialOrd for Entry<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<T> PartialEq for Entry<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl<T> Eq for Entry<T> {}
+
+impl<T> TopK<T> {
+    /// Keeps the best `k`.
+    pub fn new(k: usize) -> TopK<T> {
+        TopK {
+            k,
+            heap: BinaryHeap::with_capacity(k.saturating_add(1).min(1 << 16)),
+            seq: 0,
+        }
+    }
+
+    /// The lowest score that would still be kept, once `k` items are held.
+    pub fn threshold(&self) -> Option<f32> {
+        (self.heap.len() == self.k)
+            .then(|| self.heap.peek().map(|e| e.score))
+            .flatten()
+    }
+
+    /// Offers an item.
+    pub fn push(&mut self, score: f32, item: T) {
+        if self.k == 0 || score.is_nan() {
+            return;
+        }
+        if let Some(t) = self.threshold() {
+            if score <= t {
+                return;
+            }
+        }
+        self.seq += 1;
+        self.heap.push(Entry {
+            score,
+            seq: self.seq,
+            item,
+        });
+        if self.heap.len() > self.k {
+            self.heap.pop();
+        }
+    }
+
+    /// Number of items held.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Whether nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
+    /// The items, best first.
+    pub fn into_sorted_vec(self) -> Vec<(f32, T)> {
+        // `into_sorted_vec` is ascending by `Ord`, which is worst-last here.
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|e| (e.score, e.item))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize;
+    use proptest::prelude::*;
+
+    #[test]
+    fn quantize_round_trips_within_half_a_step() {
+        let v = [0.5f32, -0.25, 0.125, 0.0];
+        let q = quantize(&v);
+        assert!((q.scale - 0.5 / 127.0).abs() < 1e-9);
+        assert_eq!(q.codes[0], 127);
+        assert_eq!(q.codes[1], -64);
+        for (x, c) in v.iter().zip(&q.codes) {
+            assert!((x - q.scale * f32::from(*c)).abs() <= q.scale / 2.0 + 1e-7);
+        }
+        assert_eq!(quantize(&[0.0, 0.0]).scale, 0.0);
+        assert_eq!(quantize(&[f32::NAN, 1.0]).codes, vec![0, 0]);
+    }
+
+    #[test]
+    fn top_k_keeps_the_best_in_order_and_first_of_ties() {
+        let mut top = TopK::new(3);
+        for (s, id) in [
+            (0.1, 1),
+            (0.9, 2),
+            (0.5, 3),
+            (0.9, 4),
+            (0.2, 5),
+            (f32::NAN, 6),
+        ] {
+            top.push(s, id);
+        }
+        assert_eq!(top.threshold(), Some(0.5));
+        let got: Vec<_> = top
+            .into_sorted_vec()
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect();
+        assert_eq!(got, vec![2, 4, 3]);
+        let mut none = TopK::new(0);
+        none.push(1.0, ());
+        assert!(none.is_empty());
+    }
+
+    fn unit(dim: usize) -> impl Strategy<Value = Vec<f32>> {
+        prop::collection::vec(-1.0f32..1.0, dim).prop_map(|mut v| {
+            normalize(&mut v);
+            v
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn kernels_agree_with_plain_arithmetic(a in unit(37), b in unit(37)) {
+            let exact: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            prop_assert!((dot_f32(&a, &b) - exact).abs() < 1e-5);
+
+            let (qa, qb) = (quantize(&a), quantize(&b));
+            let plain: i32 = qa.codes.iter().zip(&qb.codes).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
+            prop_assert_eq!(dot_i8(&qa.codes, &qb.codes), plain);
+
+            // The quantized estimate is close to the exact dot product.
+            let estimate = qa.scale * qb.scale * plain as f32;
+            prop_assert!((estimate - exact).abs() < 0.02, "{} vs {}", estimate, exact);
+
+            let mut out = Vec::new();
+            let codes: Vec<i8> = qb.codes.iter().chain(&qa.codes).copied().collect();
+            scan_i8(&qa.codes, &codes, &[qb.scale, qa.scale], &mut out);
+            prop_assert_eq!(out.len(), 2);
+            prop_assert!((out[0] * qa.scale - estimate).abs() < 1e-4);
+        }
+
+        #[test]
+        fn top_k_equals_sorting(scores in prop::collection::vec(-10.0f32..10.0, 0..200), k in 0usize..20) {
+            let mut top = TopK::new(k);
+            for (i, s) in scores.iter().enumerate() {
+                top.push(*s, i);
+            }
+            let mut sorted: Vec<(f32, usize)> = scores.iter().copied().zip(0..).collect();
+            sorted.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            sorted.truncate(k);
+            prop_assert_eq!(top.into_sorted_vec(), sorted);
+        }
+    }
+}
