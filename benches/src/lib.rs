@@ -7,10 +7,15 @@
 
 #![deny(missing_docs)]
 
+use std::sync::Arc;
+
 use oro_mem_core::config::{DecayConfig, DedupConfig, RecallConfig};
-use oro_mem_core::{AccessFrequency, MemoryType, NewMemory, Pipeline, Recency, Timestamp};
+use oro_mem_core::{
+    rrf_pinned_bonus, AccessFrequency, MemoryType, NewMemory, Pipeline, Recency, Timestamp,
+};
 use oro_mem_fusion::Rrf;
 use oro_mem_rank_bm25::Bm25Ranker;
+use oro_mem_rank_vector::{normalize, Embedder, VectorRanker};
 use oro_mem_store_sqlite::Store;
 
 const FUNCTION_WORDS: &[&str] = &[
@@ -329,7 +334,18 @@ pub fn memories(n: usize) -> Vec<String> {
 ///
 /// If the store cannot be written (benchmarks only).
 pub fn build_store(path: &std::path::Path, n: usize) -> Store {
+    build_store_with(path, n, None)
+}
+
+fn build_store_with(
+    path: &std::path::Path,
+    n: usize,
+    embedder: Option<Arc<dyn Embedder>>,
+) -> Store {
     let mut store = Store::open(path).expect("open bench store");
+    if let Some(e) = embedder {
+        store.set_embedder(e);
+    }
     let off = DedupConfig {
         enabled: false,
         ..DedupConfig::default()
@@ -353,6 +369,66 @@ pub fn build_store(path: &std::path::Path, n: usize) -> Store {
             .expect("insert bench memories");
     }
     store
+}
+
+/// A fast stand-in for a sentence model, for building large stores: each word maps to a fixed
+/// pseudo-random direction and a text to the normalized sum of its words' directions, so texts
+/// that share words are near each other, like real embeddings of short notes. 384 dimensions,
+/// as all-MiniLM-L6-v2.
+#[derive(Debug, Default)]
+pub struct SyntheticEmbedder;
+
+/// Model id of [`SyntheticEmbedder`].
+pub const SYNTHETIC_MODEL: &str = "bench/synthetic-384";
+
+impl Embedder for SyntheticEmbedder {
+    fn model_id(&self) -> &str {
+        SYNTHETIC_MODEL
+    }
+
+    fn dimension(&self) -> usize {
+        384
+    }
+
+    fn embed(&self, texts: &[&str]) -> oro_mem_core::Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0.0f32; 384];
+                for word in t.split_whitespace() {
+                    let seed = word.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+                    });
+                    let mut rng = Rng::new(seed);
+                    for x in &mut v {
+                        *x += rng.unit() as f32 - 0.5;
+                    }
+                }
+                normalize(&mut v);
+                v
+            })
+            .collect())
+    }
+}
+
+/// [`build_store`] with every memory embedded by [`SyntheticEmbedder`] (and so in the vector
+/// index).
+pub fn build_embedded_store(path: &std::path::Path, n: usize) -> Store {
+    build_store_with(path, n, Some(Arc::new(SyntheticEmbedder)))
+}
+
+/// The default hybrid pipeline (bm25 1.0, vector 1.0, recency 0.6, access 0.4, RRF k = 60,
+/// pinned bonus, hybrid threshold).
+pub fn hybrid_pipeline() -> Pipeline {
+    let mut recall = RecallConfig::default();
+    recall.min_score = recall.hybrid_min_score;
+    let w = recall.weights.clone();
+    Pipeline::new(Box::new(Rrf::default()), recall, DecayConfig::default())
+        .pinned_bonus(rrf_pinned_bonus(60.0))
+        .ranker(Bm25Ranker, w.bm25)
+        .ranker(VectorRanker, w.vector)
+        .ranker(Recency, w.recency)
+        .ranker(AccessFrequency, w.access)
 }
 
 /// The default FTS-mode pipeline (bm25 1.0, recency 0.6, access 0.4, RRF k = 60).

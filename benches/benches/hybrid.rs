@@ -1,0 +1,80 @@
+//! Hybrid-mode latency at 10k and 100k synthetic memories with 384-dimensional embeddings:
+//!
+//! - `vector_stage/index`: the nearest 50 by the quantized index, rescored exactly (what hybrid
+//!   recall runs); `vector_stage/exact_scan`: every `f32` embedding scored in SQL row order
+//!   (the path taken under a selective filter), as the baseline in the same run.
+//! - `hybrid_recall`: lexical candidates + vector stage + join + four-list RRF, excluding the
+//!   query embedding (the query vectors are made before timing).
+//!
+//! Run: `cargo bench -p oro-mem-benches --bench hybrid`. Building the 100k store takes about a
+//! minute.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use oro_mem_benches::{
+    build_embedded_store, hybrid_pipeline, SyntheticEmbedder, CONTENT_QUERIES, QUESTION_QUERIES,
+    SYNTHETIC_MODEL,
+};
+use oro_mem_core::{Filter, Query, Timestamp};
+use oro_mem_rank_vector::Embedder;
+
+fn hybrid(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pipeline = hybrid_pipeline();
+    let all = Filter::default();
+    // A namespace condition forces the exact scan (every memory is in "default").
+    let scan = Filter {
+        namespace: Some("default".into()),
+        ..Filter::default()
+    };
+    let now = Timestamp::now();
+    let texts: Vec<&str> = CONTENT_QUERIES
+        .iter()
+        .chain(QUESTION_QUERIES)
+        .copied()
+        .collect();
+    let vectors = SyntheticEmbedder.embed(&texts).expect("embed queries");
+
+    for n in [10_000usize, 100_000] {
+        let store = build_embedded_store(&dir.path().join(format!("{n}.db")), n);
+        let mut group = c.benchmark_group("vector_stage");
+        group.sample_size(30);
+        for (name, filter) in [("index", &all), ("exact_scan", &scan)] {
+            group.bench_with_input(BenchmarkId::new(name, n), &n, |b, _| {
+                let mut i = 0;
+                b.iter(|| {
+                    let q = &vectors[i % vectors.len()];
+                    i += 1;
+                    store
+                        .vector_candidates(SYNTHETIC_MODEL, q, filter, 50)
+                        .expect("vector search")
+                });
+            });
+        }
+        group.finish();
+
+        let mut group = c.benchmark_group("hybrid_recall");
+        group.sample_size(30);
+        group.bench_with_input(BenchmarkId::new("all_queries", n), &n, |b, _| {
+            let mut i = 0;
+            b.iter(|| {
+                let k = i % texts.len();
+                i += 1;
+                let (text, q) = (texts[k], &vectors[k]);
+                let lexical = store.lexical_candidates(text, &all, 50).expect("lexical");
+                let nearest = store
+                    .vector_candidates(SYNTHETIC_MODEL, q, &all, 50)
+                    .expect("vector search");
+                let candidates = store
+                    .with_vector_candidates(lexical, SYNTHETIC_MODEL, q, &nearest)
+                    .expect("join");
+                pipeline
+                    .recall(&Query::new(text, &all).now(now), candidates)
+                    .expect("recall")
+            });
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, hybrid);
+criterion_main!(benches);
