@@ -108,12 +108,19 @@ pub fn recall(
     let lexical = store.lexical_candidates(text, filter, config.recall.depth)?;
     let (candidates, mode) = match &embedder {
         None => (lexical, Mode::Fts),
-        Some(e) => match vector_stage(store, e.as_ref(), config, text, filter, lexical.clone()) {
+        Some(e) => match vector_stage(
+            store,
+            e.as_ref(),
+            config,
+            text,
+            filter,
+            lexical.clone(),
+            &mut warnings,
+        ) {
             Ok(c) => (c, Mode::Hybrid),
             Err(err) => {
-                let w = format!("vector search failed, answering FTS-only: {err}");
-                eprintln!("oro-mem: {w}");
-                warnings.push(w);
+                // Printed with the other warnings by the caller.
+                warnings.push(format!("vector search failed, answering FTS-only: {err}"));
                 (lexical, Mode::Fts)
             }
         },
@@ -132,7 +139,8 @@ pub fn recall(
     })
 }
 
-/// Embeds the query, finds the nearest memories and joins them with the lexical candidates.
+/// Embeds the query, finds the nearest memories and joins them with the lexical candidates;
+/// warns when some memories cannot be found by meaning for want of an embedding.
 fn vector_stage(
     store: &Store,
     embedder: &dyn Embedder,
@@ -140,6 +148,7 @@ fn vector_stage(
     text: &str,
     filter: &Filter,
     lexical: Candidates,
+    warnings: &mut Vec<String>,
 ) -> oro_mem_core::Result<Candidates> {
     let mut cut = text.len().min(MAX_EMBEDDED_QUERY_BYTES);
     while !text.is_char_boundary(cut) {
@@ -148,5 +157,12 @@ fn vector_stage(
     let query = embedder.embed(&[&text[..cut]])?.pop().unwrap_or_default();
     let model = embedder.model_id();
     let nearest = store.vector_candidates(model, &query, filter, config.recall.vector_depth)?;
+    let unembedded = store.count_unembedded(model)?;
+    if unembedded > 0 {
+        warnings.push(format!(
+            "{unembedded} memories have no embedding from {model} and are found by full-text \
+             search only; run `oro-mem embed`"
+        ));
+    }
     store.with_vector_candidates(lexical, model, &query, &nearest)
 }

@@ -815,7 +815,16 @@ fn without_the_model_hybrid_stores_and_answers_then_embed_catches_up() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["mode"], "fts");
 
-    // With the model back, `embed` adds what is missing and hybrid answers.
+    // With the model back, hybrid says what it cannot search by meaning ...
+    let out = env.run(&["recall", "request timeouts", "--no-touch"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1 memories have no embedding"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("oro-mem embed"), "{}", stderr(&out));
+    // ... and `embed` adds what is missing.
     assert!(env.ok(&["embed"]).contains("embedded 1 memories"));
     assert_eq!(embedded(&env), 1);
     let v = env.recall_json(&["the service got slow under load", "--no-touch"]);

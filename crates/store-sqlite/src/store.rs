@@ -705,8 +705,11 @@ impl Store {
     pub fn count_unembedded(&self, model: &str) -> Result<u64> {
         self.conn
             .query_row(
-                "SELECT count(*) FROM memories \
-                 WHERE embedding IS NULL OR embedding_model IS NOT ?1",
+                // Three range seeks on the model index: microseconds when every memory has
+                // an embedding from `model` (one `<>` would scan the whole index).
+                "SELECT (SELECT count(*) FROM memories WHERE embedding_model IS NULL) \
+                      + (SELECT count(*) FROM memories WHERE embedding_model < ?1) \
+                      + (SELECT count(*) FROM memories WHERE embedding_model > ?1)",
                 [model],
                 |r| r.get::<_, i64>(0),
             )
@@ -744,7 +747,7 @@ impl Store {
                 .conn
                 .prepare_cached(
                     "SELECT id, content FROM memories \
-                     WHERE id > ?1 AND (embedding IS NULL OR embedding_model IS NOT ?2) \
+                     WHERE id > ?1 AND (embedding_model IS NULL OR embedding_model <> ?2) \
                      ORDER BY id LIMIT ?3",
                 )
                 .and_then(|mut s| {
