@@ -2,7 +2,9 @@
 //!
 //! One file holds everything: the `memories` table, an FTS5 index over content and tags
 //! (`porter unicode61`, with CJK text indexed one character per token so any CJK word matches
-//! as a phrase), kept in sync by triggers, and room for embeddings. The schema version lives in
+//! as a phrase), kept in sync by triggers, and embeddings with a quantized vector index
+//! (`vector_chunks`: `i8` codes packed 512 to a blob, rescored exactly from the stored `f32`
+//! vectors; see [`Store::vector_candidates`]). The schema version lives in
 //! `PRAGMA user_version`; [`Store::open`] applies forward migrations, each in one transaction.
 //! The database runs in WAL mode with a busy timeout, every statement is parameterized and
 //! every write runs in a `BEGIN IMMEDIATE` transaction, so several processes can share one
@@ -33,7 +35,8 @@
 //!
 //! # Main types
 //!
-//! - [`Store`]: open, remember, get, list, forget, pin, search, record access, consolidate.
+//! - [`Store`]: open, remember, get, list, forget, pin, search (lexical and vector), record
+//!   access, consolidate, embed what lacks an embedding ([`Store::embed_missing`]).
 //! - [`WriteOutcome`]: inserted, merged into a duplicate, or skipped.
 //! - [`Stats`], [`ConsolidateReport`], [`ListOrder`].
 //!
