@@ -28,6 +28,8 @@ pub enum Command {
     Remember(RememberArgs),
     /// Recall the memories most relevant to a task or question
     Recall(RecallArgs),
+    /// Print the "## Relevant Memories" prompt section for a task (nothing when none passes)
+    Inject(InjectArgs),
     /// List, show, forget or pin memories
     #[command(subcommand)]
     Memories(MemoriesCommand),
@@ -273,4 +275,19 @@ pub struct EmbedArgs {
     /// Print JSON
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InjectArgs {
+    /// The task: title and description; `-` reads it from standard input
+    #[arg(long)]
+    pub task: String,
+    /// fts or hybrid [default: from config]
+    #[arg(long)]
+    pub mode: Option<String>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Do not count this as an access of the injected memories
+    #[arg(long)]
+    pub no_touch: bool,
 }

@@ -51,6 +51,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Init => init(&cli),
         Command::Remember(a) => remember(open(&cli)?, a),
         Command::Recall(a) => recall(open(&cli)?, a),
+        Command::Inject(a) => inject(open(&cli)?, a),
         Command::Memories(m) => memories(open(&cli)?, m),
         Command::Import(a) => import(open(&cli)?, a),
         Command::Export(a) => export(open(&cli)?, a),
@@ -251,6 +252,25 @@ fn recall(mut ctx: Ctx, a: &args::RecallArgs) -> Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// `recall --format prompt` with the configured budget and count, for a hook that runs
+/// before every prompt: stdout is the section or nothing, diagnostics go to stderr.
+fn inject(mut ctx: Ctx, a: &args::InjectArgs) -> Result<()> {
+    let now = Timestamp::now();
+    let mut config = ctx.config.clone();
+    if let Some(m) = &a.mode {
+        config.mode = m.parse()?;
+    }
+    config.validate()?;
+    let filter = build_filter(&a.filter, now)?;
+    let task = read_content(&a.task)?;
+    let answer = engine::recall(&mut ctx.store, &config, &task, &filter, now, !a.no_touch)?;
+    for w in &answer.recall.warnings {
+        eprintln!("oro-mem: {w}");
+    }
+    print!("{}", render::prompt(&answer.recall.results, now));
     Ok(())
 }
 

@@ -900,3 +900,60 @@ fn embed_10k_shows_progress_and_resumes_after_a_kill() {
         "nothing left to do"
     );
 }
+
+#[test]
+fn inject_prints_the_prompt_section_or_nothing() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "ruff --fix must run before pyright",
+        "--type",
+        "gotcha",
+        "--tags",
+        "python",
+    ]);
+    env.ok(&[
+        "remember",
+        "Use uv to create the Python virtual environment",
+        "--tags",
+        "python",
+    ]);
+    env.ok(&[
+        "remember",
+        "Cargo workspaces share one lock file",
+        "--tags",
+        "rust",
+    ]);
+
+    let task = "Set up ruff and pyright linting for the Python service";
+    let injected = env.ok(&["inject", "--task", task, "--no-touch"]);
+    let recalled = env.ok(&["recall", task, "--format", "prompt", "--no-touch"]);
+    assert!(injected.starts_with("## Relevant Memories\n"), "{injected}");
+    assert!(injected.contains("ruff --fix must run before pyright"));
+    assert_eq!(
+        injected, recalled,
+        "the same renderer and settings as recall --format prompt"
+    );
+
+    // Filters apply; the task can come from standard input.
+    let out = env.run_stdin(
+        &["inject", "--task", "-", "--tags", "rust", "--no-touch"],
+        b"ruff pyright lock file",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("ruff"), "{}", stdout(&out));
+
+    // Nothing relevant: no output at all, success.
+    let out = env.run(&["inject", "--task", "Bake sourdough bread with rye flour"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    // Injection counts as access unless --no-touch.
+    env.ok(&["inject", "--task", task]);
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let accessed: i64 = conn
+        .query_row("SELECT access_count FROM memories WHERE id = 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(accessed, 1);
+}
