@@ -225,13 +225,7 @@ fn recall(mut ctx: Ctx, a: &args::RecallArgs) -> Result<()> {
             other => bail!("unknown scoring {other:?}: expected fused or simple"),
         };
     }
-    config.validate()?;
-    let filter = build_filter(&a.filter, now)?;
-    let query = read_content(&a.query)?;
-    let answer = engine::recall(&mut ctx.store, &config, &query, &filter, now, !a.no_touch)?;
-    for w in &answer.recall.warnings {
-        eprintln!("oro-mem: {w}");
-    }
+    let answer = run_recall(&mut ctx, &config, &a.query, &a.filter, now, !a.no_touch)?;
     let format = if a.json { Format::Json } else { a.format };
     let mut out = std::io::stdout().lock();
     match format {
@@ -255,6 +249,26 @@ fn recall(mut ctx: Ctx, a: &args::RecallArgs) -> Result<()> {
     Ok(())
 }
 
+/// What `recall` and `inject` share: checks `config`, reads the query (`-` = stdin), recalls
+/// under the filter, and prints the warnings on stderr.
+fn run_recall(
+    ctx: &mut Ctx,
+    config: &Config,
+    query: &str,
+    filter: &FilterArgs,
+    now: Timestamp,
+    touch: bool,
+) -> Result<engine::Answer> {
+    config.validate()?;
+    let filter = build_filter(filter, now)?;
+    let query = read_content(query)?;
+    let answer = engine::recall(&mut ctx.store, config, &query, &filter, now, touch)?;
+    for w in &answer.recall.warnings {
+        eprintln!("oro-mem: {w}");
+    }
+    Ok(answer)
+}
+
 /// `recall --format prompt` with the configured budget and count, for a hook that runs
 /// before every prompt: stdout is the section or nothing, diagnostics go to stderr.
 fn inject(mut ctx: Ctx, a: &args::InjectArgs) -> Result<()> {
@@ -263,13 +277,7 @@ fn inject(mut ctx: Ctx, a: &args::InjectArgs) -> Result<()> {
     if let Some(m) = &a.mode {
         config.mode = m.parse()?;
     }
-    config.validate()?;
-    let filter = build_filter(&a.filter, now)?;
-    let task = read_content(&a.task)?;
-    let answer = engine::recall(&mut ctx.store, &config, &task, &filter, now, !a.no_touch)?;
-    for w in &answer.recall.warnings {
-        eprintln!("oro-mem: {w}");
-    }
+    let answer = run_recall(&mut ctx, &config, &a.task, &a.filter, now, !a.no_touch)?;
     print!("{}", render::prompt(&answer.recall.results, now));
     Ok(())
 }

@@ -598,13 +598,7 @@ impl Store {
                 .context("cannot read embeddings")?;
             let mut top = TopK::new(depth);
             for &(id, _) in &near {
-                let row = stmt
-                    .query_row(params![id, status.as_str(), model], |r| {
-                        Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, i64>(1)?))
-                    })
-                    .optional()
-                    .context("cannot read embeddings")?;
-                if let Some(v) = row.and_then(|(b, d)| vectors::from_blob(&b, d as usize)) {
+                if let Some(v) = embedding_row(&mut stmt, params![id, status.as_str(), model])? {
                     top.push(dot_f32(query, &v), id);
                 }
             }
@@ -666,14 +660,7 @@ impl Store {
             )
             .context("cannot read embeddings")?;
         for c in &mut all {
-            let row = stmt
-                .query_row(params![c.id(), model], |r| {
-                    Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, i64>(1)?))
-                })
-                .optional()
-                .context("cannot read embeddings")?;
-            c.similarity = row
-                .and_then(|(b, d)| vectors::from_blob(&b, d as usize))
+            c.similarity = embedding_row(&mut stmt, params![c.id(), model])?
                 .filter(|v| v.len() == query.len())
                 .map(|v| f64::from(dot_f32(query, &v)));
         }
@@ -743,33 +730,39 @@ impl Store {
         progress(state);
         let mut after: MemoryId = 0;
         loop {
-            let batch: Vec<(MemoryId, String)> = self
+            // (id, content, whether an older embedding is in the index)
+            let batch: Vec<(MemoryId, String, bool)> = self
                 .conn
                 .prepare_cached(
-                    "SELECT id, content FROM memories \
+                    "SELECT id, content, embedding_model IS NOT NULL FROM memories \
                      WHERE id > ?1 AND (embedding_model IS NULL OR embedding_model <> ?2) \
                      ORDER BY id LIMIT ?3",
                 )
                 .and_then(|mut s| {
                     s.query_map(params![after, model, to_i64(batch_size)], |r| {
-                        Ok((r.get(0)?, r.get(1)?))
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
                     })?
                     .collect()
                 })
                 .context("cannot read memories to embed")?;
-            let Some(&(last, _)) = batch.last() else {
+            let Some(&(last, _, _)) = batch.last() else {
                 break;
             };
             after = last;
-            let texts: Vec<&str> = batch.iter().map(|(_, c)| c.as_str()).collect();
+            let texts: Vec<&str> = batch.iter().map(|(_, c, _)| c.as_str()).collect();
             let embedded = embedder.embed(&texts)?;
             check_vectors(embedder.as_ref(), &embedded, texts.len())?;
             let tx = self
                 .conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .context("cannot start write transaction")?;
-            let ids: Vec<MemoryId> = batch.iter().map(|&(id, _)| id).collect();
-            vectors::remove(&tx, &ids)?;
+            let ids: Vec<MemoryId> = batch.iter().map(|&(id, _, _)| id).collect();
+            let replaced: Vec<MemoryId> = batch
+                .iter()
+                .filter(|&&(_, _, old)| old)
+                .map(|&(id, _, _)| id)
+                .collect();
+            vectors::remove(&tx, &replaced)?;
             let mut rows = Vec::with_capacity(ids.len());
             for (&id, v) in ids.iter().zip(&embedded) {
                 store_embedding(&tx, id, &model, v)?;
@@ -1206,17 +1199,26 @@ fn similar_vector(
         )
         .context("cannot find duplicates")?;
     for (id, _) in near {
-        let exact = stmt
-            .query_row(params![id, namespace, model], |r| {
-                Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, i64>(1)?))
-            })
-            .optional()
-            .context("cannot find duplicates")?;
-        if let Some(other) = exact.and_then(|(b, d)| vectors::from_blob(&b, d as usize)) {
+        if let Some(other) = embedding_row(&mut stmt, params![id, namespace, model])? {
             offer(id, f64::from(dot_f32(v, &other)));
         }
     }
     Ok(best)
+}
+
+/// Runs `stmt`, which selects `embedding, embedding_dim` of at most one memory, and decodes
+/// the vector; `None` when no row matches or the blob is not `embedding_dim` floats.
+fn embedding_row(
+    stmt: &mut rusqlite::CachedStatement<'_>,
+    params: impl rusqlite::Params,
+) -> Result<Option<Vec<f32>>> {
+    let row = stmt
+        .query_row(params, |r| {
+            Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, i64>(1)?))
+        })
+        .optional()
+        .context("cannot read embedding")?;
+    Ok(row.and_then(|(blob, dim)| vectors::from_blob(&blob, usize::try_from(dim).ok()?)))
 }
 
 /// Checks an embedder's answer: one vector per text, all of its dimension.

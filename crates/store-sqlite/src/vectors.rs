@@ -33,6 +33,8 @@ pub(crate) fn from_blob(blob: &[u8], dim: usize) -> Option<Vec<f32>> {
     })
 }
 
+/// A chunk as read for rewriting; `id` 0 is a chunk not yet inserted.
+#[derive(Default)]
 struct Chunk {
     id: i64,
     ids: Vec<i64>,
@@ -124,12 +126,7 @@ pub(crate) fn append(
             .optional()
         })
         .context("cannot read the vector index")?
-        .unwrap_or(Chunk {
-            id: 0,
-            ids: Vec::new(),
-            scales: Vec::new(),
-            codes: Vec::new(),
-        });
+        .unwrap_or_default();
     for &(id, v) in rows {
         if v.len() != dim {
             return Err(Error::new(
@@ -142,12 +139,7 @@ pub(crate) fn append(
         }
         if chunk.ids.len() == CHUNK_CAPACITY {
             chunk.write(conn, model, dim)?;
-            chunk = Chunk {
-                id: 0,
-                ids: Vec::new(),
-                scales: Vec::new(),
-                codes: Vec::new(),
-            };
+            chunk = Chunk::default();
         }
         let q = quantize(v);
         chunk.ids.push(id);
@@ -246,12 +238,8 @@ pub(crate) fn search(
             .collect();
         let codes: &[i8] = bytemuck::cast_slice(codes);
         scan_i8(&q.codes, codes, &scales, &mut scores);
-        for (slot, &score) in scores.iter().enumerate() {
-            if top.threshold().is_some_and(|t| score <= t) {
-                continue;
-            }
-            let b = &ids[slot * 8..slot * 8 + 8];
-            top.push(score, i64::from_le_bytes(b.try_into().expect("8 bytes")));
+        for (&score, id) in scores.iter().zip(ids.chunks_exact(8)) {
+            top.push(score, i64::from_le_bytes(id.try_into().expect("8 bytes")));
         }
     }
     Ok(top
