@@ -43,6 +43,8 @@ pub enum Command {
     Embed(EmbedArgs),
     /// Show counts and sizes
     Stats(JsonFlag),
+    /// Measure retrieval quality on a benchmark in BEIR layout (nDCG@10, Recall@k, MRR@10)
+    Eval(EvalArgs),
     /// Print the effective configuration (file + defaults) as TOML
     Config,
 }
@@ -139,7 +141,7 @@ pub enum Format {
 pub struct RecallArgs {
     /// The task description or question; `-` reads it from standard input
     pub query: String,
-    /// fts or hybrid [default: from config]
+    /// fts, hybrid or vector [default: from config]
     #[arg(long)]
     pub mode: Option<String>,
     /// At most this many results [default: from config, 5]
@@ -282,7 +284,7 @@ pub struct InjectArgs {
     /// The task: title and description; `-` reads it from standard input
     #[arg(long)]
     pub task: String,
-    /// fts or hybrid [default: from config]
+    /// fts, hybrid or vector [default: from config]
     #[arg(long)]
     pub mode: Option<String>,
     #[command(flatten)]
@@ -290,4 +292,42 @@ pub struct InjectArgs {
     /// Do not count this as an access of the injected memories
     #[arg(long)]
     pub no_touch: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = crate::eval::after_help())]
+pub struct EvalArgs {
+    /// Benchmark directory: corpus.jsonl, queries.jsonl, qrels/<split>.tsv
+    #[arg(long, value_name = "DIR")]
+    pub dataset: PathBuf,
+    /// Which qrels file to score against
+    #[arg(long, default_value = "test")]
+    pub split: String,
+    /// fts, hybrid or vector [default: from config]
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// Evaluate every combination: KEY=V1,V2,... (repeatable; keys below)
+    #[arg(long, value_name = "KEY=V1,V2")]
+    pub grid: Vec<String>,
+    /// Change one setting for every run: KEY=VALUE (repeatable; keys below)
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Candidates per list (lexical and vector)
+    #[arg(long, default_value_t = 100)]
+    pub depth: usize,
+    /// "Now" for time decay and recency [default: the newest created_at per namespace]
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// Only the first N judged queries (a quick loop while tuning)
+    #[arg(long, value_name = "N")]
+    pub queries: Option<usize>,
+    /// Embedding cache file [default: $XDG_CACHE_HOME/oro-mem/eval-embeddings.sqlite]
+    #[arg(long, value_name = "PATH")]
+    pub cache: Option<PathBuf>,
+    /// Embed the corpus afresh and cache nothing on disk
+    #[arg(long, conflicts_with = "cache")]
+    pub no_cache: bool,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
 }

@@ -63,9 +63,10 @@ pub fn load(path: Option<&Path>) -> Result<Config> {
 pub const TEMPLATE: &str = r#"# oro-mem configuration. Every key is optional; shown values are the defaults.
 # Command-line flags override what is set here. `oro-mem config` prints the effective values.
 
-# Retrieval mode: "fts" (full-text only, no model) or "hybrid" (full-text + embeddings from
+# Retrieval mode: "fts" (full-text only, no model), "hybrid" (full-text + embeddings from
 # the local all-MiniLM-L6-v2 model, which scripts/fetch-model installs; ORO_MEM_MODEL_DIR
-# points elsewhere). In hybrid mode new memories are embedded as they are stored.
+# points elsewhere) or "vector" (embeddings only). With embeddings, new memories are embedded
+# as they are stored.
 mode = "fts"
 # When hybrid is configured but the embedding model cannot be used, answer FTS-only.
 fallback_to_fts = true

@@ -39,7 +39,7 @@ pub fn load_embedder() -> oro_mem_core::Result<Arc<dyn Embedder>> {
 /// model that does not load is one line on stderr: the memories are stored anyway, and
 /// `oro-mem embed` adds their embeddings later.
 pub fn embed_writes(store: &mut Store, config: &Config) {
-    if config.mode != Mode::Hybrid || store.embedder().is_some() {
+    if !config.mode.uses_vectors() || store.embedder().is_some() {
         return;
     }
     match load_embedder() {
@@ -51,10 +51,11 @@ pub fn embed_writes(store: &mut Store, config: &Config) {
     }
 }
 
-/// The pipeline `config` describes; `vector` adds the vector ranker (hybrid mode).
-pub fn pipeline(config: &Config, vector: bool) -> Result<Pipeline> {
+/// The pipeline `config` describes for `mode`: BM25 (fts, hybrid) and the vector ranker
+/// (hybrid, vector), then recency and access.
+pub fn pipeline(config: &Config, mode: Mode) -> Result<Pipeline> {
     let mut r = config.recall.clone();
-    if vector {
+    if mode.uses_vectors() {
         r.min_score = r.hybrid_min_score;
     }
     let (fuser, bonus): (Box<dyn oro_mem_core::Fuser>, f64) = match r.fusion {
@@ -62,10 +63,11 @@ pub fn pipeline(config: &Config, vector: bool) -> Result<Pipeline> {
         FusionMethod::WeightedScore => (Box::new(WeightedScore), 0.0),
     };
     let weights = r.weights.clone();
-    let mut p = Pipeline::new(fuser, r, config.decay.clone())
-        .pinned_bonus(bonus)
-        .ranker(Bm25Ranker, weights.bm25);
-    if vector {
+    let mut p = Pipeline::new(fuser, r, config.decay.clone()).pinned_bonus(bonus);
+    if mode != Mode::Vector {
+        p = p.ranker(Bm25Ranker, weights.bm25);
+    }
+    if mode.uses_vectors() {
         p = p.ranker(VectorRanker, weights.vector);
     }
     Ok(p.ranker(Recency, weights.recency)
@@ -75,10 +77,10 @@ pub fn pipeline(config: &Config, vector: bool) -> Result<Pipeline> {
 /// Recalls for `text` under `filter`, recording access for what is returned unless `touch` is
 /// false.
 ///
-/// Hybrid mode loads the model unless `store` already has one. When the model cannot load,
-/// recall answers FTS-only and says why on stderr (or fails, with `fallback_to_fts = false`);
-/// when the vector stage fails, the lexical candidates still answer. With no lexical match
-/// the vector candidates answer alone.
+/// Hybrid and vector modes load the model unless `store` already has one. When the model
+/// cannot load, recall answers FTS-only and says why on stderr (or fails, with
+/// `fallback_to_fts = false`); when the vector stage fails, the lexical candidates still
+/// answer. With no lexical match the vector candidates answer alone.
 pub fn recall(
     store: &mut Store,
     config: &Config,
@@ -91,21 +93,29 @@ pub fn recall(
     let mut warnings = Vec::new();
     let embedder = match requested_mode {
         Mode::Fts => None,
-        Mode::Hybrid => match store.embedder().cloned().map_or_else(load_embedder, Ok) {
-            Ok(e) => Some(e),
-            Err(e) if config.fallback_to_fts => {
-                eprintln!(
-                    "oro-mem: hybrid mode unavailable, answering FTS-only: {e} \
+        Mode::Hybrid | Mode::Vector => {
+            match store.embedder().cloned().map_or_else(load_embedder, Ok) {
+                Ok(e) => Some(e),
+                Err(e) if config.fallback_to_fts => {
+                    eprintln!(
+                        "oro-mem: {requested_mode} mode unavailable, answering FTS-only: {e} \
                      (or use --mode fts)"
-                );
-                None
-            }
-            Err(e) => anyhow::bail!(
-                "hybrid mode unavailable: {e} (or set fallback_to_fts = true, or use --mode fts)"
+                    );
+                    None
+                }
+                Err(e) => anyhow::bail!(
+                "{requested_mode} mode unavailable: {e} (or set fallback_to_fts = true, or use \
+                 --mode fts)"
             ),
-        },
+            }
+        }
     };
-    let lexical = store.lexical_candidates(text, filter, config.recall.depth)?;
+    let searches_text = requested_mode != Mode::Vector || embedder.is_none();
+    let lexical = if searches_text {
+        store.lexical_candidates(text, filter, config.recall.depth)?
+    } else {
+        Candidates::default()
+    };
     let (candidates, mode) = match &embedder {
         None => (lexical, Mode::Fts),
         Some(e) => match vector_stage(
@@ -117,16 +127,21 @@ pub fn recall(
             lexical.clone(),
             &mut warnings,
         ) {
-            Ok(c) => (c, Mode::Hybrid),
+            Ok(c) => (c, requested_mode),
             Err(err) => {
                 // Printed with the other warnings by the caller.
                 warnings.push(format!("vector search failed, answering FTS-only: {err}"));
+                let lexical = if searches_text {
+                    lexical
+                } else {
+                    store.lexical_candidates(text, filter, config.recall.depth)?
+                };
                 (lexical, Mode::Fts)
             }
         },
     };
     let query = Query::new(text, filter).now(now);
-    let mut recall = pipeline(config, mode == Mode::Hybrid)?.recall(&query, candidates)?;
+    let mut recall = pipeline(config, mode)?.recall(&query, candidates)?;
     recall.warnings.extend(warnings);
     if touch {
         let ids: Vec<_> = recall.results.iter().map(|r| r.memory.id).collect();

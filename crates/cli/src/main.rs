@@ -3,6 +3,7 @@
 mod args;
 mod config_file;
 mod engine;
+mod eval;
 mod render;
 
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
@@ -58,6 +59,15 @@ fn run(cli: Cli) -> Result<()> {
         Command::Consolidate(a) => consolidate(open(&cli)?, a),
         Command::Embed(a) => embed(open(&cli)?, a),
         Command::Stats(a) => stats(open(&cli)?, a.json),
+        Command::Eval(a) => {
+            // The built-in defaults unless a configuration file is named: eval measures the
+            // defaults, not whatever a project nearby has set.
+            let config = match &cli.config {
+                Some(path) => config_file::load(Some(path))?,
+                None => Config::default(),
+            };
+            eval::run(a, config)
+        }
         Command::Config => {
             let ctx = open(&cli)?;
             print!("{}", toml::to_string(&ctx.config)?);

@@ -748,6 +748,18 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     let bm25 = lists.iter().find(|l| l["name"] == "bm25").unwrap();
     assert_eq!(bm25["rank"], serde_json::Value::Null);
 
+    // Vector-only mode: meaning alone, no BM25 list; the memory is the nearest.
+    let vector = env.recall_json(&["database timeout", "--mode", "vector", "--no-touch"]);
+    assert_eq!(vector["mode"], "vector");
+    let results = vector["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3, "every memory is a vector candidate");
+    for r in results {
+        let lists = r["lists"].as_array().unwrap();
+        assert!(lists.iter().all(|l| l["name"] != "bm25"), "{lists:?}");
+        let rank = lists.iter().find(|l| l["name"] == "vector").unwrap()["rank"].clone();
+        assert_eq!(rank == 1, r["memory"]["id"] == 1, "{vector:#}");
+    }
+
     // --explain names every list.
     let explained = env.ok(&["recall", "database timeout", "--explain", "--no-touch"]);
     for list in ["bm25", "vector", "recency", "access"] {
@@ -956,4 +968,167 @@ fn inject_prints_the_prompt_section_or_nothing() {
         })
         .unwrap();
     assert_eq!(accessed, 1);
+}
+
+// ---- eval ----
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(name)
+}
+
+#[test]
+fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
+    let env = Env::new();
+    let dataset = fixture("eval-mini");
+    let out = env.run(&[
+        "eval",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--set",
+        "decay=off",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The unjudged query is left out.
+    assert_eq!(report["queries"], 3);
+    assert_eq!(report["documents"], 6);
+    let run = &report["runs"][0];
+    assert_eq!(run["mode"], "fts");
+    // q-wal and q-ruff find their one relevant document first; q-pet shares no word with its
+    // answer. So every metric is 2/3, and category 1 scores 1, category 2 scores 0.
+    for metric in ["ndcg_10", "recall_5", "recall_10", "recall_100", "mrr_10"] {
+        let v = run[metric].as_f64().unwrap();
+        assert!((v - 2.0 / 3.0).abs() < 1e-9, "{metric} = {v}");
+    }
+    assert_eq!(run["by_category"]["1"]["recall_10"], 1.0);
+    assert_eq!(run["by_category"]["2"]["recall_10"], 0.0);
+    assert_eq!(run["by_category"]["2"]["queries"], 1);
+    assert!(run["latency_p95_ms"].as_f64().unwrap() >= run["latency_p50_ms"].as_f64().unwrap());
+
+    // The text table has a row per configuration and the category table.
+    let text = env.ok(&[
+        "eval",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--grid",
+        "k=20,60",
+        "--grid",
+        "decay=on,off",
+    ]);
+    for row in [
+        "k=20 decay=on",
+        "k=20 decay=off",
+        "k=60 decay=on",
+        "k=60 decay=off",
+        "Recall@10 by category",
+    ] {
+        assert!(text.contains(row), "{row} missing from\n{text}");
+    }
+}
+
+#[test]
+fn eval_refuses_bad_datasets_and_settings_clearly() {
+    let env = Env::new();
+    let dir = env.dir.path().join("broken");
+    std::fs::create_dir_all(dir.join("qrels")).unwrap();
+    std::fs::write(
+        dir.join("corpus.jsonl"),
+        "{\"_id\": \"d\", \"text\": \"x\"}\n{oops\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("queries.jsonl"),
+        "{\"_id\": \"q\", \"text\": \"x\"}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("qrels/test.tsv"), "q\td\t1\n").unwrap();
+    let d = dir.to_str().unwrap();
+    let mini = fixture("eval-mini");
+    let mini = mini.to_str().unwrap();
+    for (args, says) in [
+        (vec!["eval", "--dataset", d], "corpus.jsonl:2"),
+        (
+            vec!["eval", "--dataset", d, "--split", "dev"],
+            "corpus.jsonl:2",
+        ),
+        (
+            vec!["eval", "--dataset", "/nonexistent"],
+            "cannot read /nonexistent/corpus.jsonl",
+        ),
+        (vec!["eval", "--dataset", mini, "--split", "dev"], "dev.tsv"),
+        (
+            vec!["eval", "--dataset", mini, "--grid", "k=fast"],
+            "number",
+        ),
+        (
+            vec!["eval", "--dataset", mini, "--set", "colour=blue"],
+            "unknown setting",
+        ),
+        (
+            vec!["eval", "--dataset", mini, "--mode", "psychic"],
+            "unknown mode",
+        ),
+    ] {
+        let out = env.run(&args);
+        assert!(!out.status.success(), "{args:?} should fail");
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn eval_vector_and_hybrid_on_the_real_model_with_a_disk_cache() {
+    let env = Env::new();
+    let dataset = fixture("eval-mini");
+    let cache = env.dir.path().join("cache").join("embeddings.sqlite");
+    let args = [
+        "eval",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--grid",
+        "mode=fts,vector,hybrid",
+        "--set",
+        "decay=off",
+        "--cache",
+        cache.to_str().unwrap(),
+        "--json",
+    ];
+    let first = env.run(&args);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(
+        stderr(&first).contains("(0 from cache, 6 by the model)"),
+        "{}",
+        stderr(&first)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    let modes: Vec<&str> = report["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["mode"].as_str().unwrap())
+        .collect();
+    assert_eq!(modes, ["fts", "vector", "hybrid"]);
+    let pet = |run: usize, metric: &str| report["runs"][run]["by_category"]["2"][metric].clone();
+    // The puppy is what the question means: the nearest by meaning, and found by hybrid,
+    // where full-text search finds nothing.
+    assert_eq!(pet(0, "recall_10"), 0.0);
+    assert_eq!(pet(1, "mrr_10"), 1.0);
+    assert_eq!(pet(2, "recall_10"), 1.0);
+
+    let second = env.run(&args);
+    assert!(second.status.success(), "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains("(6 from cache, 0 by the model)"),
+        "{}",
+        stderr(&second)
+    );
+    let again: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    for run in 0..3 {
+        assert_eq!(
+            again["runs"][run]["ndcg_10"], report["runs"][run]["ndcg_10"],
+            "cached vectors give the same scores"
+        );
+    }
 }

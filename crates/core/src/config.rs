@@ -17,6 +17,16 @@ pub enum Mode {
     Fts,
     /// Full-text search plus embeddings.
     Hybrid,
+    /// Embeddings only: the nearest memories by cosine, no lexical matching. Mostly for
+    /// measuring what the vector side contributes (`oro-mem eval --mode vector`).
+    Vector,
+}
+
+impl Mode {
+    /// True when the mode needs the embedding model.
+    pub fn uses_vectors(self) -> bool {
+        matches!(self, Mode::Hybrid | Mode::Vector)
+    }
 }
 
 impl std::str::FromStr for Mode {
@@ -25,8 +35,9 @@ impl std::str::FromStr for Mode {
         match s.trim().to_ascii_lowercase().as_str() {
             "fts" => Ok(Mode::Fts),
             "hybrid" => Ok(Mode::Hybrid),
+            "vector" => Ok(Mode::Vector),
             _ => Err(Error::invalid_input(format!(
-                "unknown mode {s:?}: expected fts or hybrid"
+                "unknown mode {s:?}: expected fts, hybrid or vector"
             ))),
         }
     }
@@ -37,6 +48,7 @@ impl std::fmt::Display for Mode {
         f.write_str(match self {
             Mode::Fts => "fts",
             Mode::Hybrid => "hybrid",
+            Mode::Vector => "vector",
         })
     }
 }
@@ -67,7 +79,7 @@ pub enum FusionMethod {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
-    /// `fts` or `hybrid`.
+    /// `fts`, `hybrid` or `vector`.
     pub mode: Mode,
     /// When hybrid is asked for but cannot run, answer FTS-only instead of failing.
     pub fallback_to_fts: bool,

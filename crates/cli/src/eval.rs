@@ -1,0 +1,560 @@
+//! `oro-mem eval`: import a BEIR-layout benchmark into a scratch store, run every query through
+//! the same engine as `oro-mem recall`, and report nDCG@10, Recall@5/10/100, MRR@10 and latency,
+//! for one configuration or a grid of them.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use oro_mem_core::{
+    config::DedupConfig, Config, Filter, FusionMethod, MemoryId, MemoryType, Mode, NewMemory,
+    Source, Timestamp,
+};
+use oro_mem_eval::metrics::QueryResult;
+use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache, QueryScores, Summary};
+use oro_mem_store_sqlite::Store;
+use serde::Serialize;
+
+use crate::args::EvalArgs;
+use crate::engine;
+
+/// Most configurations one `--grid` may expand to.
+const MAX_GRID: usize = 500;
+
+/// Results kept per query: enough for Recall@100.
+const RANKED: usize = 100;
+
+/// One grid axis: a configuration key and the values it takes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    key: String,
+    values: Vec<String>,
+}
+
+/// The keys `--grid` (and `--set`) understand, for error messages and `--help`.
+pub const GRID_KEYS: &str = "mode, k (rrf_k), fusion (rrf|weighted_score), decay (on|off), \
+                             half_life, depth (lexical and vector), lexical_depth, vector_depth, \
+                             bm25, vector, recency, access (weights)";
+
+/// The text after `oro-mem eval --help`'s options.
+pub fn after_help() -> String {
+    format!(
+        "Keys for --grid and --set: {GRID_KEYS}.\n\nExample: oro-mem eval --dataset \
+         ../shared/eval/scifact --grid mode=fts,vector,hybrid --grid k=20,60"
+    )
+}
+
+/// Sets `key` to `value` in `config`.
+fn apply(config: &mut Config, key: &str, value: &str) -> Result<()> {
+    let num = || -> Result<f64> {
+        value
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .with_context(|| format!("{key}={value}: expected a number >= 0"))
+    };
+    let count = || -> Result<usize> {
+        value
+            .parse::<usize>()
+            .ok()
+            .filter(|&v| v > 0)
+            .with_context(|| format!("{key}={value}: expected a whole number >= 1"))
+    };
+    let r = &mut config.recall;
+    match key {
+        "mode" => config.mode = value.parse()?,
+        "k" | "rrf_k" => r.rrf_k = num()?,
+        "fusion" => {
+            r.fusion = match value {
+                "rrf" => FusionMethod::Rrf,
+                "weighted_score" | "weighted" | "score" => FusionMethod::WeightedScore,
+                _ => bail!("fusion={value}: expected rrf or weighted_score"),
+            }
+        }
+        "decay" => {
+            config.decay.enabled = match value {
+                "on" | "true" => true,
+                "off" | "false" => false,
+                _ => bail!("decay={value}: expected on or off"),
+            }
+        }
+        "half_life" => {
+            let days = num()?;
+            if days == 0.0 {
+                bail!("half_life={value}: expected a number of days > 0");
+            }
+            config.decay.half_life_days = days;
+        }
+        "depth" => {
+            let n = count()?;
+            r.depth = n;
+            r.vector_depth = n;
+        }
+        "lexical_depth" => r.depth = count()?,
+        "vector_depth" => r.vector_depth = count()?,
+        "bm25" => r.weights.bm25 = num()?,
+        "vector" => r.weights.vector = num()?,
+        "recency" => r.weights.recency = num()?,
+        "access" => r.weights.access = num()?,
+        _ => bail!("unknown setting {key:?}: expected one of {GRID_KEYS}"),
+    }
+    Ok(())
+}
+
+/// Parses `KEY=V1,V2,...`, checking every value.
+pub fn parse_axis(text: &str) -> Result<Axis> {
+    let (key, values) = text
+        .split_once('=')
+        .with_context(|| format!("--grid {text:?}: expected KEY=V1,V2,... (keys: {GRID_KEYS})"))?;
+    let key = key.trim().to_string();
+    let values: Vec<String> = values
+        .split(',')
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .collect();
+    if values.is_empty() {
+        bail!("--grid {text:?}: no values for {key}");
+    }
+    for v in &values {
+        apply(&mut Config::default(), &key, v).with_context(|| format!("--grid {text:?}"))?;
+    }
+    Ok(Axis { key, values })
+}
+
+/// One configuration to evaluate and the grid values that made it.
+#[derive(Clone, Debug)]
+struct Run {
+    settings: Vec<(String, String)>,
+    config: Config,
+}
+
+impl Run {
+    fn label(&self) -> String {
+        if self.settings.is_empty() {
+            return format!("mode={}", self.config.mode);
+        }
+        self.settings
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Every combination of the axes' values over `base`, in order (the last axis varies fastest).
+fn expand(base: &Config, axes: &[Axis]) -> Result<Vec<Run>> {
+    let total = axes
+        .iter()
+        .try_fold(1usize, |n, a| n.checked_mul(a.values.len()))
+        .filter(|&n| n <= MAX_GRID)
+        .with_context(|| format!("--grid expands to more than {MAX_GRID} configurations"))?;
+    let mut runs = Vec::with_capacity(total);
+    for i in 0..total {
+        let mut config = base.clone();
+        let mut settings = Vec::new();
+        let mut rest = i;
+        let mut picks = vec![0; axes.len()];
+        for (j, axis) in axes.iter().enumerate().rev() {
+            picks[j] = rest % axis.values.len();
+            rest /= axis.values.len();
+        }
+        for (axis, &p) in axes.iter().zip(&picks) {
+            apply(&mut config, &axis.key, &axis.values[p])?;
+            settings.push((axis.key.clone(), axis.values[p].clone()));
+        }
+        runs.push(Run { settings, config });
+    }
+    Ok(runs)
+}
+
+/// Turns the product's recall into a pure ranking of the best [`RANKED`]: no minimum score, no
+/// token budget, no near-duplicate skipping, so the metrics judge the order alone.
+fn ranking_only(config: &mut Config, depth: usize) {
+    let r = &mut config.recall;
+    r.depth = depth;
+    r.vector_depth = depth;
+    r.max_results = RANKED;
+    r.budget_tokens = usize::MAX;
+    r.min_score = 0.0;
+    r.hybrid_min_score = 0.0;
+    r.near_duplicate = f64::INFINITY;
+    config.fallback_to_fts = false;
+}
+
+/// The corpus in a scratch store.
+struct Corpus {
+    store: Store,
+    doc_of: HashMap<MemoryId, usize>,
+    /// "Now" per namespace (`""` = all): the newest `created_at`, or `--now`.
+    now: HashMap<String, Timestamp>,
+}
+
+fn import(dataset: &Dataset, now: Option<Timestamp>) -> Result<Corpus> {
+    let mut store = Store::open_in_memory()?;
+    let undated = now.unwrap_or_else(Timestamp::now);
+    let dedup = DedupConfig {
+        enabled: false,
+        ..DedupConfig::default()
+    };
+    let mut doc_of = HashMap::with_capacity(dataset.docs.len());
+    let mut newest: HashMap<String, Timestamp> = HashMap::new();
+    for (start, docs) in (0..).step_by(1000).zip(dataset.docs.chunks(1000)) {
+        let batch: Vec<NewMemory> = docs
+            .iter()
+            .map(|d| {
+                let at = d.created_at.unwrap_or(undated);
+                let mut m = NewMemory::new(d.content(), MemoryType::Lesson)
+                    .source(Source::Import)
+                    .created_at(at);
+                if let Some(ns) = &d.namespace {
+                    m = m.namespace(ns.clone());
+                }
+                for key in [d.namespace.clone().unwrap_or_default(), String::new()] {
+                    let n = newest.entry(key).or_insert(at);
+                    *n = (*n).max(at);
+                }
+                m
+            })
+            .collect();
+        let outcomes = store
+            .remember_batch(batch, &dedup)
+            .with_context(|| format!("cannot import {}", dataset.dir.display()))?;
+        for (i, o) in outcomes.iter().enumerate() {
+            doc_of.insert(o.id(), start + i);
+        }
+    }
+    if let Some(now) = now {
+        newest.values_mut().for_each(|t| *t = now);
+    }
+    Ok(Corpus {
+        store,
+        doc_of,
+        now: newest,
+    })
+}
+
+/// Embeds the corpus through the cache, then leaves the bare model on the store for queries
+/// (so query latency includes embedding the query, as in `recall`).
+fn embed(corpus: &mut Corpus, cache: Option<&Path>) -> Result<()> {
+    let model = engine::load_embedder()?;
+    let cache = match cache {
+        Some(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+            }
+            EmbeddingCache::open(path)?
+        }
+        None => EmbeddingCache::in_memory()?,
+    };
+    let cached = Arc::new(CachedEmbedder::new(model.clone(), cache));
+    corpus.store.set_embedder(cached.clone());
+    let started = Instant::now();
+    let mut next_line = 0;
+    corpus.store.embed_missing(64, |p| {
+        if p.total > 0 && (p.done >= next_line || p.done == p.total) {
+            eprintln!("eval: embedding corpus {}/{}", p.done, p.total);
+            next_line = p.done + p.total.div_ceil(10);
+        }
+    })?;
+    let stats = cached.stats();
+    eprintln!(
+        "eval: corpus embedded in {:.1} s ({} from cache, {} by the model)",
+        started.elapsed().as_secs_f64(),
+        stats.hits,
+        stats.misses
+    );
+    corpus.store.set_embedder(model);
+    Ok(())
+}
+
+/// What one configuration scored.
+#[derive(Debug, Serialize)]
+struct RunReport {
+    label: String,
+    settings: BTreeMap<String, String>,
+    mode: Mode,
+    #[serde(flatten)]
+    summary: Summary,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    dataset: String,
+    split: String,
+    documents: usize,
+    queries: usize,
+    depth: usize,
+    runs: Vec<RunReport>,
+}
+
+fn evaluate(
+    corpus: &mut Corpus,
+    dataset: &Dataset,
+    queries: &[oro_mem_eval::EvalQuery],
+    run: &Run,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<QueryResult>> {
+    let mut out = Vec::with_capacity(queries.len());
+    for q in queries {
+        let filter = Filter {
+            namespace: q.namespace.clone(),
+            ..Filter::default()
+        };
+        let now = corpus.now[q.namespace.as_deref().unwrap_or_default()];
+        let started = Instant::now();
+        let answer = engine::recall(&mut corpus.store, &run.config, &q.text, &filter, now, false)
+            .with_context(|| format!("query {}", q.id))?;
+        let latency_ms = started.elapsed().as_secs_f64() * 1e3;
+        if answer.mode != run.config.mode {
+            bail!(
+                "query {}: asked for {} but {} answered: {}",
+                q.id,
+                run.config.mode,
+                answer.mode,
+                answer.recall.warnings.join("; ")
+            );
+        }
+        for w in answer.recall.warnings {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+        let ranked: Vec<&str> = answer
+            .recall
+            .results
+            .iter()
+            .map(|r| dataset.docs[corpus.doc_of[&r.memory.id]].id.as_str())
+            .collect();
+        out.push(QueryResult {
+            id: q.id.clone(),
+            scores: QueryScores::of(&ranked, &dataset.qrels[&q.id]),
+            latency_ms,
+            category: q.category.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// The default embedding cache: `$XDG_CACHE_HOME/oro-mem/eval-embeddings.sqlite`, else under
+/// `~/.cache`.
+fn default_cache() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("oro-mem").join("eval-embeddings.sqlite"))
+}
+
+/// Runs `oro-mem eval`.
+pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
+    if a.depth < RANKED {
+        eprintln!(
+            "eval: --depth {} < {RANKED}: Recall@100 counts only what the candidates hold",
+            a.depth
+        );
+    }
+    let dataset = Dataset::load(&a.dataset, &a.split)?;
+    let mut base = base;
+    if let Some(m) = &a.mode {
+        base.mode = m.parse()?;
+    }
+    for s in &a.set {
+        let (k, v) = s
+            .split_once('=')
+            .with_context(|| format!("--set {s:?}: expected KEY=VALUE"))?;
+        apply(&mut base, k.trim(), v.trim()).with_context(|| format!("--set {s:?}"))?;
+    }
+    ranking_only(&mut base, a.depth);
+    let axes = a
+        .grid
+        .iter()
+        .map(|g| parse_axis(g))
+        .collect::<Result<Vec<_>>>()?;
+    let runs = expand(&base, &axes)?;
+    let now = a.now.as_deref().map(str::parse).transpose()?;
+    let queries = match a.queries {
+        Some(n) => &dataset.queries[..n.min(dataset.queries.len())],
+        None => &dataset.queries[..],
+    };
+
+    let started = Instant::now();
+    let mut corpus = import(&dataset, now)?;
+    eprintln!(
+        "eval: imported {} documents in {:.1} s",
+        dataset.docs.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if runs.iter().any(|r| r.config.mode.uses_vectors()) {
+        let cache = if a.no_cache {
+            None
+        } else {
+            a.cache.clone().or_else(default_cache)
+        };
+        embed(&mut corpus, cache.as_deref())?;
+    }
+
+    let mut warnings = Vec::new();
+    let mut reports = Vec::with_capacity(runs.len());
+    for (i, run) in runs.iter().enumerate() {
+        if runs.len() > 1 {
+            eprintln!("eval: [{}/{}] {}", i + 1, runs.len(), run.label());
+        }
+        let results = evaluate(&mut corpus, &dataset, queries, run, &mut warnings)?;
+        reports.push(RunReport {
+            label: run.label(),
+            settings: run.settings.iter().cloned().collect(),
+            mode: run.config.mode,
+            summary: Summary::of(&results),
+        });
+    }
+    for w in &warnings {
+        eprintln!("eval: warning: {w}");
+    }
+    let report = Report {
+        dataset: dataset.name(),
+        split: dataset.split.clone(),
+        documents: dataset.docs.len(),
+        queries: queries.len(),
+        depth: a.depth,
+        runs: reports,
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", table(&report));
+    }
+    Ok(())
+}
+
+/// The report as text: one row per configuration, then Recall@10 by category if there are
+/// categories.
+fn table(report: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} {}: {} queries, {} documents, {} candidates per list, ranking only (no threshold, \
+         budget or limit)",
+        report.dataset, report.split, report.queries, report.documents, report.depth
+    );
+    let width = report
+        .runs
+        .iter()
+        .map(|r| r.label.len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let _ = writeln!(
+        s,
+        "{:width$}  nDCG@10  R@5     R@10    R@100   MRR@10  p50 ms  p95 ms",
+        "config"
+    );
+    for r in &report.runs {
+        let m = &r.summary.mean;
+        let _ = writeln!(
+            s,
+            "{:width$}  {:.4}   {:.4}  {:.4}  {:.4}  {:.4}  {:6.2}  {:6.2}",
+            r.label,
+            m.ndcg_10,
+            m.recall_5,
+            m.recall_10,
+            m.recall_100,
+            m.mrr_10,
+            r.summary.latency_p50_ms,
+            r.summary.latency_p95_ms
+        );
+    }
+    let categories: Vec<&String> = report
+        .runs
+        .first()
+        .map(|r| r.summary.by_category.keys().collect())
+        .unwrap_or_default();
+    if !categories.is_empty() {
+        let _ = writeln!(s, "\nRecall@10 by category (queries)");
+        let _ = write!(s, "{:width$}", "config");
+        for c in &categories {
+            let n = report.runs[0].summary.by_category[*c].queries;
+            let _ = write!(s, "  {:>10}", format!("{c} ({n})"));
+        }
+        let _ = writeln!(s);
+        for r in &report.runs {
+            let _ = write!(s, "{:width$}", r.label);
+            for c in &categories {
+                let _ = write!(s, "  {:>10.4}", r.summary.by_category[*c].mean.recall_10);
+            }
+            let _ = writeln!(s);
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_expands_to_every_combination_last_axis_fastest() {
+        let axes = [
+            parse_axis("mode=fts,hybrid").unwrap(),
+            parse_axis("k=20, 60").unwrap(),
+        ];
+        let runs = expand(&Config::default(), &axes).unwrap();
+        let labels: Vec<String> = runs.iter().map(Run::label).collect();
+        assert_eq!(
+            labels,
+            [
+                "mode=fts k=20",
+                "mode=fts k=60",
+                "mode=hybrid k=20",
+                "mode=hybrid k=60"
+            ]
+        );
+        assert_eq!(runs[3].config.mode, Mode::Hybrid);
+        assert_eq!(runs[2].config.recall.rrf_k, 20.0);
+    }
+
+    #[test]
+    fn grid_values_are_checked_up_front() {
+        for (bad, says) in [
+            ("k", "expected KEY=V1,V2"),
+            ("k=", "no values"),
+            ("k=-1", "number >= 0"),
+            ("depth=0", "whole number >= 1"),
+            ("decay=maybe", "on or off"),
+            ("mode=semantic", "unknown mode"),
+            ("speed=fast", "unknown setting"),
+        ] {
+            let err = format!("{:#}", parse_axis(bad).unwrap_err());
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+        let big: Vec<Axis> = (0..3)
+            .map(|_| parse_axis(&format!("k={}", ["1"; 10].join(","))).unwrap())
+            .collect();
+        assert!(expand(&Config::default(), &big).is_err());
+    }
+
+    #[test]
+    fn settings_reach_the_config() {
+        let mut c = Config::default();
+        for (k, v) in [
+            ("fusion", "weighted_score"),
+            ("decay", "off"),
+            ("depth", "200"),
+            ("vector_depth", "30"),
+            ("bm25", "0.5"),
+            ("access", "0"),
+            ("half_life", "7"),
+        ] {
+            apply(&mut c, k, v).unwrap();
+        }
+        assert_eq!(c.recall.fusion, FusionMethod::WeightedScore);
+        assert!(!c.decay.enabled);
+        assert_eq!((c.recall.depth, c.recall.vector_depth), (200, 30));
+        assert_eq!(c.recall.weights.bm25, 0.5);
+        assert_eq!(c.recall.weights.access, 0.0);
+        assert_eq!(c.decay.half_life_days, 7.0);
+    }
+}

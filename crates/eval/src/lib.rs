@@ -1,0 +1,40 @@
+//! Retrieval evaluation for oro-mem.
+//!
+//! - [`Dataset`]: a benchmark in BEIR layout (`corpus.jsonl`, `queries.jsonl`,
+//!   `qrels/<split>.tsv`), with the optional `namespace`, `created_at` and `metadata.category`
+//!   fields that memory benchmarks such as LoCoMo add.
+//! - [`metrics`]: nDCG@k, Recall@k and MRR@k as pytrec_eval defines them, and the means and
+//!   latency percentiles of a run ([`Summary`]).
+//! - [`CachedEmbedder`]: wraps an [`Embedder`](oro_mem_rank_vector::Embedder) with an SQLite
+//!   cache keyed by model id and a hash of the text, so a corpus is embedded once per model.
+//!
+//! Running the queries is the caller's business (the `oro-mem eval` command imports the corpus
+//! into a store and recalls through the same engine as `oro-mem recall`); this crate has no
+//! opinion on how a ranking is made, so it scores any retriever.
+//!
+//! # Example
+//!
+//! ```
+//! use std::collections::HashMap;
+//! use oro_mem_eval::metrics::{ndcg_at, recall_at, reciprocal_rank_at};
+//!
+//! let relevant = HashMap::from([("d2".to_string(), 1)]);
+//! let ranked = ["d1", "d2", "d3"];
+//! assert_eq!(reciprocal_rank_at(&ranked, &relevant, 10), 0.5);
+//! assert_eq!(recall_at(&ranked, &relevant, 1), 0.0);
+//! assert!((ndcg_at(&ranked, &relevant, 10) - 1.0 / 3f64.log2()).abs() < 1e-12);
+//! ```
+//!
+//! # Crate features
+//!
+//! None.
+
+#![deny(missing_docs)]
+
+mod cache;
+mod dataset;
+pub mod metrics;
+
+pub use cache::{CacheStats, CachedEmbedder, EmbeddingCache};
+pub use dataset::{Dataset, Doc, EvalQuery, Qrels};
+pub use metrics::{QueryScores, Summary};
