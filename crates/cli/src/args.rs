@@ -297,7 +297,7 @@ pub struct InjectArgs {
 #[derive(Debug, Args)]
 #[command(after_help = crate::eval::after_help())]
 pub struct EvalArgs {
-    /// Benchmark directory: corpus.jsonl, queries.jsonl, qrels/<split>.tsv
+    /// Benchmark directory: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv
     #[arg(long, value_name = "DIR")]
     pub dataset: PathBuf,
     /// Which qrels file to score against
