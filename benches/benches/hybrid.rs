@@ -1,4 +1,4 @@
-//! Hybrid-mode latency at 10k and 100k synthetic memories with 384-dimensional embeddings:
+//! Hybrid-mode latency at 1k, 10k and 100k synthetic memories with 384-dimensional embeddings:
 //!
 //! - `vector_stage/index`: the nearest 50 by the quantized index, rescored exactly (what hybrid
 //!   recall runs); `vector_stage/exact_scan`: every `f32` embedding scored in SQL row order
@@ -34,7 +34,7 @@ fn hybrid(c: &mut Criterion) {
         .collect();
     let vectors = SyntheticEmbedder.embed(&texts).expect("embed queries");
 
-    for n in [10_000usize, 100_000] {
+    for n in [1_000usize, 10_000, 100_000] {
         let store = build_embedded_store(&dir.path().join(format!("{n}.db")), n);
         let mut group = c.benchmark_group("vector_stage");
         group.sample_size(30);

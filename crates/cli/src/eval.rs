@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -241,13 +241,7 @@ fn import(dataset: &Dataset, now: Option<Timestamp>) -> Result<Corpus> {
 fn embed(corpus: &mut Corpus, cache: Option<&Path>) -> Result<()> {
     let model = engine::load_embedder()?;
     let cache = match cache {
-        Some(path) => {
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("cannot create {}", dir.display()))?;
-            }
-            EmbeddingCache::open(path)?
-        }
+        Some(path) => EmbeddingCache::create(path)?,
         None => EmbeddingCache::in_memory()?,
     };
     let cached = Arc::new(CachedEmbedder::new(model.clone(), cache));
@@ -339,16 +333,6 @@ fn evaluate(
     Ok(out)
 }
 
-/// The default embedding cache: `$XDG_CACHE_HOME/oro-mem/eval-embeddings.sqlite`, else under
-/// `~/.cache`.
-fn default_cache() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-    Some(base.join("oro-mem").join("eval-embeddings.sqlite"))
-}
-
 /// Runs `oro-mem eval`.
 pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
     if a.depth < RANKED {
@@ -392,7 +376,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         let cache = if a.no_cache {
             None
         } else {
-            a.cache.clone().or_else(default_cache)
+            a.cache.clone().or_else(EmbeddingCache::default_path)
         };
         embed(&mut corpus, cache.as_deref())?;
     }

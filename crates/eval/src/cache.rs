@@ -1,6 +1,6 @@
 //! An on-disk cache of embeddings, keyed by model id and a SHA-256 of the text.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -33,6 +33,35 @@ impl EmbeddingCache {
         let conn = Connection::open(path)
             .map_err(|e| storage(&format!("cannot open {}", path.display()), e))?;
         EmbeddingCache::init(conn)
+    }
+
+    /// Where `oro-mem eval` keeps its cache: `$XDG_CACHE_HOME/oro-mem/eval-embeddings.sqlite`,
+    /// else `~/.cache/oro-mem/eval-embeddings.sqlite`; `None` with neither variable set.
+    pub fn default_path() -> Option<PathBuf> {
+        let base = std::env::var_os("XDG_CACHE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+        Some(base.join("oro-mem").join("eval-embeddings.sqlite"))
+    }
+
+    /// Opens the cache at `path`, creating its directory first if needed.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when the directory or file cannot be created or opened.
+    pub fn create(path: impl AsRef<Path>) -> Result<EmbeddingCache> {
+        let path = path.as_ref();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Error::new(
+                    ErrorKind::Storage,
+                    format!("embedding cache: cannot create {}: {e}", dir.display()),
+                )
+                .with_source(e)
+            })?;
+        }
+        EmbeddingCache::open(path)
     }
 
     /// A cache that lives in memory only.

@@ -1,0 +1,79 @@
+//! Ingest throughput: one `remember_batch` of 100 new memories (dedup on, as `import` runs it)
+//! into a store that already holds 10k, each iteration on a fresh copy of that store.
+//!
+//! - `ingest/fts`: no embeddings (FTS mode).
+//! - `ingest/synthetic_vectors`: embeddings from the synthetic stand-in, so the time is the
+//!   store's own vector work (cosine dedup against the index, the index append) without a
+//!   model.
+//! - `ingest/minilm`: embeddings from all-MiniLM-L6-v2 (needs `scripts/fetch-model`; skipped
+//!   with a note when the model is missing). The model dominates: this is the hybrid-mode
+//!   write cost a user sees.
+//!
+//! Run: `cargo bench -p oro-mem-benches --bench ingest`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use oro_mem_benches::{build_embedded_store, build_store, memories, SyntheticEmbedder};
+use oro_mem_core::config::DedupConfig;
+use oro_mem_core::{MemoryType, NewMemory};
+use oro_mem_rank_vector::{Embedder, MiniLm};
+use oro_mem_store_sqlite::Store;
+
+const EXISTING: usize = 10_000;
+const BATCH: usize = 100;
+
+fn ingest(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plain = dir.path().join("plain.db");
+    let embedded = dir.path().join("embedded.db");
+    drop(build_store(&plain, EXISTING));
+    drop(build_embedded_store(&embedded, EXISTING));
+    // The next 100 texts of the same generator: new memories, some close to existing ones.
+    let texts: Vec<String> = memories(EXISTING + BATCH).split_off(EXISTING);
+    let dedup = DedupConfig::default();
+    let minilm: Option<Arc<dyn Embedder>> = match MiniLm::load_default() {
+        Ok(m) => Some(Arc::new(m)),
+        Err(e) => {
+            eprintln!("ingest: skipping ingest/minilm: {e}");
+            None
+        }
+    };
+    let mut cases: Vec<(&str, &Path, Option<Arc<dyn Embedder>>)> = vec![
+        ("fts", &plain, None),
+        ("synthetic_vectors", &embedded, Some(Arc::new(SyntheticEmbedder))),
+    ];
+    if let Some(m) = minilm {
+        cases.push(("minilm", &plain, Some(m)));
+    }
+
+    let mut group = c.benchmark_group("ingest");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    group.sample_size(10);
+    let copy = dir.path().join("copy.db");
+    for (name, template, embedder) in cases {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    std::fs::copy(template, &copy).expect("copy template store");
+                    let mut store = Store::open(&copy).expect("open copy");
+                    if let Some(e) = &embedder {
+                        store.set_embedder(e.clone());
+                    }
+                    let batch: Vec<NewMemory> = texts
+                        .iter()
+                        .map(|t| NewMemory::new(t.clone(), MemoryType::Lesson))
+                        .collect();
+                    (store, batch)
+                },
+                |(mut store, batch)| store.remember_batch(batch, &dedup).expect("ingest"),
+                BatchSize::PerIteration,
+            );
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, ingest);
+criterion_main!(benches);
