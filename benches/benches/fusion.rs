@@ -126,9 +126,19 @@ fn fusion(c: &mut Criterion) {
         run("fuse_rrf_k", BenchmarkId::from_parameter(k), &rrf, 4);
     }
     for lists in [2, 4] {
-        run("fuse_lists", BenchmarkId::from_parameter(lists), &Rrf::default(), lists);
+        run(
+            "fuse_lists",
+            BenchmarkId::from_parameter(lists),
+            &Rrf::default(),
+            lists,
+        );
     }
-    run("fuse_method", BenchmarkId::from_parameter("rrf"), &Rrf::default(), 4);
+    run(
+        "fuse_method",
+        BenchmarkId::from_parameter("rrf"),
+        &Rrf::default(),
+        4,
+    );
     run(
         "fuse_method",
         BenchmarkId::from_parameter("weighted_score"),

@@ -22,6 +22,9 @@ use oro_mem_rank_vector::{Embedder, MiniLm};
 use oro_mem_store_sqlite::Store;
 
 const EXISTING: usize = 10_000;
+
+/// A case: its name, the template store it copies, and the embedder it writes with.
+type Case<'a> = (&'static str, &'a Path, Option<Arc<dyn Embedder>>);
 const BATCH: usize = 100;
 
 fn ingest(c: &mut Criterion) {
@@ -40,9 +43,13 @@ fn ingest(c: &mut Criterion) {
             None
         }
     };
-    let mut cases: Vec<(&str, &Path, Option<Arc<dyn Embedder>>)> = vec![
+    let mut cases: Vec<Case<'_>> = vec![
         ("fts", &plain, None),
-        ("synthetic_vectors", &embedded, Some(Arc::new(SyntheticEmbedder))),
+        (
+            "synthetic_vectors",
+            &embedded,
+            Some(Arc::new(SyntheticEmbedder)),
+        ),
     ];
     if let Some(m) = minilm {
         cases.push(("minilm", &plain, Some(m)));
