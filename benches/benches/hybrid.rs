@@ -3,7 +3,7 @@
 //! - `vector_stage/index`: the nearest 50 by the quantized index, rescored exactly (what hybrid
 //!   recall runs); `vector_stage/exact_scan`: every `f32` embedding scored in SQL row order
 //!   (the path taken under a selective filter), as the baseline in the same run.
-//! - `hybrid_recall`: lexical candidates + vector stage + join + four-list RRF, excluding the
+//! - `hybrid_recall`: lexical candidates + vector stage + join + the default fusion, excluding the
 //!   query embedding (the query vectors are made before timing).
 //!
 //! Run: `cargo bench -p oro-mem-benches --bench hybrid`. Building the 100k store takes about a

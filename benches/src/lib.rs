@@ -11,9 +11,10 @@ use std::sync::Arc;
 
 use oro_mem_core::config::{DecayConfig, DedupConfig, RecallConfig};
 use oro_mem_core::{
-    rrf_pinned_bonus, AccessFrequency, MemoryType, NewMemory, Pipeline, Recency, Timestamp,
+    AccessFrequency, MemoryType, NewMemory, Pipeline, Recency, Timestamp,
+    WEIGHTED_SCORE_PINNED_BONUS,
 };
-use oro_mem_fusion::Rrf;
+use oro_mem_fusion::WeightedScore;
 use oro_mem_rank_bm25::Bm25Ranker;
 use oro_mem_rank_vector::{normalize, Embedder, VectorRanker};
 use oro_mem_store_sqlite::Store;
@@ -417,31 +418,31 @@ pub fn build_embedded_store(path: &std::path::Path, n: usize) -> Store {
     build_store_with(path, n, Some(Arc::new(SyntheticEmbedder)))
 }
 
-/// The default hybrid pipeline (bm25 1.0, vector 1.0, recency 0.6, access 0.4, RRF k = 60,
-/// pinned bonus, hybrid threshold).
+/// The default hybrid pipeline: weighted score fusion of bm25 1.0, vector 1.0 and access 0.4
+/// (recency 0 is left out), the pinned bonus, the hybrid threshold.
 pub fn hybrid_pipeline() -> Pipeline {
-    let mut recall = RecallConfig::default();
-    recall.min_score = recall.hybrid_min_score;
-    let w = recall.weights.clone();
-    Pipeline::new(Box::new(Rrf::default()), recall, DecayConfig::default())
-        .pinned_bonus(rrf_pinned_bonus(60.0))
-        .ranker(Bm25Ranker, w.bm25)
-        .ranker(VectorRanker, w.vector)
-        .ranker(Recency, w.recency)
-        .ranker(AccessFrequency, w.access)
+    default_pipeline(true)
 }
 
-/// The default FTS-mode pipeline (bm25 1.0, recency 0.6, access 0.4, RRF k = 60).
+/// The default FTS-mode pipeline: weighted score fusion of bm25 1.0 and access 0.4.
 pub fn fts_pipeline() -> Pipeline {
-    let recall = RecallConfig::default();
-    Pipeline::new(
-        Box::new(Rrf::default()),
-        recall.clone(),
-        DecayConfig::default(),
-    )
-    .ranker(Bm25Ranker, recall.weights.bm25)
-    .ranker(Recency, recall.weights.recency)
-    .ranker(AccessFrequency, recall.weights.access)
+    default_pipeline(false)
+}
+
+fn default_pipeline(vector: bool) -> Pipeline {
+    let mut recall = RecallConfig::default();
+    if vector {
+        recall.min_score = recall.hybrid_min_score;
+    }
+    let w = recall.weights.clone();
+    let mut p = Pipeline::new(Box::new(WeightedScore), recall, DecayConfig::default())
+        .pinned_bonus(WEIGHTED_SCORE_PINNED_BONUS)
+        .ranker(Bm25Ranker, w.bm25);
+    if vector {
+        p = p.ranker(VectorRanker, w.vector);
+    }
+    p.ranker(Recency, w.recency)
+        .ranker(AccessFrequency, w.access)
 }
 
 /// Queries of content words only.

@@ -77,8 +77,8 @@ vector_depth = 50       # (hybrid) nearest-embedding candidates joined with the 
 max_results = 5         # at most this many memories per recall
 budget_tokens = 500     # token budget for recalled content (tokens = bytes / 4)
 scoring = "fused"       # "fused" (rankers + fusion) or "simple" (min(1, bm25/25) x confidence x decay)
-fusion = "rrf"          # "rrf" (weighted reciprocal rank fusion) or "weighted_score"
-rrf_k = 60.0            # the RRF constant k
+fusion = "weighted_score" # "weighted_score" (weighted sum of min-max normalized scores) or "rrf"
+rrf_k = 20.0            # the RRF constant k (fusion = "rrf")
 min_score = 0.005       # drop results below this final score (fused scoring, fts mode)
 hybrid_min_score = 0.01 # the same in hybrid mode (four lists give larger scores)
 simple_min_score = 0.05 # drop results below this final score (simple scoring)
@@ -87,11 +87,11 @@ near_duplicate = 0.8    # skip a result whose words overlap a better one this mu
 [recall.weights]        # 0 turns a ranker off
 bm25 = 1.0
 vector = 1.0
-recency = 0.6
+recency = 0.0           # newest first; off because it lowered recall on LoCoMo (see README)
 access = 0.4
 
 [decay]
-enabled = true
+enabled = false         # off because it lowered recall on LoCoMo (see README)
 half_life_days = 30.0   # score x 0.5^(age_days / half_life); pinned memories never decay
 
 [decay.half_life_by_type]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use anyhow::Result;
 use oro_mem_core::{
     rrf_pinned_bonus, AccessFrequency, Candidates, Config, Filter, FusionMethod, Mode, Pipeline,
-    Query, Recall, Recency, Timestamp,
+    Query, Recall, Recency, Timestamp, WEIGHTED_SCORE_PINNED_BONUS,
 };
 use oro_mem_fusion::{Rrf, WeightedScore};
 use oro_mem_rank_bm25::Bm25Ranker;
@@ -60,7 +60,7 @@ pub fn pipeline(config: &Config, mode: Mode) -> Result<Pipeline> {
     }
     let (fuser, bonus): (Box<dyn oro_mem_core::Fuser>, f64) = match r.fusion {
         FusionMethod::Rrf => (Box::new(Rrf::new(r.rrf_k)?), rrf_pinned_bonus(r.rrf_k)),
-        FusionMethod::WeightedScore => (Box::new(WeightedScore), 0.0),
+        FusionMethod::WeightedScore => (Box::new(WeightedScore), WEIGHTED_SCORE_PINNED_BONUS),
     };
     let weights = r.weights.clone();
     let mut p = Pipeline::new(fuser, r, config.decay.clone()).pinned_bonus(bonus);

@@ -114,10 +114,18 @@ fn remember_then_recall_with_explain() {
         "--explain",
     ]);
     assert!(out.starts_with("1. [gotcha] SQLite WAL mode"), "{out}");
-    for list in ["bm25", "recency", "access"] {
+    for list in ["bm25", "access"] {
         assert!(out.contains(list), "explain lacks {list}: {out}");
     }
-    assert!(out.contains("contribution 0.016393"), "{out}"); // 1 / (60 + 1)
+    assert!(
+        !out.contains("recency"),
+        "weight 0 leaves recency out: {out}"
+    );
+    // Weighted score fusion: the best BM25 match normalizes to 1.
+    assert!(
+        out.contains("bm25     rank    1  weight 1    contribution 1.000000"),
+        "{out}"
+    );
     assert!(out.contains("x confidence 0.80 x decay"), "{out}");
     assert!(!out.contains("cargo fmt"));
     // The recall counted as an access.
@@ -156,7 +164,14 @@ fn scores_are_normalized_and_raw_values_are_in_json() {
     assert_eq!(results.len(), 2);
     assert_eq!(results[0]["score"], 1.0);
     assert!(results[1]["score"].as_f64().unwrap() < 1.0);
-    assert!(results[0]["raw_score"].as_f64().unwrap() < 0.1);
+    for r in results {
+        let f = |k: &str| r[k].as_f64().unwrap();
+        assert!((f("raw_score") - f("relevance") * f("confidence") * f("decay")).abs() < 1e-12);
+    }
+    assert_ne!(
+        results[0]["raw_score"], 1.0,
+        "raw scores are not normalized"
+    );
     assert_eq!(v["mode"], "fts");
 }
 
@@ -735,13 +750,10 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     assert_eq!(stderr(&out), "", "nothing to warn about");
     let hybrid: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(hybrid["mode"], "hybrid");
-    // Found, and first by meaning. (Its final place also depends on recency and access,
-    // which on three memories written a second apart can outweigh one vector rank.)
-    let at = result_ids(&hybrid)
-        .iter()
-        .position(|&id| id == 1)
-        .expect("found");
-    let lists = hybrid["results"][at]["lists"].as_array().unwrap();
+    // Found, first by meaning, and so first (with the default weights: recency off, and no
+    // memory accessed yet).
+    assert_eq!(result_ids(&hybrid)[0], 1, "{hybrid:#}");
+    let lists = hybrid["results"][0]["lists"].as_array().unwrap();
     let vector = lists.iter().find(|l| l["name"] == "vector").unwrap();
     assert_eq!(vector["rank"], 1);
     assert!(vector["score"].as_f64().unwrap() > 0.2, "{vector}");
@@ -760,11 +772,12 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
         assert_eq!(rank == 1, r["memory"]["id"] == 1, "{vector:#}");
     }
 
-    // --explain names every list.
+    // --explain names every list with a weight (recency is 0 by default).
     let explained = env.ok(&["recall", "database timeout", "--explain", "--no-touch"]);
-    for list in ["bm25", "vector", "recency", "access"] {
+    for list in ["bm25", "vector", "access"] {
         assert!(explained.contains(list), "{explained}");
     }
+    assert!(!explained.contains("recency"), "{explained}");
 }
 
 #[test]

@@ -86,6 +86,6 @@ pub use memory::{Memory, MemoryId, MemoryType, NewMemory, Source, Status};
 pub use query::{Filter, MetaCondition, MetaOp, Query};
 pub use rank::{Fuser, Ranker, Weighted};
 pub use ranking::{Candidate, Candidates, Hit, Ranking};
-pub use recall::{rrf_pinned_bonus, Pipeline, Recall, Recalled};
+pub use recall::{rrf_pinned_bonus, Pipeline, Recall, Recalled, WEIGHTED_SCORE_PINNED_BONUS};
 pub use signals::{AccessFrequency, Recency};
 pub use time::Timestamp;

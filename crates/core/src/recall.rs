@@ -27,6 +27,11 @@ pub fn rrf_pinned_bonus(k: f64) -> f64 {
     1.0 / (k + 1.0) - 1.0 / (k + 11.0)
 }
 
+/// The pinned bonus under weighted score fusion: a quarter of what a weight-1 list spans
+/// (its scores are normalized to `[0, 1]`), comparable to [`rrf_pinned_bonus`] at k = 60,
+/// which is about a third of the spread of a 50-deep RRF list.
+pub const WEIGHTED_SCORE_PINNED_BONUS: f64 = 0.25;
+
 /// The time-decay factor of `memory` at `now`: `0.5^(age_days / half_life)`, 1 when pinned or
 /// when decay is off. The half-life is the memory type's own if configured.
 pub fn decay_factor(config: &DecayConfig, memory: &Memory, now: Timestamp) -> f64 {
@@ -475,13 +480,18 @@ mod tests {
 
     #[test]
     fn decay_halves_per_half_life_and_spares_pinned() {
-        let config = Config::default().decay;
+        let config = DecayConfig {
+            enabled: true,
+            ..Config::default().decay
+        };
         let mut m = memory(1, "x");
         m.created_at = Timestamp(0);
         let now = Timestamp(30 * 86_400);
         assert!((decay_factor(&config, &m, now) - 0.5).abs() < 1e-12);
         m.pinned = true;
         assert_eq!(decay_factor(&config, &m, now), 1.0);
+        m.pinned = false;
+        assert_eq!(decay_factor(&Config::default().decay, &m, now), 1.0, "off by default");
     }
 
     #[test]
