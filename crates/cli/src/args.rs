@@ -45,6 +45,10 @@ pub enum Command {
     Stats(JsonFlag),
     /// Measure retrieval quality on a benchmark in BEIR layout (nDCG@10, Recall@k, MRR@10)
     Eval(EvalArgs),
+    /// Store the memories an agent marked in its output ([MEMORY] lines, or "Note:" phrases)
+    Extract(ExtractArgs),
+    /// Copy into this store the memories of another (a worker's) that it lacks
+    Merge(MergeArgs),
     /// Print the effective configuration (file + defaults) as TOML
     Config,
 }
@@ -327,6 +331,46 @@ pub struct EvalArgs {
     /// Embed the corpus afresh and cache nothing on disk
     #[arg(long, conflicts_with = "cache")]
     pub no_cache: bool,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// The agent's output; `-` (the default) reads standard input
+    #[arg(default_value = "-")]
+    pub file: PathBuf,
+    /// Show what would be stored; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Store nothing if any [MEMORY] line is malformed (exit status 1)
+    #[arg(long)]
+    pub strict: bool,
+    /// Namespace of the stored memories
+    #[arg(long, default_value = oro_mem_core::memory::DEFAULT_NAMESPACE)]
+    pub namespace: String,
+    /// Tags added to every stored memory (comma-separated)
+    #[arg(long, value_delimiter = ',')]
+    pub tags: Vec<String>,
+    /// The work item the output belongs to
+    #[arg(long)]
+    pub bead_id: Option<String>,
+    /// The worker that wrote it
+    #[arg(long)]
+    pub worker_id: Option<String>,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The other oro-mem database (any schema version; it is only read)
+    pub other: PathBuf,
+    /// Show what would be copied; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
     /// Print JSON
     #[arg(long)]
     pub json: bool,

@@ -1,6 +1,7 @@
 //! `oro-mem`: remember and recall an AI agent's memories from one SQLite file.
 
 mod args;
+mod capture;
 mod config_file;
 mod engine;
 mod eval;
@@ -59,6 +60,14 @@ fn run(cli: Cli) -> Result<()> {
         Command::Consolidate(a) => consolidate(open(&cli)?, a),
         Command::Embed(a) => embed(open(&cli)?, a),
         Command::Stats(a) => stats(open(&cli)?, a.json),
+        Command::Extract(a) => {
+            let mut ctx = open(&cli)?;
+            capture::extract(&mut ctx.store, &ctx.config, a)
+        }
+        Command::Merge(a) => {
+            let mut ctx = open(&cli)?;
+            capture::merge(&mut ctx.store, &ctx.config, a)
+        }
         Command::Eval(a) => {
             // The built-in defaults unless a configuration file is named: eval measures the
             // defaults, not whatever a project nearby has set.

@@ -1145,3 +1145,187 @@ fn eval_vector_and_hybrid_on_the_real_model_with_a_disk_cache() {
         );
     }
 }
+
+// ---- extract and merge ----
+
+#[test]
+fn extract_stores_markers_reports_malformed_ones_and_dedups_on_rerun() {
+    let env = Env::new();
+    let output = env.dir.path().join("agent.txt");
+    std::fs::write(
+        &output,
+        "Fixed the lint job.\n\
+         - [MEMORY] type=gotcha tags=python: ruff --fix must run before pyright\n\
+         [MEMORY] type=bogus: this has an unknown type\n\
+         [MEMORY] type=decision no colon\n\
+         [MEMORY] type=pattern confidence=0.9: pin the toolchain in rust-toolchain.toml\n\
+         Note: phrases are ignored when markers are present.\n",
+    )
+    .unwrap();
+    let file = output.to_str().unwrap();
+
+    // --dry-run writes nothing.
+    let dry = env.ok(&["extract", file, "--dry-run"]);
+    assert!(dry.contains("found 2, rejected 2"), "{dry}");
+    assert_eq!(env.count(), 0);
+
+    // --strict refuses the whole output.
+    let out = env.run(&["extract", file, "--strict"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("2 malformed [MEMORY] lines; nothing was stored"));
+    assert_eq!(env.count(), 0);
+
+    let out = env.run(&["extract", file]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("stored 2, merged 0, skipped 0, rejected 2"));
+    let err = stderr(&out);
+    assert!(
+        err.contains("line 3: [MEMORY] not stored: unknown memory type \"bogus\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("line 4: [MEMORY] not stored: expected ':'"),
+        "{err}"
+    );
+    let list: Vec<serde_json::Value> = env
+        .ok(&["memories", "list", "--json"])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let stored: Vec<(&str, &str, &str)> = list
+        .iter()
+        .map(|m| {
+            (
+                m["type"].as_str().unwrap(),
+                m["source"].as_str().unwrap(),
+                m["content"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(stored.contains(&(
+        "gotcha",
+        "self_report",
+        "ruff --fix must run before pyright"
+    )));
+    assert!(stored.contains(&(
+        "pattern",
+        "self_report",
+        "pin the toolchain in rust-toolchain.toml"
+    )));
+
+    // The same output again: everything is a duplicate.
+    let again: serde_json::Value =
+        serde_json::from_str(&env.ok(&["extract", file, "--json"])).unwrap();
+    assert_eq!(
+        (again["stored"].as_u64(), again["skipped"].as_u64()),
+        (Some(0), Some(2))
+    );
+    assert_eq!(env.count(), 2);
+
+    // Phrases, from standard input, when there is no marker.
+    let out = env.run_stdin(
+        &["extract", "--tags", "ci"],
+        b"I learned that the cache key must include Cargo.lock. Then lunch.\n",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let shown: serde_json::Value =
+        serde_json::from_str(&env.ok(&["memories", "show", "3", "--json"])).unwrap();
+    assert_eq!(shown["content"], "the cache key must include Cargo.lock.");
+    assert_eq!(shown["source"], "daemon_extracted");
+    assert_eq!(shown["confidence"], 0.5);
+    assert_eq!(shown["tags"], serde_json::json!(["ci"]));
+
+    let out = env.run(&["extract", "no-such-file.txt"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("cannot read no-such-file.txt"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn merge_copies_what_is_missing_once_even_from_an_older_schema() {
+    let main = Env::new();
+    main.ok(&[
+        "remember",
+        "shared lesson about retries",
+        "--type",
+        "lesson",
+    ]);
+
+    // A worker store at schema version 1 (before the full-text index), written by hand.
+    let worker = main.dir.path().join("worker.db");
+    {
+        let conn = rusqlite::Connection::open(&worker).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE memories (
+                id INTEGER PRIMARY KEY, content TEXT NOT NULL, type TEXT NOT NULL,
+                tags TEXT NOT NULL DEFAULT '[]', source TEXT NOT NULL DEFAULT 'manual',
+                bead_id TEXT, worker_id TEXT, namespace TEXT NOT NULL DEFAULT 'default',
+                metadata TEXT NOT NULL DEFAULT '{}', confidence REAL NOT NULL DEFAULT 0.8,
+                pinned INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL DEFAULT 'active',
+                created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+                access_count INTEGER NOT NULL DEFAULT 0, last_accessed INTEGER,
+                fts_text TEXT, embedding BLOB, embedding_model TEXT, embedding_dim INTEGER);
+             PRAGMA user_version = 1;
+             INSERT INTO memories (content, type, worker_id, metadata, confidence, created_at,
+                 updated_at, access_count, last_accessed)
+             VALUES ('tokio tasks must not block the runtime thread', 'gotcha', 'w1',
+                 '{\"repo\": \"api\"}', 0.65, 1700000000, 1700000000, 4, 1700000100),
+                ('shared lesson about retries', 'lesson', 'w1', '{}', 0.8, 1700000000,
+                 1700000000, 0, NULL);",
+        )
+        .unwrap();
+    }
+    let w = worker.to_str().unwrap();
+    let dry: serde_json::Value =
+        serde_json::from_str(&main.ok(&["merge", w, "--dry-run", "--json"])).unwrap();
+    assert_eq!(dry["would_add"], 1);
+    assert_eq!(main.count(), 1);
+
+    let first: serde_json::Value = serde_json::from_str(&main.ok(&["merge", w, "--json"])).unwrap();
+    assert_eq!(first["read"], 2);
+    assert_eq!(first["already_present"], 1);
+    assert_eq!(first["copied"], 1);
+    assert_eq!(main.count(), 2);
+    let m: serde_json::Value =
+        serde_json::from_str(&main.ok(&["memories", "show", "2", "--json"])).unwrap();
+    assert_eq!(
+        m["content"],
+        "tokio tasks must not block the runtime thread"
+    );
+    assert_eq!(m["created_at"], "2023-11-14T22:13:20Z");
+    assert_eq!(m["confidence"], 0.65);
+    assert_eq!(m["access_count"], 4);
+    assert_eq!(m["worker_id"], "w1");
+    assert_eq!(m["metadata"]["repo"], "api");
+
+    // Again: nothing new, even with dedup off.
+    std::fs::write(
+        main.dir.path().join(".oro").join("config.toml"),
+        "[dedup]\nenabled = false\n",
+    )
+    .unwrap();
+    let second: serde_json::Value =
+        serde_json::from_str(&main.ok(&["merge", w, "--json"])).unwrap();
+    assert_eq!(second["already_present"], 2);
+    assert_eq!(second["copied"], 0);
+    assert_eq!(main.count(), 2);
+
+    // The worker store was only read.
+    let conn = rusqlite::Connection::open(&worker).unwrap();
+    let v: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(v, 1);
+
+    for (args, says) in [
+        (vec!["merge", "missing.db"], "no database at missing.db"),
+        (vec!["merge", ".oro/state.db"], "is this store"),
+    ] {
+        let out = main.run(&args);
+        assert!(!out.status.success());
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+}

@@ -68,6 +68,7 @@
 
 pub mod config;
 mod error;
+pub mod extract;
 pub mod memory;
 pub mod query;
 mod rank;

@@ -284,6 +284,29 @@ impl NewMemory {
     }
 }
 
+/// The stored memory as something to store elsewhere: everything but the id and `updated_at`
+/// is kept (times, confidence, access counts, pin, status, metadata).
+impl From<Memory> for NewMemory {
+    fn from(m: Memory) -> NewMemory {
+        NewMemory {
+            content: m.content,
+            memory_type: m.memory_type,
+            tags: m.tags,
+            source: m.source,
+            bead_id: m.bead_id,
+            worker_id: m.worker_id,
+            namespace: m.namespace,
+            metadata: m.metadata,
+            confidence: m.confidence,
+            pinned: m.pinned,
+            status: m.status,
+            created_at: Some(m.created_at),
+            access_count: m.access_count,
+            last_accessed: m.last_accessed,
+        }
+    }
+}
+
 /// Checks that `confidence` is a finite number in `[0, 1]`.
 ///
 /// # Errors

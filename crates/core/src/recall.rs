@@ -491,7 +491,11 @@ mod tests {
         m.pinned = true;
         assert_eq!(decay_factor(&config, &m, now), 1.0);
         m.pinned = false;
-        assert_eq!(decay_factor(&Config::default().decay, &m, now), 1.0, "off by default");
+        assert_eq!(
+            decay_factor(&Config::default().decay, &m, now),
+            1.0,
+            "off by default"
+        );
     }
 
     #[test]

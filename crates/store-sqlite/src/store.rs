@@ -13,7 +13,9 @@ use oro_mem_core::{
 use oro_mem_rank_bm25::fts5_query;
 use oro_mem_rank_vector::quant::{dot_f32, TopK};
 use oro_mem_rank_vector::Embedder;
-use rusqlite::{params, params_from_iter, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{
+    params, params_from_iter, Connection, OpenFlags, OptionalExtension, TransactionBehavior,
+};
 use serde::Serialize;
 
 use crate::filter::Where;
@@ -228,6 +230,64 @@ impl Store {
             migrated_from: from,
             embedder: None,
         })
+    }
+
+    /// Every memory of another oro-mem database at `path`, oldest id first, as [`NewMemory`]
+    /// values that keep their creation time, confidence, access count, pin, status and
+    /// metadata (for merging a worker's store into this one).
+    ///
+    /// The file is opened read-only and never migrated: any schema version from 1 up to
+    /// [`SCHEMA_VERSION`] can be read, and is left exactly as it was.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`] when there is no file at `path`; [`ErrorKind::Storage`] when it
+    /// is not an oro-mem database, was written by a newer oro-mem, or cannot be read.
+    pub fn read_other(path: impl AsRef<Path>) -> Result<Vec<NewMemory>> {
+        let path = path.as_ref();
+        if !path.is_file() {
+            return Err(Error::not_found(format!(
+                "no database at {}",
+                path.display()
+            )));
+        }
+        let shown = path.display();
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .context(&format!("cannot open {shown}"))?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .context("cannot set busy_timeout")?;
+        let version =
+            schema::version(&conn).context(&format!("{shown} is not a usable SQLite database"))?;
+        if version == 0 {
+            return Err(Error::new(
+                ErrorKind::Storage,
+                format!("{shown} is not an oro-mem database (it has no schema version)"),
+            ));
+        }
+        if version > SCHEMA_VERSION {
+            return Err(Error::new(
+                ErrorKind::Storage,
+                format!(
+                    "{shown} has schema version {version}, newer than this oro-mem understands \
+                     ({SCHEMA_VERSION}); upgrade oro-mem"
+                ),
+            ));
+        }
+        // Every column read here exists since schema version 1.
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT {MEMORY_COLUMNS} FROM memories m ORDER BY m.id"
+            ))
+            .context(&format!("cannot read {shown}"))?;
+        let rows = stmt
+            .query_map([], memory_from_row)
+            .context(&format!("cannot read {shown}"))?;
+        rows.map(|r| r.map(NewMemory::from))
+            .collect::<rusqlite::Result<_>>()
+            .context(&format!("cannot read {shown}"))
     }
 
     /// The database file, if not in memory.

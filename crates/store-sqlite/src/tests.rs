@@ -378,3 +378,53 @@ fn fast_path_falls_back_when_the_best_matches_are_filtered_out() {
         |c: &oro_mem_core::Candidates| c.iter().map(|c| c.bm25.unwrap()).collect::<Vec<_>>();
     assert_eq!(scores(&c), scores(&g));
 }
+
+#[test]
+fn another_store_of_an_older_version_is_read_without_being_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("worker-v1.db");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        schema::migrate_to(&conn, 1).unwrap();
+        conn.execute(
+            "INSERT INTO memories (content, type, tags, metadata, confidence, pinned, status, \
+             created_at, updated_at, access_count, last_accessed) \
+             VALUES ('worker lesson', 'gotcha', '[\"ci\"]', '{\"k\": 1}', 0.6, 1, 'archived', \
+             100, 200, 7, 150)",
+            [],
+        )
+        .unwrap();
+    }
+    let read = Store::read_other(&path).unwrap();
+    assert_eq!(read.len(), 1);
+    let m = &read[0];
+    assert_eq!(m.content, "worker lesson");
+    assert_eq!(m.memory_type, MemoryType::Gotcha);
+    assert_eq!(m.tags, ["ci"]);
+    assert_eq!(m.metadata["k"], 1);
+    assert_eq!(
+        (m.confidence, m.pinned, m.status),
+        (0.6, true, Status::Archived)
+    );
+    assert_eq!(m.created_at, Some(Timestamp(100)));
+    assert_eq!((m.access_count, m.last_accessed), (7, Some(Timestamp(150))));
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    assert_eq!(schema::version(&conn).unwrap(), 1, "left at its version");
+
+    let err = Store::read_other(dir.path().join("none.db")).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound);
+    let plain = dir.path().join("plain.db");
+    rusqlite::Connection::open(&plain)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x)")
+        .unwrap();
+    let err = Store::read_other(&plain).unwrap_err().to_string();
+    assert!(err.contains("not an oro-mem database"), "{err}");
+    let newer = dir.path().join("newer.db");
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", 999)
+        .unwrap();
+    let err = Store::read_other(&newer).unwrap_err().to_string();
+    assert!(err.contains("newer than this oro-mem"), "{err}");
+}

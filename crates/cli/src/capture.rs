@@ -1,0 +1,211 @@
+//! `extract` and `merge`: memories from an agent's output, and from a worker's store.
+
+use std::collections::HashSet;
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use oro_mem_core::extract::{extract as find_memories, Extraction};
+use oro_mem_core::{Config, Filter, NewMemory, Status};
+use oro_mem_store_sqlite::{Store, WriteOutcome};
+use serde::Serialize;
+
+use crate::args::{ExtractArgs, MergeArgs};
+use crate::{dedup_config, describe, engine};
+
+/// Counts of what a write did.
+#[derive(Debug, Default, Serialize)]
+struct Tally {
+    stored: usize,
+    merged: usize,
+    skipped: usize,
+}
+
+impl Tally {
+    fn add(&mut self, o: &WriteOutcome) {
+        match o {
+            WriteOutcome::Inserted { .. } => self.stored += 1,
+            WriteOutcome::Merged { .. } => self.merged += 1,
+            WriteOutcome::Skipped { .. } => self.skipped += 1,
+        }
+    }
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    let mut text = String::new();
+    if path == Path::new("-") {
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read standard input")?;
+    } else {
+        text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+    }
+    Ok(text)
+}
+
+/// `oro-mem extract`.
+pub fn extract(store: &mut Store, config: &Config, a: &ExtractArgs) -> Result<()> {
+    let Extraction {
+        mut memories,
+        rejected,
+    } = find_memories(&read_text(&a.file)?);
+    for r in &rejected {
+        eprintln!("line {}: [MEMORY] not stored: {}", r.line, r.reason);
+    }
+    if a.strict && !rejected.is_empty() {
+        bail!(
+            "{} malformed [MEMORY] line{}; nothing was stored (--strict)",
+            rejected.len(),
+            if rejected.len() == 1 { "" } else { "s" }
+        );
+    }
+    for f in &mut memories {
+        let m = &mut f.memory;
+        m.namespace = a.namespace.clone();
+        m.tags.extend(a.tags.iter().cloned());
+        m.bead_id = a.bead_id.clone();
+        m.worker_id = a.worker_id.clone();
+        m.validate().with_context(|| format!("line {}", f.line))?;
+    }
+    let lines: Vec<usize> = memories.iter().map(|f| f.line).collect();
+    let batch: Vec<NewMemory> = memories.into_iter().map(|f| f.memory).collect();
+
+    if a.dry_run {
+        if a.json {
+            let found: Vec<_> = lines
+                .iter()
+                .zip(&batch)
+                .map(|(line, m)| serde_json::json!({ "line": line, "memory": m }))
+                .collect();
+            let rejected: Vec<_> = rejected
+                .iter()
+                .map(|r| serde_json::json!({ "line": r.line, "reason": r.reason }))
+                .collect();
+            println!(
+                "{}",
+                serde_json::json!({ "dry_run": true, "found": found, "rejected": rejected })
+            );
+        } else {
+            for (line, m) in lines.iter().zip(&batch) {
+                println!(
+                    "line {line}: would store [{}] {} ({}, confidence {})",
+                    m.memory_type, m.content, m.source, m.confidence
+                );
+            }
+            println!("found {}, rejected {}", batch.len(), rejected.len());
+        }
+        return Ok(());
+    }
+
+    let outcomes = if batch.is_empty() {
+        Vec::new()
+    } else {
+        engine::embed_writes(store, config);
+        store.remember_batch(batch, &dedup_config(config, false))?
+    };
+    let mut tally = Tally::default();
+    outcomes.iter().for_each(|o| tally.add(o));
+    if a.json {
+        let each: Vec<_> = lines
+            .iter()
+            .zip(&outcomes)
+            .map(|(line, o)| serde_json::json!({ "line": line, "outcome": o }))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({
+                "stored": tally.stored,
+                "merged": tally.merged,
+                "skipped": tally.skipped,
+                "rejected": rejected.len(),
+                "results": each,
+            })
+        );
+    } else {
+        for (line, o) in lines.iter().zip(&outcomes) {
+            println!("line {line}: {}", describe(o));
+        }
+        println!(
+            "stored {}, merged {}, skipped {}, rejected {}",
+            tally.stored,
+            tally.merged,
+            tally.skipped,
+            rejected.len()
+        );
+    }
+    Ok(())
+}
+
+/// `oro-mem merge`.
+pub fn merge(store: &mut Store, config: &Config, a: &MergeArgs) -> Result<()> {
+    if let (Some(ours), Ok(theirs)) = (store.path(), a.other.canonicalize()) {
+        if ours.canonicalize().is_ok_and(|o| o == theirs) {
+            bail!("{} is this store; nothing to merge", a.other.display());
+        }
+    }
+    let theirs = Store::read_other(&a.other)?;
+    // Exactly the same memory (namespace, type and content) is never copied twice, whatever
+    // the dedup settings; near-duplicates are left to the usual dedup.
+    let mut ours: HashSet<(String, String, String)> = HashSet::new();
+    for status in [Status::Active, Status::Archived] {
+        let filter = Filter {
+            status: Some(status),
+            ..Filter::default()
+        };
+        store.for_each(&filter, |m| {
+            ours.insert((m.namespace, m.memory_type.to_string(), m.content));
+            Ok(())
+        })?;
+    }
+    let total = theirs.len();
+    let new: Vec<NewMemory> = theirs
+        .into_iter()
+        .filter(|m| {
+            !ours.contains(&(
+                m.namespace.clone(),
+                m.memory_type.to_string(),
+                m.content.clone(),
+            ))
+        })
+        .collect();
+    let present = total - new.len();
+    let would_add = new.len();
+    let mut tally = Tally::default();
+    if !a.dry_run && !new.is_empty() {
+        engine::embed_writes(store, config);
+        // One transaction: all of it lands or none.
+        for o in store.remember_batch(new, &dedup_config(config, false))? {
+            tally.add(&o);
+        }
+    }
+    let other = a.other.display().to_string();
+    if a.json {
+        let mut v = serde_json::json!({
+            "other": other,
+            "read": total,
+            "already_present": present,
+        });
+        if a.dry_run {
+            v["would_add"] = would_add.into();
+        } else {
+            v["copied"] = tally.stored.into();
+            v["merged"] = tally.merged.into();
+            v["skipped"] = tally.skipped.into();
+        }
+        println!("{v}");
+    } else if a.dry_run {
+        println!(
+            "{other}: {total} memories, {present} already here; would add up to {} (before \
+             dedup)",
+            would_add
+        );
+    } else {
+        println!(
+            "{other}: {total} memories, {present} already here; copied {}, merged {} into \
+             near-duplicates, skipped {} duplicates",
+            tally.stored, tally.merged, tally.skipped
+        );
+    }
+    Ok(())
+}

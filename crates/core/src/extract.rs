@@ -1,0 +1,362 @@
+//! Finding memories in what an agent wrote.
+//!
+//! Two kinds of evidence, in order of trust:
+//!
+//! 1. **Markers**, one per line: `[MEMORY] type=gotcha: ruff --fix must run before pyright`.
+//!    Optional `key=value` attributes (`type`, `tags` comma-separated, `confidence`) end with a
+//!    colon; without attributes the colon is optional and the type is `lesson`. The marker may
+//!    follow list bullets or a quote sign and is matched case-insensitively. Source
+//!    `self_report`. A marker that cannot be read (unknown type or attribute, a bad confidence,
+//!    no content) is rejected with the reason, and never guessed at.
+//! 2. **Phrases**, only when the text has no marker at all: the sentence after "I learned",
+//!    "Note:", "Important:", "Gotcha:" or "Pattern:" (type gotcha for "Gotcha:", pattern for
+//!    "Pattern:", lesson otherwise), at least three words, outside fenced code blocks. Source
+//!    `daemon_extracted`, confidence [`PHRASE_CONFIDENCE`].
+//!
+//! ```
+//! use oro_mem_core::extract::extract;
+//! use oro_mem_core::MemoryType;
+//!
+//! let found = extract("Done.\n[MEMORY] type=gotcha: ruff --fix must run before pyright\n");
+//! assert_eq!(found.memories[0].memory.memory_type, MemoryType::Gotcha);
+//! assert_eq!(found.memories[0].memory.content, "ruff --fix must run before pyright");
+//! assert_eq!(found.memories[0].line, 2);
+//! ```
+
+use crate::memory::{validate_confidence, MemoryType, NewMemory, Source};
+
+/// Confidence of memories found by phrase rather than by marker.
+pub const PHRASE_CONFIDENCE: f64 = 0.5;
+
+/// Phrases that introduce something worth keeping, lowercase, and the type they imply.
+const PHRASES: &[(&str, MemoryType)] = &[
+    ("i learned", MemoryType::Lesson),
+    ("note:", MemoryType::Lesson),
+    ("important:", MemoryType::Lesson),
+    ("gotcha:", MemoryType::Gotcha),
+    ("pattern:", MemoryType::Pattern),
+];
+
+const MARKER: &str = "[memory]";
+
+/// A memory found in the text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    /// Line number, from 1.
+    pub line: usize,
+    /// The memory, validated.
+    pub memory: NewMemory,
+}
+
+/// A marker that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejected {
+    /// Line number, from 1.
+    pub line: usize,
+    /// What was wrong.
+    pub reason: String,
+}
+
+/// What [`extract`] found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Extraction {
+    /// Memories, in text order.
+    pub memories: Vec<Found>,
+    /// Markers that could not be read, in text order.
+    pub rejected: Vec<Rejected>,
+}
+
+/// Finds the memories in `text` (see the [module docs](self)).
+pub fn extract(text: &str) -> Extraction {
+    let mut out = Extraction::default();
+    let mut any_marker = false;
+    for (i, line) in text.lines().enumerate() {
+        if let Some(rest) = after_marker(line) {
+            any_marker = true;
+            match parse_marker(rest) {
+                Ok(memory) => out.memories.push(Found {
+                    line: i + 1,
+                    memory,
+                }),
+                Err(reason) => out.rejected.push(Rejected {
+                    line: i + 1,
+                    reason,
+                }),
+            }
+        }
+    }
+    if any_marker {
+        return out;
+    }
+    let mut in_code = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        for (content, memory_type) in phrases(line) {
+            let mut m = NewMemory::new(content, memory_type)
+                .source(Source::DaemonExtracted)
+                .confidence(PHRASE_CONFIDENCE);
+            if m.validate().is_ok() {
+                out.memories.push(Found {
+                    line: i + 1,
+                    memory: m,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The text after a `[MEMORY]` marker that starts the line (after bullets or `>`).
+fn after_marker(line: &str) -> Option<&str> {
+    let start = line.trim_start_matches(|c: char| c.is_whitespace() || "-*+>".contains(c));
+    let head = start.get(..MARKER.len())?;
+    head.eq_ignore_ascii_case(MARKER)
+        .then(|| &start[MARKER.len()..])
+}
+
+fn parse_marker(rest: &str) -> Result<NewMemory, String> {
+    let rest = rest.trim();
+    let mut memory_type = MemoryType::Lesson;
+    let mut tags = Vec::new();
+    let mut confidence = None;
+    let mut remaining = rest;
+    let mut saw_attribute = false;
+    loop {
+        let token_end = remaining
+            .find(char::is_whitespace)
+            .unwrap_or(remaining.len());
+        let token = &remaining[..token_end];
+        let Some((key, value)) = token.split_once('=') else {
+            break;
+        };
+        saw_attribute = true;
+        let (value, last) = match value.strip_suffix(':') {
+            Some(v) => (v, true),
+            None => (value, false),
+        };
+        match key.to_ascii_lowercase().as_str() {
+            "type" => memory_type = value.parse().map_err(|e: crate::Error| e.to_string())?,
+            "tags" => tags.extend(
+                value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(String::from),
+            ),
+            "confidence" => {
+                let c: f64 = value
+                    .parse()
+                    .map_err(|_| format!("confidence {value:?} is not a number"))?;
+                validate_confidence(c).map_err(|e| e.to_string())?;
+                confidence = Some(c);
+            }
+            other => {
+                return Err(format!(
+                    "unknown attribute {other:?} (expected type, tags or confidence)"
+                ))
+            }
+        }
+        remaining = remaining[token_end..].trim_start();
+        if last {
+            break;
+        }
+        if let Some(after) = remaining.strip_prefix(':') {
+            remaining = after;
+            break;
+        }
+        if remaining.is_empty()
+            || !remaining
+                .split_whitespace()
+                .next()
+                .is_some_and(|t| t.contains('='))
+        {
+            return Err("expected ':' between the attributes and the content".into());
+        }
+    }
+    let content = if saw_attribute {
+        remaining.trim()
+    } else {
+        rest.strip_prefix(':').unwrap_or(rest).trim()
+    };
+    let mut m = NewMemory::new(content, memory_type)
+        .tags(tags)
+        .source(Source::SelfReport);
+    if let Some(c) = confidence {
+        m = m.confidence(c);
+    }
+    m.validate().map_err(|e| e.to_string())?;
+    Ok(m)
+}
+
+/// Sentences introduced by one of [`PHRASES`] in `line`, with their types.
+fn phrases(line: &str) -> Vec<(String, MemoryType)> {
+    let lower = line.to_lowercase();
+    let mut out = Vec::new();
+    // Lowercasing can change byte lengths outside ASCII; only use positions when it did not.
+    if lower.len() != line.len() {
+        return out;
+    }
+    for &(phrase, memory_type) in PHRASES {
+        let mut from = 0;
+        while let Some(at) = lower[from..].find(phrase).map(|p| p + from) {
+            from = at + phrase.len();
+            // A whole word: not "keynote:" or "we learned".
+            let word_start = at == 0 || !lower.as_bytes()[at - 1].is_ascii_alphanumeric();
+            if !word_start {
+                continue;
+            }
+            let mut rest = line[from..].trim_start();
+            if phrase == "i learned" {
+                rest = rest.trim_start_matches(':').trim_start();
+                if rest.len() >= 5 && rest[..5].eq_ignore_ascii_case("that ") {
+                    rest = &rest[5..];
+                }
+            }
+            let sentence = first_sentence(rest);
+            if sentence.split_whitespace().count() >= 3 {
+                out.push((sentence.to_string(), memory_type));
+            }
+        }
+    }
+    out
+}
+
+/// `text` up to and including the first `.`, `!` or `?` that ends a sentence.
+fn first_sentence(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if matches!(b, b'.' | b'!' | b'?')
+            && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace())
+        {
+            return text[..=i].trim();
+        }
+    }
+    text.trim()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contents(e: &Extraction) -> Vec<&str> {
+        e.memories
+            .iter()
+            .map(|f| f.memory.content.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn markers_with_attributes() {
+        let e = extract(
+            "Fixed the build.\n\
+             - [MEMORY] type=gotcha tags=python,lint confidence=0.9: ruff --fix must run before pyright\n\
+             [memory] Use WAL: readers never block\n\
+             > [MEMORY]: plain lesson here\n",
+        );
+        assert!(e.rejected.is_empty(), "{:?}", e.rejected);
+        assert_eq!(
+            contents(&e),
+            [
+                "ruff --fix must run before pyright",
+                "Use WAL: readers never block",
+                "plain lesson here"
+            ]
+        );
+        let first = &e.memories[0].memory;
+        assert_eq!(first.memory_type, MemoryType::Gotcha);
+        assert_eq!(first.tags, ["python", "lint"]);
+        assert_eq!(first.confidence, 0.9);
+        assert_eq!(first.source, Source::SelfReport);
+        assert_eq!(e.memories[1].memory.memory_type, MemoryType::Lesson);
+        assert_eq!(
+            e.memories.iter().map(|f| f.line).collect::<Vec<_>>(),
+            [2, 3, 4]
+        );
+    }
+
+    #[test]
+    fn malformed_markers_are_rejected_with_a_reason() {
+        let e = extract(
+            "[MEMORY] type=bogus: x y z\n\
+             [MEMORY] type=gotcha:\n\
+             [MEMORY] colour=red: x\n\
+             [MEMORY] confidence=2: too sure\n\
+             [MEMORY] confidence=high: x\n\
+             [MEMORY] type=gotcha no colon here\n\
+             [MEMORY]\n\
+             [MEMORY] type=pattern: fine one\n",
+        );
+        let reasons: Vec<(usize, &str)> = e
+            .rejected
+            .iter()
+            .map(|r| (r.line, r.reason.as_str()))
+            .collect();
+        assert_eq!(reasons.len(), 7, "{reasons:?}");
+        for (line, says) in [
+            (1, "unknown memory type \"bogus\""),
+            (2, "content is empty"),
+            (3, "unknown attribute \"colour\""),
+            (4, "between 0 and 1"),
+            (5, "not a number"),
+            (6, "expected ':'"),
+            (7, "content is empty"),
+        ] {
+            let (_, reason) = reasons.iter().find(|(l, _)| *l == line).unwrap();
+            assert!(reason.contains(says), "line {line}: {reason}");
+        }
+        assert_eq!(contents(&e), ["fine one"]);
+    }
+
+    #[test]
+    fn phrases_are_the_fallback_only() {
+        let text = "I learned that cargo caches builds in target. Then I moved on.\n\
+                    Note: the CI cache key must include Cargo.lock! Otherwise stale.\n\
+                    Gotcha: pyright ignores files outside the include list\n\
+                    Keynote: not a phrase at all here\n\
+                    Note: too short\n\
+                    ```\n\
+                    // Pattern: inside code is not a memory at all\n\
+                    ```\n\
+                    Pattern: small commits make bisecting cheap.";
+        let e = extract(text);
+        assert_eq!(
+            contents(&e),
+            [
+                "cargo caches builds in target.",
+                "the CI cache key must include Cargo.lock!",
+                "pyright ignores files outside the include list",
+                "small commits make bisecting cheap."
+            ]
+        );
+        assert!(e
+            .memories
+            .iter()
+            .all(|f| f.memory.source == Source::DaemonExtracted
+                && f.memory.confidence == PHRASE_CONFIDENCE));
+        let types: Vec<MemoryType> = e.memories.iter().map(|f| f.memory.memory_type).collect();
+        assert_eq!(
+            types,
+            [
+                MemoryType::Lesson,
+                MemoryType::Lesson,
+                MemoryType::Gotcha,
+                MemoryType::Pattern
+            ]
+        );
+        // With one marker, phrases are ignored.
+        let with_marker = format!("{text}\n[MEMORY] type=decision: use sqlite");
+        assert_eq!(contents(&extract(&with_marker)), ["use sqlite"]);
+    }
+
+    #[test]
+    fn nothing_in_plain_text() {
+        assert_eq!(extract("All tests pass.\n"), Extraction::default());
+        assert_eq!(extract(""), Extraction::default());
+    }
+}
