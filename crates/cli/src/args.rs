@@ -45,10 +45,12 @@ pub enum Command {
     Stats(JsonFlag),
     /// Measure retrieval quality on a benchmark in BEIR layout (nDCG@10, Recall@k, MRR@10)
     Eval(EvalArgs),
-    /// Store the memories an agent marked in its output ([MEMORY] lines, or "Note:" phrases)
+    /// Store the memories an agent marked in its output (`[MEMORY]` lines, or "Note:" phrases)
     Extract(ExtractArgs),
     /// Copy into this store the memories of another (a worker's) that it lacks
     Merge(MergeArgs),
+    /// Serve the store to agents over the Model Context Protocol (stdio)
+    Mcp,
     /// Print the effective configuration (file + defaults) as TOML
     Config,
 }
@@ -344,7 +346,7 @@ pub struct ExtractArgs {
     /// Show what would be stored; write nothing
     #[arg(long)]
     pub dry_run: bool,
-    /// Store nothing if any [MEMORY] line is malformed (exit status 1)
+    /// Store nothing if any `[MEMORY]` line is malformed (exit status 1)
     #[arg(long)]
     pub strict: bool,
     /// Namespace of the stored memories

@@ -5,6 +5,7 @@ mod capture;
 mod config_file;
 mod engine;
 mod eval;
+mod mcp;
 mod render;
 
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
@@ -67,6 +68,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Merge(a) => {
             let mut ctx = open(&cli)?;
             capture::merge(&mut ctx.store, &ctx.config, a)
+        }
+        Command::Mcp => {
+            let ctx = open(&cli)?;
+            mcp::serve(ctx.store, ctx.config)
         }
         Command::Eval(a) => {
             // The built-in defaults unless a configuration file is named: eval measures the

@@ -1,0 +1,293 @@
+//! `oro-mem mcp`: a Model Context Protocol server over stdio (rmcp), with four tools:
+//! `memory_search`, `memory_remember`, `memory_get` and `memory_forget`.
+//!
+//! Arguments that are well-formed JSON but wrong (an unknown type, empty content, a missing
+//! id) come back as tool errors (`isError: true`) with a message saying what was wrong;
+//! arguments of the wrong shape are rejected by rmcp as invalid parameters. Neither ends the
+//! server. Results are compact JSON text: every token of a tool result costs the agent.
+
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result};
+use oro_mem_core::{Config, Filter, MemoryId, NewMemory, Source, Timestamp};
+use oro_mem_store_sqlite::{Store, WriteOutcome};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
+use serde::Deserialize;
+
+use crate::engine;
+
+/// The store and configuration the tools share.
+struct State {
+    store: Store,
+    config: Config,
+}
+
+/// The MCP server.
+#[derive(Clone)]
+pub struct MemoryServer {
+    state: Arc<Mutex<State>>,
+    #[allow(dead_code)] // read by the code `tool_handler` generates
+    tool_router: ToolRouter<MemoryServer>,
+}
+
+impl std::fmt::Debug for MemoryServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryServer").finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct SearchArgs {
+    /// What the task is about, in plain words.
+    query: String,
+    /// Most results (default 5).
+    limit: Option<usize>,
+    /// fts, hybrid or vector (default: configured).
+    mode: Option<String>,
+    /// Only this type: lesson, decision, gotcha, pattern, preference.
+    #[serde(rename = "type")]
+    memory_type: Option<String>,
+    /// Only memories with one of these tags.
+    tags: Option<Vec<String>>,
+    /// Only this namespace.
+    namespace: Option<String>,
+    /// Token budget for the contents (default 500).
+    budget: Option<usize>,
+    /// Include each ranker's rank and score.
+    explain: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct RememberArgs {
+    /// The memory: one self-contained fact or lesson.
+    content: String,
+    /// lesson (default), decision, gotcha, pattern or preference.
+    #[serde(rename = "type")]
+    memory_type: Option<String>,
+    /// Labels.
+    tags: Option<Vec<String>>,
+    /// Namespace (default "default").
+    namespace: Option<String>,
+    /// 0..1 (default 0.8).
+    confidence: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct IdArgs {
+    /// The memory's id.
+    id: MemoryId,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct ForgetArgs {
+    /// The memory's id.
+    id: MemoryId,
+    /// Keep it, archived, instead of deleting it.
+    archive: Option<bool>,
+}
+
+fn ok(value: serde_json::Value) -> Result<CallToolResult, ErrorData> {
+    Ok(CallToolResult::success(vec![ContentBlock::text(
+        value.to_string(),
+    )]))
+}
+
+fn tool_error(message: impl std::fmt::Display) -> Result<CallToolResult, ErrorData> {
+    Ok(CallToolResult::error(vec![ContentBlock::text(
+        message.to_string(),
+    )]))
+}
+
+impl MemoryServer {
+    fn new(store: Store, config: Config) -> MemoryServer {
+        MemoryServer {
+            state: Arc::new(Mutex::new(State { store, config })),
+            tool_router: MemoryServer::tool_router(),
+        }
+    }
+
+    /// Runs `f` on the state; a poisoned lock (a panic in an earlier call) is taken over,
+    /// since every write is its own transaction and leaves nothing half-done.
+    fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
+        let mut guard = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut guard)
+    }
+
+    fn search_impl(&self, a: SearchArgs) -> anyhow::Result<serde_json::Value> {
+        self.with(|s| {
+            let mut config = s.config.clone();
+            if let Some(m) = &a.mode {
+                config.mode = m.parse()?;
+            }
+            if let Some(n) = a.limit {
+                anyhow::ensure!(n > 0, "limit must be at least 1");
+                config.recall.max_results = n;
+            }
+            if let Some(b) = a.budget {
+                config.recall.budget_tokens = b;
+            }
+            let filter = Filter {
+                types: a
+                    .memory_type
+                    .as_deref()
+                    .map(str::parse)
+                    .transpose()?
+                    .into_iter()
+                    .collect(),
+                tags_any: a.tags.clone().unwrap_or_default(),
+                namespace: a.namespace.clone(),
+                ..Filter::default()
+            };
+            let answer = engine::recall(
+                &mut s.store,
+                &config,
+                &a.query,
+                &filter,
+                Timestamp::now(),
+                true,
+            )?;
+            let explain = a.explain.unwrap_or(false);
+            let results: Vec<serde_json::Value> = answer
+                .recall
+                .results
+                .iter()
+                .map(|r| {
+                    let mut v = serde_json::json!({
+                        "id": r.memory.id,
+                        "type": r.memory.memory_type,
+                        "content": r.memory.content,
+                        "score": (r.score * 1000.0).round() / 1000.0,
+                    });
+                    if !r.memory.tags.is_empty() {
+                        v["tags"] = serde_json::json!(r.memory.tags);
+                    }
+                    if explain {
+                        v["raw_score"] = r.raw_score.into();
+                        v["lists"] = serde_json::json!(r.lists);
+                    }
+                    v
+                })
+                .collect();
+            let mut out = serde_json::json!({ "mode": answer.mode, "results": results });
+            if !answer.recall.warnings.is_empty() {
+                out["warnings"] = serde_json::json!(answer.recall.warnings);
+            }
+            Ok(out)
+        })
+    }
+
+    fn remember_impl(&self, a: RememberArgs) -> anyhow::Result<serde_json::Value> {
+        let memory_type = a.memory_type.as_deref().unwrap_or("lesson").parse()?;
+        let mut m = NewMemory::new(a.content, memory_type)
+            .tags(a.tags.unwrap_or_default())
+            .source(Source::SelfReport);
+        if let Some(ns) = a.namespace {
+            m = m.namespace(ns);
+        }
+        if let Some(c) = a.confidence {
+            m = m.confidence(c);
+        }
+        self.with(|s| {
+            let outcome = s.store.remember(m, &s.config.dedup)?;
+            Ok(match outcome {
+                WriteOutcome::Inserted { id } => serde_json::json!({ "stored": id }),
+                WriteOutcome::Merged { into, .. } => serde_json::json!({ "merged_into": into }),
+                WriteOutcome::Skipped { duplicate_of, .. } => {
+                    serde_json::json!({ "duplicate_of": duplicate_of })
+                }
+            })
+        })
+    }
+}
+
+#[tool_router]
+impl MemoryServer {
+    #[tool(
+        description = "Find the stored memories (lessons, gotchas, decisions, patterns, \
+                       preferences) most relevant to a task. Returns id, type, content, score."
+    )]
+    fn memory_search(
+        &self,
+        Parameters(a): Parameters<SearchArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        match self.search_impl(a) {
+            Ok(v) => ok(v),
+            Err(e) => tool_error(format!("{e:#}")),
+        }
+    }
+
+    #[tool(description = "Store a memory worth keeping for future tasks. Duplicates are merged.")]
+    fn memory_remember(
+        &self,
+        Parameters(a): Parameters<RememberArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        match self.remember_impl(a) {
+            Ok(v) => ok(v),
+            Err(e) => tool_error(format!("{e:#}")),
+        }
+    }
+
+    #[tool(description = "Get one memory by id, with its metadata.")]
+    fn memory_get(&self, Parameters(a): Parameters<IdArgs>) -> Result<CallToolResult, ErrorData> {
+        match self.with(|s| s.store.get(a.id)) {
+            Ok(m) => ok(serde_json::json!(m)),
+            Err(e) => tool_error(e),
+        }
+    }
+
+    #[tool(description = "Delete a memory by id (or archive it with archive=true).")]
+    fn memory_forget(
+        &self,
+        Parameters(a): Parameters<ForgetArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let archive = a.archive.unwrap_or(false);
+        let done = self.with(|s| {
+            if archive {
+                s.store.set_status(a.id, oro_mem_core::Status::Archived)
+            } else {
+                s.store.forget(a.id)
+            }
+        });
+        match done {
+            Ok(()) if archive => ok(serde_json::json!({ "archived": a.id })),
+            Ok(()) => ok(serde_json::json!({ "forgotten": a.id })),
+            Err(e) => tool_error(e),
+        }
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for MemoryServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("oro-mem", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Long-term memory. Call memory_search with the task before starting; call \
+                 memory_remember with anything learned that a later task would need.",
+            )
+    }
+}
+
+/// Serves MCP on standard input and output until the client disconnects.
+pub fn serve(mut store: Store, config: Config) -> Result<()> {
+    // Load the model once, not per search.
+    engine::embed_writes(&mut store, &config);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let service = MemoryServer::new(store, config)
+            .serve(rmcp::transport::stdio())
+            .await
+            .context("MCP initialization failed")?;
+        service.waiting().await.context("MCP server stopped")?;
+        Ok(())
+    })
+}
