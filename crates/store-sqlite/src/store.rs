@@ -1095,6 +1095,40 @@ fn similar(
     let Some(own) = own.filter(|s| *s > 0.0) else {
         return Ok(Vec::new());
     };
+    let relative = |rows: Vec<(MemoryId, f64)>| {
+        rows.into_iter()
+            .map(|(id, score)| (id, (score / own).min(1.0)))
+            .collect()
+    };
+    // Fast path, as for recall: rank in FTS5 alone, then look up only the best few rows. The
+    // answer is exact when enough of them are in the namespace, or every match was seen;
+    // otherwise the general query below joins every match.
+    let fetch = limit.saturating_mul(2).max(limit + 16);
+    let mut s = conn
+        .prepare_cached(
+            "SELECT t.id, -t.score, t.n FROM \
+               (SELECT rowid AS id, rank AS score, count(*) OVER () AS n FROM memories_fts \
+                WHERE memories_fts MATCH ?1 ORDER BY rank LIMIT ?2) t \
+             JOIN memories m ON m.id = t.id \
+             WHERE m.id <> ?3 AND m.namespace = ?4 AND m.status = 'active' \
+             ORDER BY t.score LIMIT ?5",
+        )
+        .context("cannot find duplicates")?;
+    let mut complete = false;
+    let best = s
+        .query_map(
+            params![q, to_i64(fetch), self_id, namespace, to_i64(limit)],
+            |r| {
+                complete |= r.get::<_, i64>(2)? < to_i64(fetch);
+                Ok((r.get::<_, MemoryId>(0)?, r.get::<_, f64>(1)?))
+            },
+        )
+        .context("cannot find duplicates")?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .context("cannot find duplicates")?;
+    if best.len() >= limit || complete {
+        return Ok(relative(best));
+    }
     let mut s = conn
         .prepare_cached(
             "SELECT m.id, -bm25(memories_fts) FROM memories_fts \
@@ -1108,10 +1142,10 @@ fn similar(
         .query_map(params![q, self_id, namespace, to_i64(limit)], |r| {
             Ok((r.get::<_, MemoryId>(0)?, r.get::<_, f64>(1)?))
         })
+        .context("cannot find duplicates")?
+        .collect::<rusqlite::Result<Vec<_>>>()
         .context("cannot find duplicates")?;
-    rows.map(|r| r.map(|(id, score)| (id, (score / own).min(1.0))))
-        .collect::<rusqlite::Result<_>>()
-        .context("cannot find duplicates")
+    Ok(relative(rows))
 }
 
 fn insert(conn: &Connection, m: &NewMemory, now: Timestamp) -> Result<MemoryId> {

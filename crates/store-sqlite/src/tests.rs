@@ -428,3 +428,45 @@ fn another_store_of_an_older_version_is_read_without_being_changed() {
     let err = Store::read_other(&newer).unwrap_err().to_string();
     assert!(err.contains("newer than this oro-mem"), "{err}");
 }
+
+#[test]
+fn dedup_finds_a_duplicate_behind_many_better_matches_of_other_namespaces() {
+    let mut s = Store::open_in_memory().unwrap();
+    let off = no_dedup();
+    // 40 copies in namespace "a" match the new text better than its near-duplicate in "b"
+    // does (one word longer), filling the fast path's look-ahead: the general query must
+    // find it.
+    for _ in 0..40 {
+        s.remember(
+            lesson("retry backoff jitter keeps clients from stampeding the server").namespace("a"),
+            &off,
+        )
+        .unwrap();
+    }
+    let original = s
+        .remember(
+            lesson("retry backoff jitter keeps clients from stampeding the server eventually")
+                .namespace("b"),
+            &off,
+        )
+        .unwrap()
+        .id();
+    let again = s
+        .remember(
+            lesson("retry backoff jitter keeps clients from stampeding the server").namespace("b"),
+            &DedupConfig::default(),
+        )
+        .unwrap();
+    assert!(
+        matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == original),
+        "{again:?}"
+    );
+    // And in a namespace of its own the same text is new.
+    let other = s
+        .remember(
+            lesson("retry backoff jitter keeps clients from stampeding the server").namespace("c"),
+            &DedupConfig::default(),
+        )
+        .unwrap();
+    assert!(matches!(other, WriteOutcome::Inserted { .. }), "{other:?}");
+}
