@@ -2,6 +2,8 @@
 //! into a store that already holds 10k, each iteration on a fresh copy of that store.
 //!
 //! - `ingest/fts`: no embeddings (FTS mode).
+//! - `ingest/fts_no_dedup`: the same with dedup off, the baseline that shows what the
+//!   duplicate check costs.
 //! - `ingest/synthetic_vectors`: embeddings from the synthetic stand-in, so the time is the
 //!   store's own vector work (cosine dedup against the index, the index append) without a
 //!   model.
@@ -23,8 +25,9 @@ use oro_mem_store_sqlite::Store;
 
 const EXISTING: usize = 10_000;
 
-/// A case: its name, the template store it copies, and the embedder it writes with.
-type Case<'a> = (&'static str, &'a Path, Option<Arc<dyn Embedder>>);
+/// A case: its name, the template store it copies, the embedder it writes with, and whether
+/// dedup is on.
+type Case<'a> = (&'static str, &'a Path, Option<Arc<dyn Embedder>>, bool);
 const BATCH: usize = 100;
 
 fn ingest(c: &mut Criterion) {
@@ -35,7 +38,6 @@ fn ingest(c: &mut Criterion) {
     drop(build_embedded_store(&embedded, EXISTING));
     // The next 100 texts of the same generator: new memories, some close to existing ones.
     let texts: Vec<String> = memories(EXISTING + BATCH).split_off(EXISTING);
-    let dedup = DedupConfig::default();
     let minilm: Option<Arc<dyn Embedder>> = match MiniLm::load_default() {
         Ok(m) => Some(Arc::new(m)),
         Err(e) => {
@@ -44,22 +46,28 @@ fn ingest(c: &mut Criterion) {
         }
     };
     let mut cases: Vec<Case<'_>> = vec![
-        ("fts", &plain, None),
+        ("fts", &plain, None, true),
+        ("fts_no_dedup", &plain, None, false),
         (
             "synthetic_vectors",
             &embedded,
             Some(Arc::new(SyntheticEmbedder)),
+            true,
         ),
     ];
     if let Some(m) = minilm {
-        cases.push(("minilm", &plain, Some(m)));
+        cases.push(("minilm", &plain, Some(m), true));
     }
 
     let mut group = c.benchmark_group("ingest");
     group.throughput(Throughput::Elements(BATCH as u64));
     group.sample_size(10);
     let copy = dir.path().join("copy.db");
-    for (name, template, embedder) in cases {
+    for (name, template, embedder, dedup_on) in cases {
+        let dedup = DedupConfig {
+            enabled: dedup_on,
+            ..DedupConfig::default()
+        };
         group.bench_function(name, |b| {
             b.iter_batched(
                 || {

@@ -49,6 +49,7 @@
 mod filter;
 mod row;
 mod schema;
+mod similar;
 mod store;
 mod vectors;
 

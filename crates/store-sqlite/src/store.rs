@@ -21,6 +21,7 @@ use serde::Serialize;
 use crate::filter::Where;
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
 use crate::schema::{self, MigrateError, SCHEMA_VERSION};
+use crate::similar::similar;
 use crate::vectors;
 
 /// How long a writer waits for another process's lock before giving up.
@@ -1004,7 +1005,9 @@ impl Store {
             if removed.contains(&m.id) {
                 continue;
             }
-            for (other, similarity) in similar(&tx, m.id, &m.content, &m.namespace, 5)? {
+            for (other, similarity) in
+                similar(&tx, m.id, &m.content, &m.namespace, 5, config.merge_bm25)?
+            {
                 if similarity < config.merge_bm25 || removed.contains(&other) {
                     continue;
                 }
@@ -1074,80 +1077,6 @@ fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// Memories of `namespace` lexically similar to `content`, which is stored as `self_id`:
-/// `(id, normalized BM25)`, best first, where 1.0 means "scores as well as the memory itself".
-fn similar(
-    conn: &Connection,
-    self_id: MemoryId,
-    content: &str,
-    namespace: &str,
-    limit: usize,
-) -> Result<Vec<(MemoryId, f64)>> {
-    let Some(q) = fts5_query(content) else {
-        return Ok(Vec::new());
-    };
-    let own: Option<f64> = conn
-        .prepare_cached(
-            "SELECT -bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid = ?2",
-        )
-        .and_then(|mut s| s.query_row(params![q, self_id], |r| r.get(0)).optional())
-        .context("cannot score duplicate")?;
-    let Some(own) = own.filter(|s| *s > 0.0) else {
-        return Ok(Vec::new());
-    };
-    let relative = |rows: Vec<(MemoryId, f64)>| {
-        rows.into_iter()
-            .map(|(id, score)| (id, (score / own).min(1.0)))
-            .collect()
-    };
-    // Fast path, as for recall: rank in FTS5 alone, then look up only the best few rows. The
-    // answer is exact when enough of them are in the namespace, or every match was seen;
-    // otherwise the general query below joins every match.
-    let fetch = limit.saturating_mul(2).max(limit + 16);
-    let mut s = conn
-        .prepare_cached(
-            "SELECT t.id, -t.score, t.n FROM \
-               (SELECT rowid AS id, rank AS score, count(*) OVER () AS n FROM memories_fts \
-                WHERE memories_fts MATCH ?1 ORDER BY rank LIMIT ?2) t \
-             JOIN memories m ON m.id = t.id \
-             WHERE m.id <> ?3 AND m.namespace = ?4 AND m.status = 'active' \
-             ORDER BY t.score LIMIT ?5",
-        )
-        .context("cannot find duplicates")?;
-    let mut complete = false;
-    let best = s
-        .query_map(
-            params![q, to_i64(fetch), self_id, namespace, to_i64(limit)],
-            |r| {
-                complete |= r.get::<_, i64>(2)? < to_i64(fetch);
-                Ok((r.get::<_, MemoryId>(0)?, r.get::<_, f64>(1)?))
-            },
-        )
-        .context("cannot find duplicates")?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .context("cannot find duplicates")?;
-    if best.len() >= limit || complete {
-        return Ok(relative(best));
-    }
-    let mut s = conn
-        .prepare_cached(
-            "SELECT m.id, -bm25(memories_fts) FROM memories_fts \
-             JOIN memories m ON m.id = memories_fts.rowid \
-             WHERE memories_fts MATCH ?1 AND m.id <> ?2 AND m.namespace = ?3 \
-               AND m.status = 'active' \
-             ORDER BY bm25(memories_fts) LIMIT ?4",
-        )
-        .context("cannot find duplicates")?;
-    let rows = s
-        .query_map(params![q, self_id, namespace, to_i64(limit)], |r| {
-            Ok((r.get::<_, MemoryId>(0)?, r.get::<_, f64>(1)?))
-        })
-        .context("cannot find duplicates")?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .context("cannot find duplicates")?;
-    Ok(relative(rows))
-}
-
 fn insert(conn: &Connection, m: &NewMemory, now: Timestamp) -> Result<MemoryId> {
     let tags = serde_json::to_string(&m.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
     let metadata =
@@ -1205,7 +1134,7 @@ fn write_one(
     // the new text, then keep or roll back the insert.
     let sp = tx.savepoint().context("cannot start savepoint")?;
     let id = insert(&sp, m, now)?;
-    let lexical = similar(&sp, id, &m.content, &m.namespace, 1)?
+    let lexical = similar(&sp, id, &m.content, &m.namespace, 1, dedup.bm25)?
         .into_iter()
         .next()
         .filter(|&(_, similarity)| similarity > dedup.bm25);
