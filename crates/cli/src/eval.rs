@@ -420,9 +420,22 @@ fn table(report: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{} {}: {} queries, {} documents, {} candidates per list, ranking only (no threshold, \
-         budget or limit)",
-        report.dataset, report.split, report.queries, report.documents, report.depth
+        "{} {}: {} queries, {} documents, {} candidates per list{}, ranking only (no \
+         threshold, budget or limit)",
+        report.dataset,
+        report.split,
+        report.queries,
+        report.documents,
+        report.depth,
+        if report
+            .runs
+            .iter()
+            .any(|r| { r.settings.keys().any(|k| k.ends_with("depth")) })
+        {
+            " unless a run sets its depth"
+        } else {
+            ""
+        }
     );
     let width = report
         .runs
