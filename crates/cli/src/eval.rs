@@ -37,7 +37,7 @@ pub struct Axis {
 /// The keys `--grid` (and `--set`) understand, for error messages and `--help`.
 pub const GRID_KEYS: &str = "mode, k (rrf_k), fusion (rrf|weighted_score), decay (on|off), \
                              half_life, depth (lexical and vector), lexical_depth, vector_depth, \
-                             bm25, vector, recency, access (weights)";
+                             bm25, vector, recency, access (weights), min_similarity";
 
 /// The text after `oro-mem eval --help`'s options.
 pub fn after_help() -> String {
@@ -99,6 +99,13 @@ fn apply(config: &mut Config, key: &str, value: &str) -> Result<()> {
         "vector" => r.weights.vector = num()?,
         "recency" => r.weights.recency = num()?,
         "access" => r.weights.access = num()?,
+        "min_similarity" => {
+            let cosine = num()?;
+            if !(0.0..=1.0).contains(&cosine) {
+                bail!("min_similarity={value}: expected a cosine between 0 and 1");
+            }
+            r.min_similarity = cosine;
+        }
         _ => bail!("unknown setting {key:?}: expected one of {GRID_KEYS}"),
     }
     Ok(())
@@ -346,13 +353,14 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
     if let Some(m) = &a.mode {
         base.mode = m.parse()?;
     }
+    // Ranking only first, so that `--set depth=…` overrides `--depth`.
+    ranking_only(&mut base, a.depth);
     for s in &a.set {
         let (k, v) = s
             .split_once('=')
             .with_context(|| format!("--set {s:?}: expected KEY=VALUE"))?;
         apply(&mut base, k.trim(), v.trim()).with_context(|| format!("--set {s:?}"))?;
     }
-    ranking_only(&mut base, a.depth);
     let axes = a
         .grid
         .iter()
@@ -403,7 +411,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         split: dataset.split.clone(),
         documents: dataset.docs.len(),
         queries: queries.len(),
-        depth: a.depth,
+        depth: base.recall.depth,
         runs: reports,
     };
     if a.json {

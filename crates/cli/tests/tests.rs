@@ -760,17 +760,27 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     let bm25 = lists.iter().find(|l| l["name"] == "bm25").unwrap();
     assert_eq!(bm25["rank"], serde_json::Value::Null);
 
-    // Vector-only mode: meaning alone, no BM25 list; the memory is the nearest.
+    // The other two share no word with the query and are not similar enough
+    // (`min_similarity`): dropped before ranking, not recalled as "the nearest there is".
+    assert_eq!(result_ids(&hybrid), [1], "{hybrid:#}");
+    assert_eq!(hybrid["dissimilar"], 2, "{hybrid:#}");
+
+    // Vector-only mode: meaning alone, no BM25 list. Every memory is a vector candidate;
+    // only the similar one is recalled.
     let vector = env.recall_json(&["database timeout", "--mode", "vector", "--no-touch"]);
     assert_eq!(vector["mode"], "vector");
-    let results = vector["results"].as_array().unwrap();
-    assert_eq!(results.len(), 3, "every memory is a vector candidate");
-    for r in results {
-        let lists = r["lists"].as_array().unwrap();
-        assert!(lists.iter().all(|l| l["name"] != "bm25"), "{lists:?}");
-        let rank = lists.iter().find(|l| l["name"] == "vector").unwrap()["rank"].clone();
-        assert_eq!(rank == 1, r["memory"]["id"] == 1, "{vector:#}");
-    }
+    assert_eq!(
+        (vector["candidates"].as_i64(), vector["dissimilar"].as_i64()),
+        (Some(3), Some(2))
+    );
+    assert_eq!(result_ids(&vector), [1], "{vector:#}");
+    let lists = vector["results"][0]["lists"].as_array().unwrap();
+    assert!(lists.iter().all(|l| l["name"] != "bm25"), "{lists:?}");
+
+    // A task unrelated to every memory injects nothing in hybrid mode either.
+    let out = env.run(&["inject", "--task", "Bake sourdough bread with rye flour"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
 
     // --explain names every list with a weight (recency is 0 by default).
     let explained = env.ok(&["recall", "database timeout", "--explain", "--no-touch"]);
@@ -1020,6 +1030,22 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
     assert_eq!(run["by_category"]["2"]["recall_10"], 0.0);
     assert_eq!(run["by_category"]["2"]["queries"], 1);
     assert!(run["latency_p95_ms"].as_f64().unwrap() >= run["latency_p50_ms"].as_f64().unwrap());
+    assert_eq!(report["depth"], 100, "--depth's default");
+
+    // --set depth overrides --depth.
+    let out = env.run(&[
+        "eval",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--depth",
+        "30",
+        "--set",
+        "depth=7",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["depth"], 7);
 
     // The text table has a row per configuration and the category table.
     let text = env.ok(&[

@@ -134,6 +134,11 @@ pub struct RecallConfig {
     pub vector_depth: usize,
     /// Results scoring below this are dropped, simple scoring.
     pub simple_min_score: f64,
+    /// A candidate that does not match the query's words is kept only if the cosine between
+    /// its embedding and the query's is at least this (hybrid and vector modes). Fusion
+    /// normalizes every list so that its best candidate scores 1, so without this gate the
+    /// nearest embedding would always be recalled, however unrelated.
+    pub min_similarity: f64,
     /// A result whose words overlap a better result's this much (Jaccard) is skipped.
     pub near_duplicate: f64,
     /// Weight of each ranker; 0 turns it off.
@@ -153,6 +158,7 @@ impl Default for RecallConfig {
             hybrid_min_score: 0.01,
             vector_depth: 50,
             simple_min_score: 0.05,
+            min_similarity: 0.3,
             near_duplicate: 0.8,
             weights: Weights::default(),
         }
@@ -288,6 +294,7 @@ impl Config {
         }
         let unit = [
             ("recall.near_duplicate", r.near_duplicate),
+            ("recall.min_similarity", r.min_similarity),
             ("dedup.bm25", self.dedup.bm25),
             ("dedup.cosine", self.dedup.cosine),
             ("consolidate.merge_bm25", self.consolidate.merge_bm25),

@@ -91,6 +91,9 @@ pub struct Recall {
     pub results: Vec<Recalled>,
     /// How many candidates were considered.
     pub candidates: usize,
+    /// How many of them were dropped before ranking for matching none of the query's words
+    /// and having an embedding less similar than `min_similarity`.
+    pub dissimilar: usize,
     /// How many passed the minimum score.
     pub above_threshold: usize,
     /// Problems that did not stop recall (a ranker that failed, ...).
@@ -168,6 +171,13 @@ impl Pipeline {
             candidates: candidates.len(),
             ..Recall::default()
         };
+        let given = candidates.len();
+        let candidates = Candidates::new(candidates.into_vec().into_iter().filter(|c| {
+            c.bm25.is_some()
+                || c.similarity
+                    .is_none_or(|cosine| cosine >= self.recall.min_similarity)
+        }));
+        out.dissimilar = given - candidates.len();
         let mut rankings: Vec<(&str, f64, Ranking)> = Vec::with_capacity(self.rankers.len());
         for (ranker, weight) in &self.rankers {
             let ranking = match ranker.rank(query, &candidates) {
@@ -228,13 +238,20 @@ impl Pipeline {
                 break;
             }
             let c = by_id[&id];
-            let words = word_set(&c.memory.content);
-            if kept_words
-                .iter()
-                .any(|k| jaccard(k, &words) >= self.recall.near_duplicate)
-            {
-                continue;
-            }
+            // A Jaccard overlap is at most 1: above that, skip the word sets altogether (they
+            // cost O(results²), which shows when an evaluation asks for 100 results).
+            let words = if self.recall.near_duplicate <= 1.0 {
+                let words = word_set(&c.memory.content);
+                if kept_words
+                    .iter()
+                    .any(|k| jaccard(k, &words) >= self.recall.near_duplicate)
+                {
+                    continue;
+                }
+                Some(words)
+            } else {
+                None
+            };
             let mut memory = c.memory.clone();
             let mut tokens = estimate_tokens(&memory.content);
             let mut truncated = false;
@@ -249,7 +266,7 @@ impl Pipeline {
                 truncated = true;
             }
             used_tokens += tokens;
-            kept_words.push(words);
+            kept_words.extend(words);
             let mut lists: Vec<ListExplain> = inputs
                 .iter()
                 .zip(self.fuser.contributions(&inputs, id))
@@ -394,6 +411,52 @@ mod tests {
         assert_eq!(r.results[0].score, 1.0);
         assert!((r.results[0].raw_score - 1.6).abs() < 1e-12);
         assert!((r.results[1].score - 0.5).abs() < 1e-12);
+    }
+
+    /// Ranks by cosine, as the vector ranker does.
+    struct CosineField;
+    impl Ranker for CosineField {
+        fn name(&self) -> &str {
+            "vector"
+        }
+        fn rank(&self, _: &Query<'_>, c: &Candidates) -> Result<Ranking> {
+            Ok(Ranking::from_scores(
+                c.iter().filter_map(|c| c.similarity.map(|s| (c.id(), s))),
+            ))
+        }
+    }
+
+    #[test]
+    fn a_dissimilar_candidate_without_a_word_match_is_dropped() {
+        let p = pipeline(RecallConfig::default()).ranker(CosineField, 1.0);
+        let with_cosine = |mut c: Candidate, cosine: f64| {
+            c.similarity = Some(cosine);
+            c
+        };
+        let unmatched = |id, cosine| with_cosine(Candidate::new(memory(id, "x")), cosine);
+        let r = run(
+            &p,
+            vec![
+                // Matches a word, weakly similar: kept.
+                with_cosine(candidate(1, "lexical match", 1.0), 0.05),
+                // No word match, similar enough: kept.
+                unmatched(2, 0.3),
+                // No word match, unrelated: dropped before ranking.
+                unmatched(3, 0.29),
+                // No embedding at all (nothing to judge by): kept.
+                Candidate::new(memory(4, "no embedding")),
+            ],
+        );
+        let mut ids: Vec<_> = r.results.iter().map(|r| r.memory.id).collect();
+        ids.sort_unstable();
+        assert_eq!(
+            (ids.as_slice(), r.candidates, r.dissimilar),
+            (&[1, 2][..], 4, 1)
+        );
+        // Only unrelated candidates: nothing is recalled.
+        let r = run(&p, vec![unmatched(5, 0.1), unmatched(6, -0.2)]);
+        assert!(r.results.is_empty(), "{:?}", r.results);
+        assert_eq!(r.dissimilar, 2);
     }
 
     #[test]
