@@ -268,6 +268,13 @@ fn recall(mut ctx: Ctx, a: &args::RecallArgs) -> Result<()> {
                     render::text(&answer.recall.results, a.explain, now)
                 )?;
             }
+            if a.explain {
+                writeln!(
+                    out,
+                    "{}",
+                    render::funnel(&answer.recall, config.recall.min_similarity)
+                )?;
+            }
         }
     }
     Ok(())

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use oro_mem_core::recall::Recalled;
+use oro_mem_core::recall::{Recall, Recalled};
 use oro_mem_core::{Memory, Timestamp};
 
 /// One line, for places that need one: newlines and runs of whitespace become one space.
@@ -78,6 +78,26 @@ pub fn text(results: &[Recalled], explain: bool, now: Timestamp) -> String {
         }
     }
     out
+}
+
+/// For `--explain`: how many candidates each stage kept, so an empty or short answer says why.
+pub fn funnel(recall: &Recall, min_similarity: f64) -> String {
+    let mut s = format!("{} candidates", recall.candidates);
+    if recall.dissimilar > 0 {
+        let _ = write!(
+            s,
+            ", {} dropped (no query word, cosine < {})",
+            recall.dissimilar,
+            trim_float(min_similarity)
+        );
+    }
+    let _ = write!(
+        s,
+        ", {} above the minimum score, {} shown (count, budget, near-duplicates)",
+        recall.above_threshold,
+        recall.results.len()
+    );
+    s
 }
 
 /// A memory in full, for `memories show`.

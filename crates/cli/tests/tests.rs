@@ -788,6 +788,24 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
         assert!(explained.contains(list), "{explained}");
     }
     assert!(!explained.contains("recency"), "{explained}");
+    // ... and ends with what each stage kept.
+    assert!(
+        explained.ends_with(
+            "3 candidates, 2 dropped (no query word, cosine < 0.3), 1 above the minimum \
+             score, 1 shown (count, budget, near-duplicates)\n"
+        ),
+        "{explained}"
+    );
+    // An empty answer says why too.
+    let explained = env.ok(&["recall", "sourdough rye flour", "--explain", "--no-touch"]);
+    assert!(
+        explained.starts_with("No relevant memories.\n"),
+        "{explained}"
+    );
+    assert!(
+        explained.contains("3 dropped (no query word"),
+        "{explained}"
+    );
 }
 
 #[test]
