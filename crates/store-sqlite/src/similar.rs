@@ -271,6 +271,9 @@ mod tests {
         "vector",
         "index",
         "tokenizer",
+        "数据库",
+        "数据",
+        "锁定",
     ];
 
     fn store_with(docs: &[(Vec<usize>, bool, bool)]) -> Store {
