@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use oro_mem_core::extract::{extract as find_memories, Extraction};
 use oro_mem_core::{Config, Filter, NewMemory, Status};
-use oro_mem_store_sqlite::{Store, WriteOutcome};
+use oro_mem_store_sqlite::{Embedding, Store, WriteOutcome};
 use serde::Serialize;
 
 use crate::args::{ExtractArgs, MergeArgs};
@@ -159,23 +159,35 @@ pub fn merge(store: &mut Store, config: &Config, a: &MergeArgs) -> Result<()> {
         })?;
     }
     let total = theirs.len();
-    let new: Vec<NewMemory> = theirs
+    let new: Vec<(NewMemory, Option<Embedding>)> = theirs
         .into_iter()
-        .filter(|m| {
+        .filter(|o| {
+            let m = &o.memory;
             !ours.contains(&(
                 m.namespace.clone(),
                 m.memory_type.to_string(),
                 m.content.clone(),
             ))
         })
+        .map(|o| (o.memory, o.embedding))
         .collect();
     let present = total - new.len();
     let would_add = new.len();
     let mut tally = Tally::default();
+    let mut reused = 0;
     if !a.dry_run && !new.is_empty() {
         engine::embed_writes(store, config);
+        // The worker's embeddings of the model this store uses are written, not remade.
+        if let Some(e) = store.embedder() {
+            let (model, dim) = (e.model_id(), e.dimension());
+            reused = new
+                .iter()
+                .filter_map(|(_, e)| e.as_ref())
+                .filter(|e| e.model == model && e.vector.len() == dim)
+                .count();
+        }
         // One transaction: all of it lands or none.
-        for o in store.remember_batch(new, &dedup_config(config, false))? {
+        for o in store.remember_batch_reusing(new, &dedup_config(config, false))? {
             tally.add(&o);
         }
     }
@@ -192,6 +204,7 @@ pub fn merge(store: &mut Store, config: &Config, a: &MergeArgs) -> Result<()> {
             v["copied"] = tally.stored.into();
             v["merged"] = tally.merged.into();
             v["skipped"] = tally.skipped.into();
+            v["embeddings_reused"] = reused.into();
         }
         println!("{v}");
     } else if a.dry_run {
@@ -203,8 +216,15 @@ pub fn merge(store: &mut Store, config: &Config, a: &MergeArgs) -> Result<()> {
     } else {
         println!(
             "{other}: {total} memories, {present} already here; copied {}, merged {} into \
-             near-duplicates, skipped {} duplicates",
-            tally.stored, tally.merged, tally.skipped
+             near-duplicates, skipped {} duplicates{}",
+            tally.stored,
+            tally.merged,
+            tally.skipped,
+            if reused > 0 {
+                format!("; {reused} embeddings reused")
+            } else {
+                String::new()
+            }
         );
     }
     Ok(())

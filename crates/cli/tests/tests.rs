@@ -1289,6 +1289,57 @@ fn extract_stores_markers_reports_malformed_ones_and_dedups_on_rerun() {
 }
 
 #[test]
+fn merge_between_hybrid_stores_reuses_the_workers_embeddings() {
+    let worker = hybrid_env();
+    for text in [
+        "SQLite lock contention: a second writer waits for the first to commit",
+        "Makefiles need tabs, not spaces, before recipe lines",
+    ] {
+        worker.ok(&["remember", text]);
+    }
+    // Negate the first memory's vector in the worker: the merged store can then only hold
+    // the negated one if it copied it (the model would make the original).
+    let w = worker.db();
+    let conn = rusqlite::Connection::open(&w).unwrap();
+    let blob: Vec<u8> = conn
+        .query_row("SELECT embedding FROM memories WHERE id = 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let negated: Vec<u8> = blob
+        .chunks_exact(4)
+        .flat_map(|c| (-f32::from_le_bytes([c[0], c[1], c[2], c[3]])).to_le_bytes())
+        .collect();
+    conn.execute(
+        "UPDATE memories SET embedding = ?1 WHERE id = 1",
+        [&negated],
+    )
+    .unwrap();
+    drop(conn);
+
+    let main = hybrid_env();
+    main.ok(&["remember", "Run rustfmt before committing Rust code"]);
+    let out: serde_json::Value =
+        serde_json::from_str(&main.ok(&["merge", w.to_str().unwrap(), "--json"])).unwrap();
+    assert_eq!(
+        (out["copied"].as_i64(), out["embeddings_reused"].as_i64()),
+        (Some(2), Some(2))
+    );
+    let vector = |db: &Path, content: &str| -> Vec<u8> {
+        rusqlite::Connection::open(db)
+            .unwrap()
+            .query_row(
+                "SELECT embedding FROM memories WHERE content LIKE ?1 || '%'",
+                [content],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(vector(&main.db(), "SQLite lock"), negated);
+    assert_eq!(vector(&main.db(), "Makefiles"), vector(&w, "Makefiles"));
+}
+
+#[test]
 fn merge_copies_what_is_missing_once_even_from_an_older_schema() {
     let main = Env::new();
     main.ok(&[

@@ -38,6 +38,8 @@
 //! - [`Store`]: open, remember, get, list, forget, pin, search (lexical and vector), record
 //!   access, consolidate, embed what lacks an embedding ([`Store::embed_missing`]).
 //! - [`WriteOutcome`]: inserted, merged into a duplicate, or skipped.
+//! - [`OtherMemory`] and [`Embedding`]: another store's memories, read by
+//!   [`Store::read_other`], written here by [`Store::remember_batch_reusing`].
 //! - [`Stats`], [`ConsolidateReport`], [`ListOrder`].
 //!
 //! # Crate features
@@ -54,7 +56,9 @@ mod store;
 mod vectors;
 
 pub use schema::SCHEMA_VERSION;
-pub use store::{ConsolidateReport, EmbedProgress, ListOrder, Stats, Store, WriteOutcome};
+pub use store::{
+    ConsolidateReport, EmbedProgress, Embedding, ListOrder, OtherMemory, Stats, Store, WriteOutcome,
+};
 
 #[cfg(test)]
 mod tests;

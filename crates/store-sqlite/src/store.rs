@@ -38,6 +38,25 @@ impl<T> SqlContext<T> for rusqlite::Result<T> {
     }
 }
 
+/// An embedding as a store holds it: the model that made it and the vector.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Embedding {
+    /// The embedder's [`model_id`](Embedder::model_id).
+    pub model: String,
+    /// The vector (unit length, as embedders return it).
+    pub vector: Vec<f32>,
+}
+
+/// A memory of another store, read by [`Store::read_other`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct OtherMemory {
+    /// The memory, ready to write here.
+    pub memory: NewMemory,
+    /// Its embedding there, if it had one; [`Store::remember_batch_reusing`] writes it instead
+    /// of embedding the text again when it comes from this store's model.
+    pub embedding: Option<Embedding>,
+}
+
 /// What [`Store::remember`] did with a new memory.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
@@ -235,7 +254,7 @@ impl Store {
 
     /// Every memory of another oro-mem database at `path`, oldest id first, as [`NewMemory`]
     /// values that keep their creation time, confidence, access count, pin, status and
-    /// metadata (for merging a worker's store into this one).
+    /// metadata, with their embeddings (for merging a worker's store into this one).
     ///
     /// The file is opened read-only and never migrated: any schema version from 1 up to
     /// [`SCHEMA_VERSION`] can be read, and is left exactly as it was.
@@ -244,7 +263,7 @@ impl Store {
     ///
     /// [`ErrorKind::NotFound`] when there is no file at `path`; [`ErrorKind::Storage`] when it
     /// is not an oro-mem database, was written by a newer oro-mem, or cannot be read.
-    pub fn read_other(path: impl AsRef<Path>) -> Result<Vec<NewMemory>> {
+    pub fn read_other(path: impl AsRef<Path>) -> Result<Vec<OtherMemory>> {
         let path = path.as_ref();
         if !path.is_file() {
             return Err(Error::not_found(format!(
@@ -280,14 +299,28 @@ impl Store {
         // Every column read here exists since schema version 1.
         let mut stmt = conn
             .prepare(&format!(
-                "SELECT {MEMORY_COLUMNS} FROM memories m ORDER BY m.id"
+                "SELECT {MEMORY_COLUMNS}, m.embedding, m.embedding_model, m.embedding_dim \
+                 FROM memories m ORDER BY m.id"
             ))
             .context(&format!("cannot read {shown}"))?;
         let rows = stmt
-            .query_map([], memory_from_row)
+            .query_map([], |r| {
+                let memory = NewMemory::from(memory_from_row(r)?);
+                let blob: Option<Vec<u8>> = r.get(MEMORY_COLUMN_COUNT)?;
+                let model: Option<String> = r.get(MEMORY_COLUMN_COUNT + 1)?;
+                let dim: Option<i64> = r.get(MEMORY_COLUMN_COUNT + 2)?;
+                // A blob that is not `dim` floats is left behind: the text is embedded again.
+                let embedding = match (blob, model, dim) {
+                    (Some(blob), Some(model), Some(dim)) => usize::try_from(dim)
+                        .ok()
+                        .and_then(|dim| vectors::from_blob(&blob, dim))
+                        .map(|vector| Embedding { model, vector }),
+                    _ => None,
+                };
+                Ok(OtherMemory { memory, embedding })
+            })
             .context(&format!("cannot read {shown}"))?;
-        rows.map(|r| r.map(NewMemory::from))
-            .collect::<rusqlite::Result<_>>()
+        rows.collect::<rusqlite::Result<_>>()
             .context(&format!("cannot read {shown}"))
     }
 
@@ -346,8 +379,27 @@ impl Store {
         batch: Vec<NewMemory>,
         dedup: &DedupConfig,
     ) -> Result<Vec<WriteOutcome>> {
+        let batch = batch.into_iter().map(|m| (m, None)).collect();
+        self.remember_batch_reusing(batch, dedup)
+    }
+
+    /// [`Store::remember_batch`] for memories that may come with an embedding already (say,
+    /// from another store: [`Store::read_other`]). An embedding of this store's embedder
+    /// (same model id and dimension) is written as it is; the other memories are embedded as
+    /// usual. Without an embedder, embeddings are ignored, as they are by
+    /// [`Store::remember_batch`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::remember_batch`].
+    pub fn remember_batch_reusing(
+        &mut self,
+        batch: Vec<(NewMemory, Option<Embedding>)>,
+        dedup: &DedupConfig,
+    ) -> Result<Vec<WriteOutcome>> {
         let now = Timestamp::now();
-        let mut batch = batch;
+        let (mut batch, known): (Vec<NewMemory>, Vec<Option<Embedding>>) =
+            batch.into_iter().unzip();
         let many = batch.len() > 1;
         for (i, m) in batch.iter_mut().enumerate() {
             m.validate().map_err(|e| {
@@ -361,10 +413,25 @@ impl Store {
         // Embed before taking the write lock: the model is the slow part.
         let embedded = match &self.embedder {
             Some(embedder) => {
-                let texts: Vec<&str> = batch.iter().map(|m| m.content.as_str()).collect();
-                let made = embedder.embed(&texts)?;
-                check_vectors(embedder.as_ref(), &made, texts.len())?;
-                Some((embedder.model_id().to_string(), made))
+                let (model, dim) = (embedder.model_id(), embedder.dimension());
+                let mut vectors: Vec<Option<Vec<f32>>> = known
+                    .into_iter()
+                    .map(|e| e.filter(|e| e.model == model && e.vector.len() == dim))
+                    .map(|e| e.map(|e| e.vector))
+                    .collect();
+                let missing: Vec<usize> =
+                    (0..batch.len()).filter(|&i| vectors[i].is_none()).collect();
+                if !missing.is_empty() {
+                    let texts: Vec<&str> =
+                        missing.iter().map(|&i| batch[i].content.as_str()).collect();
+                    let made = embedder.embed(&texts)?;
+                    check_vectors(embedder.as_ref(), &made, texts.len())?;
+                    for (i, v) in missing.into_iter().zip(made) {
+                        vectors[i] = Some(v);
+                    }
+                }
+                let made: Vec<Vec<f32>> = vectors.into_iter().flatten().collect();
+                Some((model.to_string(), made))
             }
             None => None,
         };

@@ -397,7 +397,8 @@ fn another_store_of_an_older_version_is_read_without_being_changed() {
     }
     let read = Store::read_other(&path).unwrap();
     assert_eq!(read.len(), 1);
-    let m = &read[0];
+    assert_eq!(read[0].embedding, None);
+    let m = &read[0].memory;
     assert_eq!(m.content, "worker lesson");
     assert_eq!(m.memory_type, MemoryType::Gotcha);
     assert_eq!(m.tags, ["ci"]);

@@ -387,3 +387,88 @@ fn version_2_database_gains_the_vector_index() {
         1
     );
 }
+
+#[test]
+fn embeddings_of_the_same_model_are_reused_others_are_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let worker = dir.path().join("worker.db");
+    {
+        let mut w = Store::open(&worker).unwrap();
+        w.set_embedder(Arc::new(Random::new(16)));
+        for text in ["alpha lesson", "beta lesson"] {
+            w.remember(
+                NewMemory::new(text, MemoryType::Lesson),
+                &DedupConfig::default(),
+            )
+            .unwrap();
+        }
+    }
+    // One memory without an embedding (written with no model).
+    Store::open(&worker)
+        .unwrap()
+        .remember(
+            NewMemory::new("gamma lesson", MemoryType::Lesson),
+            &DedupConfig::default(),
+        )
+        .unwrap();
+    let theirs = Store::read_other(&worker).unwrap();
+    let models: Vec<Option<&str>> = theirs
+        .iter()
+        .map(|o| o.embedding.as_ref().map(|e| e.model.as_str()))
+        .collect();
+    assert_eq!(models, [Some("test/random"), Some("test/random"), None]);
+
+    // Same model: only the memory without an embedding is embedded, in one call.
+    let model = Arc::new(Random::new(16));
+    let mut main = Store::open_in_memory().unwrap();
+    main.set_embedder(model.clone());
+    let batch = theirs
+        .iter()
+        .map(|o| (o.memory.clone(), o.embedding.clone()))
+        .collect();
+    let out = main
+        .remember_batch_reusing(batch, &DedupConfig::default())
+        .unwrap();
+    assert!(
+        out.iter()
+            .all(|o| matches!(o, WriteOutcome::Inserted { .. })),
+        "{out:?}"
+    );
+    assert_eq!(model.calls.load(Ordering::SeqCst), 1, "one call, for gamma");
+    let stored: Vec<Vec<u8>> = main
+        .connection()
+        .prepare("SELECT embedding FROM memories ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    let worker_alpha = theirs[0].embedding.as_ref().unwrap();
+    assert_eq!(
+        stored[0],
+        bytemuck::cast_slice::<f32, u8>(&worker_alpha.vector),
+        "written as it was"
+    );
+    // The index holds the reused vectors too: a search for alpha's vector finds it first.
+    let hits = main
+        .vector_candidates("test/random", &worker_alpha.vector, &Filter::default(), 3)
+        .unwrap();
+    assert_eq!(hits.first().map(|h| h.0), Some(1), "{hits:?}");
+    assert!((hits[0].1 - 1.0).abs() < 1e-5, "{hits:?}");
+
+    // Another model (or dimension): everything is embedded again.
+    let other = Arc::new(Random {
+        model: "test/other",
+        ..Random::new(16)
+    });
+    let mut main = Store::open_in_memory().unwrap();
+    main.set_embedder(other.clone());
+    let batch = theirs
+        .into_iter()
+        .map(|o| (o.memory, o.embedding))
+        .collect();
+    main.remember_batch_reusing(batch, &DedupConfig::default())
+        .unwrap();
+    assert_eq!(other.calls.load(Ordering::SeqCst), 1);
+    assert_eq!(main.stats().unwrap().embedded, 3);
+}
