@@ -51,14 +51,15 @@
 mod filter;
 mod row;
 mod schema;
+mod search;
 mod similar;
 mod store;
 mod vectors;
+mod write;
 
 pub use schema::SCHEMA_VERSION;
-pub use store::{
-    ConsolidateReport, EmbedProgress, Embedding, ListOrder, OtherMemory, Stats, Store, WriteOutcome,
-};
+pub use store::{ListOrder, Stats, Store};
+pub use write::{ConsolidateReport, EmbedProgress, Embedding, OtherMemory, WriteOutcome};
 
 #[cfg(test)]
 mod tests;

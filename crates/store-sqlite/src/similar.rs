@@ -20,7 +20,7 @@ use oro_mem_core::{MemoryId, Result};
 use oro_mem_rank_bm25::{query_terms, Term};
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::store::SqlContext;
+use crate::store::{to_i64, SqlContext};
 
 /// FTS5's `bm25()` parameter `k1`; a term adds less than `idf × (k1 + 1)` to a score.
 const BM25_K1: f64 = 1.2;
@@ -238,10 +238,6 @@ fn best_matches(
         .context("cannot find duplicates")?;
     rows.collect::<rusqlite::Result<_>>()
         .context("cannot find duplicates")
-}
-
-fn to_i64(n: usize) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]

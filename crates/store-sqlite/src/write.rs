@@ -1,0 +1,671 @@
+//! The write path: remembering (validation, duplicate checks, embeddings), reading another
+//! store for a merge, embedding what lacks an embedding, and consolidation.
+
+use std::path::Path;
+
+use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
+use oro_mem_core::text::spaced_cjk;
+use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Timestamp};
+use oro_mem_rank_vector::quant::dot_f32;
+use oro_mem_rank_vector::Embedder;
+use rusqlite::{params, Connection, OpenFlags, TransactionBehavior};
+use serde::Serialize;
+
+use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
+use crate::schema::{self, SCHEMA_VERSION};
+use crate::search::embedding_row;
+use crate::similar::similar;
+use crate::store::{to_i64, SqlContext, Store, BUSY_TIMEOUT};
+use crate::vectors;
+
+/// An embedding as a store holds it: the model that made it and the vector.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Embedding {
+    /// The embedder's [`model_id`](Embedder::model_id).
+    pub model: String,
+    /// The vector (unit length, as embedders return it).
+    pub vector: Vec<f32>,
+}
+
+/// A memory of another store, read by [`Store::read_other`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct OtherMemory {
+    /// The memory, ready to write here.
+    pub memory: NewMemory,
+    /// Its embedding there, if it had one; [`Store::remember_batch_reusing`] writes it instead
+    /// of embedding the text again when it comes from this store's model.
+    pub embedding: Option<Embedding>,
+}
+
+/// What [`Store::embed_missing`] did in one batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct EmbedProgress {
+    /// Memories embedded so far in this run.
+    pub done: u64,
+    /// Memories that needed embedding when the run started.
+    pub total: u64,
+}
+
+/// What [`Store::remember`] did with a new memory.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum WriteOutcome {
+    /// Stored as a new memory.
+    Inserted {
+        /// Its id.
+        id: MemoryId,
+    },
+    /// A duplicate of an existing memory, whose confidence was raised to the new one's.
+    Merged {
+        /// The existing memory.
+        into: MemoryId,
+        /// Its confidence now.
+        confidence: f64,
+        /// How similar the two are (normalized BM25, or cosine).
+        similarity: f64,
+    },
+    /// A duplicate of an existing memory with at least the same confidence: nothing changed.
+    Skipped {
+        /// The existing memory.
+        duplicate_of: MemoryId,
+        /// How similar the two are.
+        similarity: f64,
+    },
+}
+
+impl WriteOutcome {
+    /// The id of the memory that now holds the content.
+    pub fn id(&self) -> MemoryId {
+        match *self {
+            WriteOutcome::Inserted { id } => id,
+            WriteOutcome::Merged { into, .. } => into,
+            WriteOutcome::Skipped { duplicate_of, .. } => duplicate_of,
+        }
+    }
+}
+
+/// What [`Store::consolidate`] did (or would do, on a dry run).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ConsolidateReport {
+    /// `(kept, removed, similarity)`: `removed` was folded into `kept` and deleted.
+    pub merged: Vec<(MemoryId, MemoryId, f64)>,
+    /// Stale low-confidence memories archived.
+    pub archived: Vec<MemoryId>,
+    /// True when nothing was written.
+    pub dry_run: bool,
+}
+
+impl Store {
+    /// Every memory of another oro-mem database at `path`, oldest id first, as [`NewMemory`]
+    /// values that keep their creation time, confidence, access count, pin, status and
+    /// metadata, with their embeddings (for merging a worker's store into this one).
+    ///
+    /// The file is opened read-only and never migrated: any schema version from 1 up to
+    /// [`SCHEMA_VERSION`] can be read, and is left exactly as it was.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`] when there is no file at `path`; [`ErrorKind::Storage`] when it
+    /// is not an oro-mem database, was written by a newer oro-mem, or cannot be read.
+    pub fn read_other(path: impl AsRef<Path>) -> Result<Vec<OtherMemory>> {
+        let path = path.as_ref();
+        if !path.is_file() {
+            return Err(Error::not_found(format!(
+                "no database at {}",
+                path.display()
+            )));
+        }
+        let shown = path.display();
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .context(&format!("cannot open {shown}"))?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .context("cannot set busy_timeout")?;
+        let version =
+            schema::version(&conn).context(&format!("{shown} is not a usable SQLite database"))?;
+        if version == 0 {
+            return Err(Error::new(
+                ErrorKind::Storage,
+                format!("{shown} is not an oro-mem database (it has no schema version)"),
+            ));
+        }
+        if version > SCHEMA_VERSION {
+            return Err(Error::new(
+                ErrorKind::Storage,
+                format!(
+                    "{shown} has schema version {version}, newer than this oro-mem understands \
+                     ({SCHEMA_VERSION}); upgrade oro-mem"
+                ),
+            ));
+        }
+        // Every column read here exists since schema version 1.
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT {MEMORY_COLUMNS}, m.embedding, m.embedding_model, m.embedding_dim \
+                 FROM memories m ORDER BY m.id"
+            ))
+            .context(&format!("cannot read {shown}"))?;
+        let rows = stmt
+            .query_map([], |r| {
+                let memory = NewMemory::from(memory_from_row(r)?);
+                let blob: Option<Vec<u8>> = r.get(MEMORY_COLUMN_COUNT)?;
+                let model: Option<String> = r.get(MEMORY_COLUMN_COUNT + 1)?;
+                let dim: Option<i64> = r.get(MEMORY_COLUMN_COUNT + 2)?;
+                // A blob that is not `dim` floats is left behind: the text is embedded again.
+                let embedding = match (blob, model, dim) {
+                    (Some(blob), Some(model), Some(dim)) => usize::try_from(dim)
+                        .ok()
+                        .and_then(|dim| vectors::from_blob(&blob, dim))
+                        .map(|vector| Embedding { model, vector }),
+                    _ => None,
+                };
+                Ok(OtherMemory { memory, embedding })
+            })
+            .context(&format!("cannot read {shown}"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .context(&format!("cannot read {shown}"))
+    }
+
+    /// Validates `memory`, checks it against existing memories of its namespace, and stores
+    /// it, merges it into a duplicate, or skips it. See [`WriteOutcome`].
+    ///
+    /// A new memory is a duplicate when its content, used as a query, scores against the best
+    /// existing match at more than `dedup.bm25` of what it scores against itself (both with
+    /// FTS5's BM25 over the whole store), or, with an [embedder](Store::set_embedder), when its
+    /// embedding's cosine with an existing one is above `dedup.cosine`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`] for a memory that fails [`NewMemory::validate`];
+    /// [`ErrorKind::Embedding`] when the embedder fails; nothing is written then.
+    /// [`ErrorKind::Storage`] when SQLite fails; the transaction is rolled back.
+    pub fn remember(&mut self, memory: NewMemory, dedup: &DedupConfig) -> Result<WriteOutcome> {
+        let mut out = self.remember_batch(vec![memory], dedup)?;
+        Ok(out.remove(0))
+    }
+
+    /// [`Store::remember`] for many memories in one transaction: all are written or none.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::remember`]; the error names the position of the bad memory in the batch.
+    pub fn remember_batch(
+        &mut self,
+        batch: Vec<NewMemory>,
+        dedup: &DedupConfig,
+    ) -> Result<Vec<WriteOutcome>> {
+        let batch = batch.into_iter().map(|m| (m, None)).collect();
+        self.remember_batch_reusing(batch, dedup)
+    }
+
+    /// [`Store::remember_batch`] for memories that may come with an embedding already (say,
+    /// from another store: [`Store::read_other`]). An embedding of this store's embedder
+    /// (same model id and dimension) is written as it is; the other memories are embedded as
+    /// usual. Without an embedder, embeddings are ignored, as they are by
+    /// [`Store::remember_batch`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::remember_batch`].
+    pub fn remember_batch_reusing(
+        &mut self,
+        batch: Vec<(NewMemory, Option<Embedding>)>,
+        dedup: &DedupConfig,
+    ) -> Result<Vec<WriteOutcome>> {
+        let now = Timestamp::now();
+        let (mut batch, known): (Vec<NewMemory>, Vec<Option<Embedding>>) =
+            batch.into_iter().unzip();
+        let many = batch.len() > 1;
+        for (i, m) in batch.iter_mut().enumerate() {
+            m.validate().map_err(|e| {
+                if many {
+                    Error::invalid_input(format!("memory {} of the batch: {e}", i + 1))
+                } else {
+                    e
+                }
+            })?;
+        }
+        // Embed before taking the write lock: the model is the slow part.
+        let embedded = match &self.embedder {
+            Some(embedder) => {
+                let (model, dim) = (embedder.model_id(), embedder.dimension());
+                let mut vectors: Vec<Option<Vec<f32>>> = known
+                    .into_iter()
+                    .map(|e| e.filter(|e| e.model == model && e.vector.len() == dim))
+                    .map(|e| e.map(|e| e.vector))
+                    .collect();
+                let missing: Vec<usize> =
+                    (0..batch.len()).filter(|&i| vectors[i].is_none()).collect();
+                if !missing.is_empty() {
+                    let texts: Vec<&str> =
+                        missing.iter().map(|&i| batch[i].content.as_str()).collect();
+                    let made = embedder.embed(&texts)?;
+                    check_vectors(embedder.as_ref(), &made, texts.len())?;
+                    for (i, v) in missing.into_iter().zip(made) {
+                        vectors[i] = Some(v);
+                    }
+                }
+                let made: Vec<Vec<f32>> = vectors.into_iter().flatten().collect();
+                Some((model.to_string(), made))
+            }
+            None => None,
+        };
+        let mut tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context("cannot start write transaction")?;
+        let mut outcomes = Vec::with_capacity(batch.len());
+        let mut added: Vec<(MemoryId, &[f32], &str)> = Vec::new();
+        for (i, m) in batch.iter().enumerate() {
+            let vector = embedded
+                .as_ref()
+                .map(|(model, made)| (model.as_str(), made[i].as_slice()));
+            let outcome = write_one(&mut tx, m, vector, &added, dedup, now)?;
+            if let (WriteOutcome::Inserted { id }, Some((_, v))) = (outcome, vector) {
+                added.push((id, v, m.namespace.as_str()));
+            }
+            outcomes.push(outcome);
+        }
+        if let Some((model, made)) = &embedded {
+            let dim = made.first().map_or(0, Vec::len);
+            let rows: Vec<(MemoryId, &[f32])> = added.iter().map(|&(id, v, _)| (id, v)).collect();
+            vectors::append(&tx, model, dim, &rows)?;
+        }
+        tx.commit().context("cannot commit")?;
+        Ok(outcomes)
+    }
+
+    /// Number of memories without an embedding from `model` (missing, or made by another
+    /// model): what [`Store::embed_missing`] would embed.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails.
+    pub fn count_unembedded(&self, model: &str) -> Result<u64> {
+        self.conn
+            .query_row(
+                // Three range seeks on the model index: microseconds when every memory has
+                // an embedding from `model` (one `<>` would scan the whole index).
+                "SELECT (SELECT count(*) FROM memories WHERE embedding_model IS NULL) \
+                      + (SELECT count(*) FROM memories WHERE embedding_model < ?1) \
+                      + (SELECT count(*) FROM memories WHERE embedding_model > ?1)",
+                [model],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n.max(0) as u64)
+            .context("cannot count embeddings")
+    }
+
+    /// Embeds every memory that lacks an embedding from the [embedder](Store::set_embedder)'s
+    /// model, `batch_size` at a time, one transaction per batch, calling `progress` after
+    /// each. Interrupted, it keeps every finished batch; run again, it goes on from there.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Config`] without an embedder; [`ErrorKind::Embedding`] when the model
+    /// fails; [`ErrorKind::Storage`] when SQLite fails. Finished batches stay written.
+    pub fn embed_missing(
+        &mut self,
+        batch_size: usize,
+        mut progress: impl FnMut(EmbedProgress),
+    ) -> Result<EmbedProgress> {
+        let embedder = self
+            .embedder
+            .clone()
+            .ok_or_else(|| Error::config("no embedding model is loaded"))?;
+        let model = embedder.model_id().to_string();
+        let batch_size = batch_size.max(1);
+        let mut state = EmbedProgress {
+            done: 0,
+            total: self.count_unembedded(&model)?,
+        };
+        progress(state);
+        let mut after: MemoryId = 0;
+        loop {
+            // (id, content, whether an older embedding is in the index)
+            let batch: Vec<(MemoryId, String, bool)> = self
+                .conn
+                .prepare_cached(
+                    "SELECT id, content, embedding_model IS NOT NULL FROM memories \
+                     WHERE id > ?1 AND (embedding_model IS NULL OR embedding_model <> ?2) \
+                     ORDER BY id LIMIT ?3",
+                )
+                .and_then(|mut s| {
+                    s.query_map(params![after, model, to_i64(batch_size)], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })?
+                    .collect()
+                })
+                .context("cannot read memories to embed")?;
+            let Some(&(last, _, _)) = batch.last() else {
+                break;
+            };
+            after = last;
+            let texts: Vec<&str> = batch.iter().map(|(_, c, _)| c.as_str()).collect();
+            let embedded = embedder.embed(&texts)?;
+            check_vectors(embedder.as_ref(), &embedded, texts.len())?;
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .context("cannot start write transaction")?;
+            let ids: Vec<MemoryId> = batch.iter().map(|&(id, _, _)| id).collect();
+            let replaced: Vec<MemoryId> = batch
+                .iter()
+                .filter(|&&(_, _, old)| old)
+                .map(|&(id, _, _)| id)
+                .collect();
+            vectors::remove(&tx, &replaced)?;
+            let mut rows = Vec::with_capacity(ids.len());
+            for (&id, v) in ids.iter().zip(&embedded) {
+                store_embedding(&tx, id, &model, v)?;
+                rows.push((id, v.as_slice()));
+            }
+            vectors::append(&tx, &model, embedder.dimension(), &rows)?;
+            tx.commit().context("cannot commit")?;
+            state.done += ids.len() as u64;
+            state.total = state.total.max(state.done);
+            progress(state);
+        }
+        Ok(state)
+    }
+
+    /// Merges near-duplicates and archives stale low-confidence memories.
+    ///
+    /// Two active memories of one namespace are near-duplicates when one's content, as a query,
+    /// scores the other at `merge_bm25` or more of its own score. The one kept has the higher
+    /// confidence (then: pinned, then older); it takes the maximum confidence, the sum of the
+    /// access counts, the union of the tags and the later last access, and the other is deleted.
+    /// Memories below `prune_below_confidence`, not pinned, and neither accessed nor created in
+    /// the last `prune_after_days` are archived. With `dry_run` nothing is written.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails; nothing is changed then.
+    pub fn consolidate(
+        &mut self,
+        config: &ConsolidateConfig,
+        now: Timestamp,
+        dry_run: bool,
+    ) -> Result<ConsolidateReport> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context("cannot start write transaction")?;
+        let mut report = ConsolidateReport {
+            dry_run,
+            ..ConsolidateReport::default()
+        };
+        let all: Vec<Memory> = {
+            let mut s = tx
+                .prepare(&format!(
+                    "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.status = 'active' ORDER BY m.id"
+                ))
+                .context("cannot read memories")?;
+            let rows = s
+                .query_map([], memory_from_row)
+                .context("cannot read memories")?;
+            rows.collect::<rusqlite::Result<_>>()
+                .context("cannot read memories")?
+        };
+        let by_id: std::collections::HashMap<MemoryId, &Memory> =
+            all.iter().map(|m| (m.id, m)).collect();
+        let mut removed = std::collections::HashSet::new();
+        for m in &all {
+            if removed.contains(&m.id) {
+                continue;
+            }
+            for (other, similarity) in
+                similar(&tx, m.id, &m.content, &m.namespace, 5, config.merge_bm25)?
+            {
+                if similarity < config.merge_bm25 || removed.contains(&other) {
+                    continue;
+                }
+                let Some(o) = by_id.get(&other) else { continue };
+                let keep_m = (m.confidence, m.pinned, std::cmp::Reverse(m.created_at))
+                    > (o.confidence, o.pinned, std::cmp::Reverse(o.created_at));
+                let (keep, drop) = if keep_m { (m, *o) } else { (*o, m) };
+                report.merged.push((keep.id, drop.id, similarity));
+                removed.insert(drop.id);
+                if !dry_run {
+                    fold_into(&tx, keep.id, drop)?;
+                }
+                if drop.id == m.id {
+                    break;
+                }
+            }
+        }
+        let cutoff = now.as_second() - (config.prune_after_days * 86_400.0) as i64;
+        {
+            let mut s = tx
+                .prepare(
+                    "SELECT id FROM memories WHERE status = 'active' AND NOT pinned \
+                     AND confidence < ?1 AND coalesce(last_accessed, created_at) < ?2 ORDER BY id",
+                )
+                .context("cannot find stale memories")?;
+            let rows = s
+                .query_map(params![config.prune_below_confidence, cutoff], |r| r.get(0))
+                .context("cannot find stale memories")?;
+            for id in rows {
+                let id: MemoryId = id.context("cannot find stale memories")?;
+                if !removed.contains(&id) {
+                    report.archived.push(id);
+                }
+            }
+        }
+        if !dry_run {
+            let mut s = tx
+                .prepare("UPDATE memories SET status = 'archived', updated_at = ?2 WHERE id = ?1")
+                .context("cannot archive")?;
+            for id in &report.archived {
+                s.execute(params![id, now.as_second()])
+                    .context("cannot archive")?;
+            }
+            drop(s);
+            let removed: Vec<MemoryId> = removed.into_iter().collect();
+            vectors::remove(&tx, &removed)?;
+            tx.commit().context("cannot commit")?;
+        }
+        Ok(report)
+    }
+}
+
+fn insert(conn: &Connection, m: &NewMemory, now: Timestamp) -> Result<MemoryId> {
+    let tags = serde_json::to_string(&m.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
+    let metadata =
+        serde_json::to_string(&m.metadata).map_err(|e| Error::invalid_input(e.to_string()))?;
+    let created = m.created_at.unwrap_or(now).as_second();
+    conn.prepare_cached(
+        "INSERT INTO memories (content, type, tags, source, bead_id, worker_id, namespace, \
+         metadata, confidence, pinned, status, created_at, updated_at, access_count, \
+         last_accessed, fts_text) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            m.content,
+            m.memory_type.as_str(),
+            tags,
+            m.source.as_str(),
+            m.bead_id,
+            m.worker_id,
+            m.namespace,
+            metadata,
+            m.confidence,
+            m.pinned,
+            m.status.as_str(),
+            created,
+            created.max(now.as_second()),
+            i64::try_from(m.access_count).unwrap_or(i64::MAX),
+            m.last_accessed.map(Timestamp::as_second),
+            spaced_cjk(&m.content),
+        ])
+    })
+    .context("cannot insert memory")?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Inserts `m` (with its embedding `vector` of model `.0`) unless it duplicates an active
+/// memory of its namespace. `added` are the memories this batch inserted so far, which the
+/// vector index does not hold yet.
+fn write_one(
+    tx: &mut rusqlite::Transaction<'_>,
+    m: &NewMemory,
+    vector: Option<(&str, &[f32])>,
+    added: &[(MemoryId, &[f32], &str)],
+    dedup: &DedupConfig,
+    now: Timestamp,
+) -> Result<WriteOutcome> {
+    if !dedup.enabled {
+        let id = insert(tx, m, now)?;
+        if let Some((model, v)) = vector {
+            store_embedding(tx, id, model, v)?;
+        }
+        return Ok(WriteOutcome::Inserted { id });
+    }
+    // Insert inside a savepoint so the duplicate check sees exact FTS5 statistics including
+    // the new text, then keep or roll back the insert.
+    let sp = tx.savepoint().context("cannot start savepoint")?;
+    let id = insert(&sp, m, now)?;
+    let lexical = similar(&sp, id, &m.content, &m.namespace, 1, dedup.bm25)?
+        .into_iter()
+        .next()
+        .filter(|&(_, similarity)| similarity > dedup.bm25);
+    let best = match (lexical, vector) {
+        (Some(hit), _) => Some(hit),
+        (None, Some((model, v))) => similar_vector(&sp, id, model, v, &m.namespace, added)?
+            .filter(|&(_, cosine)| cosine > dedup.cosine),
+        (None, None) => None,
+    };
+    match best {
+        Some((existing, similarity)) => {
+            drop(sp); // rolls back the insert
+            let current: f64 = tx
+                .query_row(
+                    "SELECT confidence FROM memories WHERE id = ?1",
+                    [existing],
+                    |r| r.get(0),
+                )
+                .context("cannot read duplicate")?;
+            if m.confidence > current {
+                tx.execute(
+                    "UPDATE memories SET confidence = ?2, updated_at = ?3 WHERE id = ?1",
+                    params![existing, m.confidence, now.as_second()],
+                )
+                .context("cannot merge duplicate")?;
+                Ok(WriteOutcome::Merged {
+                    into: existing,
+                    confidence: m.confidence,
+                    similarity,
+                })
+            } else {
+                Ok(WriteOutcome::Skipped {
+                    duplicate_of: existing,
+                    similarity,
+                })
+            }
+        }
+        None => {
+            if let Some((model, v)) = vector {
+                store_embedding(&sp, id, model, v)?;
+            }
+            sp.commit().context("cannot release savepoint")?;
+            Ok(WriteOutcome::Inserted { id })
+        }
+    }
+}
+
+/// Writes the exact embedding of memory `id` (the vector index is updated separately).
+fn store_embedding(conn: &Connection, id: MemoryId, model: &str, v: &[f32]) -> Result<()> {
+    conn.prepare_cached(
+        "UPDATE memories SET embedding = ?2, embedding_model = ?3, embedding_dim = ?4 \
+         WHERE id = ?1",
+    )
+    .and_then(|mut s| s.execute(params![id, vectors::to_blob(v), model, v.len() as i64]))
+    .context("cannot store embedding")?;
+    Ok(())
+}
+
+/// The active memory of `namespace` (other than `self_id`) whose embedding is most similar
+/// to `v`, among the index's nearest and this batch's `added`: `(id, cosine)`.
+fn similar_vector(
+    conn: &Connection,
+    self_id: MemoryId,
+    model: &str,
+    v: &[f32],
+    namespace: &str,
+    added: &[(MemoryId, &[f32], &str)],
+) -> Result<Option<(MemoryId, f64)>> {
+    let mut best: Option<(MemoryId, f64)> = None;
+    let mut offer = |id: MemoryId, cosine: f64| {
+        if id != self_id && best.is_none_or(|(_, b)| cosine > b) {
+            best = Some((id, cosine));
+        }
+    };
+    for &(id, other, ns) in added {
+        if ns == namespace {
+            offer(id, f64::from(dot_f32(v, other)));
+        }
+    }
+    let near = vectors::search(conn, model, v, 16)?;
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT embedding, embedding_dim FROM memories \
+             WHERE id = ?1 AND namespace = ?2 AND status = 'active' AND embedding_model = ?3",
+        )
+        .context("cannot find duplicates")?;
+    for (id, _) in near {
+        if let Some(other) = embedding_row(&mut stmt, params![id, namespace, model])? {
+            offer(id, f64::from(dot_f32(v, &other)));
+        }
+    }
+    Ok(best)
+}
+
+/// Checks an embedder's answer: one vector per text, all of its dimension.
+fn check_vectors(embedder: &dyn Embedder, vectors: &[Vec<f32>], texts: usize) -> Result<()> {
+    let dim = embedder.dimension();
+    if vectors.len() != texts || vectors.iter().any(|v| v.len() != dim) {
+        return Err(Error::new(
+            ErrorKind::Embedding,
+            format!(
+                "{} returned {} vectors for {texts} texts, or a vector not of dimension {dim}",
+                embedder.model_id(),
+                vectors.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Folds `drop` into `keep` and deletes `drop` (consolidation).
+fn fold_into(conn: &Connection, keep: MemoryId, drop: &Memory) -> Result<()> {
+    let tags =
+        serde_json::to_string(&drop.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
+    conn.execute(
+        "UPDATE memories SET \
+           confidence = max(confidence, ?2), \
+           access_count = access_count + ?3, \
+           pinned = max(pinned, ?4), \
+           last_accessed = nullif(max(coalesce(last_accessed, 0), coalesce(?5, 0)), 0), \
+           tags = (SELECT json_group_array(value) FROM \
+                    (SELECT value FROM json_each(memories.tags) \
+                     UNION SELECT value FROM json_each(?6))), \
+           updated_at = ?7 \
+         WHERE id = ?1",
+        params![
+            keep,
+            drop.confidence,
+            i64::try_from(drop.access_count).unwrap_or(i64::MAX),
+            drop.pinned,
+            drop.last_accessed.map(Timestamp::as_second),
+            tags,
+            Timestamp::now().as_second(),
+        ],
+    )
+    .context("cannot merge memories")?;
+    conn.execute("DELETE FROM memories WHERE id = ?1", [drop.id])
+        .context("cannot delete merged memory")?;
+    Ok(())
+}
