@@ -1,0 +1,47 @@
+//! The cost of deduplicated writes at a store size criterion would take too long to build per
+//! run: one `remember_batch` of 100 new memories into a copy of an N-memory synthetic store,
+//! with dedup off (the baseline) and then on, three times.
+//!
+//! `cargo run --release -p oro-mem-benches --example ingest_at -- [N=100000] [DIR]`; the
+//! store is built once into DIR (default: the system temp directory) and reused.
+
+use std::path::PathBuf;
+
+use oro_mem_core::config::DedupConfig;
+use oro_mem_core::{MemoryType, NewMemory};
+use oro_mem_store_sqlite::Store;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let n: usize = args
+        .next()
+        .map_or(100_000, |s| s.parse().expect("N must be a number"));
+    let dir = args.next().map_or_else(std::env::temp_dir, PathBuf::from);
+    let template = dir.join(format!("oro-mem-synthetic-{n}.db"));
+    if !template.exists() {
+        eprintln!("building {} ...", template.display());
+        drop(oro_mem_benches::build_store(&template, n));
+    }
+    let copy = dir.join("oro-mem-ingest-copy.db");
+    let texts = oro_mem_benches::memories(n + 100).split_off(n);
+    for enabled in [false, true, true, true] {
+        std::fs::copy(&template, &copy).expect("copy the store");
+        let mut store = Store::open(&copy).expect("open the copy");
+        let batch: Vec<NewMemory> = texts
+            .iter()
+            .map(|t| NewMemory::new(t.clone(), MemoryType::Lesson))
+            .collect();
+        let dedup = DedupConfig {
+            enabled,
+            ..DedupConfig::default()
+        };
+        let started = std::time::Instant::now();
+        store.remember_batch(batch, &dedup).expect("write");
+        println!(
+            "{n} memories, dedup {}: {:.2} ms per write",
+            if enabled { "on " } else { "off" },
+            started.elapsed().as_secs_f64() * 1000.0 / 100.0
+        );
+    }
+    let _ = std::fs::remove_file(&copy);
+}
