@@ -318,9 +318,14 @@ pub struct EvalArgs {
     /// Change one setting for every run: KEY=VALUE (repeatable; keys below)
     #[arg(long, value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Candidates per list (lexical and vector)
-    #[arg(long, default_value_t = 100)]
+    /// Candidates per list (lexical and vector), ranking only
+    #[arg(long, default_value_t = 100, conflicts_with = "as_recalled")]
     pub depth: usize,
+    /// Score what recall returns with the configured threshold, count and budget (what
+    /// `inject` prints) instead of a ranking of 100; adds results returned, precision, and
+    /// the shares of useful and empty answers
+    #[arg(long)]
+    pub as_recalled: bool,
     /// "Now" for time decay and recency [default: the newest created_at per namespace]
     #[arg(long, value_name = "TIME")]
     pub now: Option<String>,

@@ -180,6 +180,7 @@ fn expand(base: &Config, axes: &[Axis]) -> Result<Vec<Run>> {
 /// Turns the product's recall into a pure ranking of the best [`RANKED`]: no minimum score, no
 /// token budget, no near-duplicate skipping, so the metrics judge the order alone.
 fn ranking_only(config: &mut Config, depth: usize) {
+    config.fallback_to_fts = false;
     let r = &mut config.recall;
     r.depth = depth;
     r.vector_depth = depth;
@@ -188,7 +189,6 @@ fn ranking_only(config: &mut Config, depth: usize) {
     r.min_score = 0.0;
     r.hybrid_min_score = 0.0;
     r.near_duplicate = f64::INFINITY;
-    config.fallback_to_fts = false;
 }
 
 /// The corpus in a scratch store.
@@ -289,6 +289,7 @@ struct Report {
     documents: usize,
     queries: usize,
     depth: usize,
+    as_recalled: bool,
     runs: Vec<RunReport>,
 }
 
@@ -342,7 +343,7 @@ fn evaluate(
 
 /// Runs `oro-mem eval`.
 pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
-    if a.depth < RANKED {
+    if a.depth < RANKED && !a.as_recalled {
         eprintln!(
             "eval: --depth {} < {RANKED}: Recall@100 counts only what the candidates hold",
             a.depth
@@ -353,8 +354,13 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
     if let Some(m) = &a.mode {
         base.mode = m.parse()?;
     }
-    // Ranking only first, so that `--set depth=…` overrides `--depth`.
-    ranking_only(&mut base, a.depth);
+    // Ranking only first, so that `--set depth=…` overrides `--depth`. As recalled, the
+    // configuration stays as it is, except that the mode asked for must answer.
+    if a.as_recalled {
+        base.fallback_to_fts = false;
+    } else {
+        ranking_only(&mut base, a.depth);
+    }
     for s in &a.set {
         let (k, v) = s
             .split_once('=')
@@ -412,6 +418,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         documents: dataset.docs.len(),
         queries: queries.len(),
         depth: base.recall.depth,
+        as_recalled: a.as_recalled,
         runs: reports,
     };
     if a.json {
@@ -426,24 +433,31 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
 /// categories.
 fn table(report: &Report) -> String {
     let mut s = String::new();
+    let depth_note = if report
+        .runs
+        .iter()
+        .any(|r| r.settings.keys().any(|k| k.ends_with("depth")))
+    {
+        " unless a run sets its depth"
+    } else {
+        ""
+    };
+    let what = if report.as_recalled {
+        format!(
+            "as recalled: the configured threshold, count and budget, {} candidates per \
+             list{depth_note}",
+            report.depth
+        )
+    } else {
+        format!(
+            "{} candidates per list{depth_note}, ranking only (no threshold, budget or limit)",
+            report.depth
+        )
+    };
     let _ = writeln!(
         s,
-        "{} {}: {} queries, {} documents, {} candidates per list{}, ranking only (no \
-         threshold, budget or limit)",
-        report.dataset,
-        report.split,
-        report.queries,
-        report.documents,
-        report.depth,
-        if report
-            .runs
-            .iter()
-            .any(|r| { r.settings.keys().any(|k| k.ends_with("depth")) })
-        {
-            " unless a run sets its depth"
-        } else {
-            ""
-        }
+        "{} {}: {} queries, {} documents, {what}",
+        report.dataset, report.split, report.queries, report.documents
     );
     let width = report
         .runs
@@ -452,25 +466,49 @@ fn table(report: &Report) -> String {
         .max()
         .unwrap_or(0)
         .max(6);
-    let _ = writeln!(
-        s,
-        "{:width$}  nDCG@10  R@5     R@10    R@100   MRR@10  p50 ms  p95 ms",
-        "config"
-    );
-    for r in &report.runs {
-        let m = &r.summary.mean;
+    if report.as_recalled {
         let _ = writeln!(
             s,
-            "{:width$}  {:.4}   {:.4}  {:.4}  {:.4}  {:.4}  {:6.2}  {:6.2}",
-            r.label,
-            m.ndcg_10,
-            m.recall_5,
-            m.recall_10,
-            m.recall_100,
-            m.mrr_10,
-            r.summary.latency_p50_ms,
-            r.summary.latency_p95_ms
+            "{:width$}  nDCG@10  R@5     returned  precision  useful  empty   p50 ms  p95 ms",
+            "config"
         );
+    } else {
+        let _ = writeln!(
+            s,
+            "{:width$}  nDCG@10  R@5     R@10    R@100   MRR@10  p50 ms  p95 ms",
+            "config"
+        );
+    }
+    for r in &report.runs {
+        let m = &r.summary.mean;
+        if report.as_recalled {
+            let _ = writeln!(
+                s,
+                "{:width$}  {:.4}   {:.4}  {:8.2}  {:9.4}  {:6.4}  {:6.4}  {:6.2}  {:6.2}",
+                r.label,
+                m.ndcg_10,
+                m.recall_5,
+                m.returned,
+                m.precision(),
+                m.success,
+                m.empty,
+                r.summary.latency_p50_ms,
+                r.summary.latency_p95_ms
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "{:width$}  {:.4}   {:.4}  {:.4}  {:.4}  {:.4}  {:6.2}  {:6.2}",
+                r.label,
+                m.ndcg_10,
+                m.recall_5,
+                m.recall_10,
+                m.recall_100,
+                m.mrr_10,
+                r.summary.latency_p50_ms,
+                r.summary.latency_p95_ms
+            );
+        }
     }
     let categories: Vec<&String> = report
         .runs

@@ -1050,6 +1050,48 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
     assert!(run["latency_p95_ms"].as_f64().unwrap() >= run["latency_p50_ms"].as_f64().unwrap());
     assert_eq!(report["depth"], 100, "--depth's default");
 
+    // As recalled (threshold, count and budget as configured): in namespace a each of q-wal
+    // and q-ruff matches only its own document; q-pet matches only "paint" (Melanie), which
+    // is not its answer. So one result per query, two of three relevant, none empty.
+    let out = env.run(&[
+        "eval",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--as-recalled",
+        "--set",
+        "decay=off",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["as_recalled"], true);
+    let run = &report["runs"][0];
+    assert_eq!(run["returned"], 1.0);
+    assert_eq!(run["empty"], 0.0);
+    for metric in ["relevant_returned", "success"] {
+        let v = run[metric].as_f64().unwrap();
+        assert!((v - 2.0 / 3.0).abs() < 1e-9, "{metric} = {v}");
+    }
+    let text = env.ok(&[
+        "eval",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--as-recalled",
+    ]);
+    assert!(
+        text.contains("as recalled") && text.contains("precision"),
+        "{text}"
+    );
+    let out = env.run(&[
+        "eval",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--as-recalled",
+        "--depth",
+        "5",
+    ]);
+    assert!(!out.status.success(), "--depth is for ranking only");
+
     // --set depth overrides --depth.
     let out = env.run(&[
         "eval",

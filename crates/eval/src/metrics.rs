@@ -82,17 +82,44 @@ pub struct QueryScores {
     pub recall_100: f64,
     /// MRR@10.
     pub mrr_10: f64,
+    /// Results returned (what `recall` and `inject` would show; 100 when ranking only).
+    pub returned: f64,
+    /// Relevant results among them.
+    pub relevant_returned: f64,
+    /// 1 when nothing was returned, else 0 (its mean: the share of empty answers).
+    pub empty: f64,
+    /// 1 when a relevant document was returned, else 0 (its mean: the share of useful
+    /// answers).
+    pub success: f64,
 }
 
 impl QueryScores {
     /// The scores of one ranking.
     pub fn of<S: AsRef<str>>(ranked: &[S], relevant: &Judged) -> QueryScores {
+        let hits = ranked
+            .iter()
+            .filter(|id| grade(relevant, id.as_ref()) > 0)
+            .count();
         QueryScores {
             ndcg_10: ndcg_at(ranked, relevant, 10),
             recall_5: recall_at(ranked, relevant, 5),
             recall_10: recall_at(ranked, relevant, 10),
             recall_100: recall_at(ranked, relevant, 100),
             mrr_10: reciprocal_rank_at(ranked, relevant, 10),
+            returned: ranked.len() as f64,
+            relevant_returned: hits as f64,
+            empty: if ranked.is_empty() { 1.0 } else { 0.0 },
+            success: if hits > 0 { 1.0 } else { 0.0 },
+        }
+    }
+
+    /// Precision of what was returned, pooled over the queries these scores average:
+    /// relevant results / results (0 when nothing was returned).
+    pub fn precision(&self) -> f64 {
+        if self.returned > 0.0 {
+            self.relevant_returned / self.returned
+        } else {
+            0.0
         }
     }
 
@@ -105,6 +132,10 @@ impl QueryScores {
             sum.recall_10 += s.recall_10;
             sum.recall_100 += s.recall_100;
             sum.mrr_10 += s.mrr_10;
+            sum.returned += s.returned;
+            sum.relevant_returned += s.relevant_returned;
+            sum.empty += s.empty;
+            sum.success += s.success;
             n += 1;
         }
         if n == 0 {
@@ -117,6 +148,10 @@ impl QueryScores {
             recall_10: sum.recall_10 / n,
             recall_100: sum.recall_100 / n,
             mrr_10: sum.mrr_10 / n,
+            returned: sum.returned / n,
+            relevant_returned: sum.relevant_returned / n,
+            empty: sum.empty / n,
+            success: sum.success / n,
         }
     }
 }
@@ -247,7 +282,13 @@ mod tests {
     fn no_relevant_documents_scores_zero_not_nan() {
         let rel = judged(&[("a", 0)]);
         let s = QueryScores::of(&["a"], &rel);
-        assert_eq!(s, QueryScores::default());
+        assert_eq!(
+            s,
+            QueryScores {
+                returned: 1.0,
+                ..QueryScores::default()
+            }
+        );
         let empty: [&str; 0] = [];
         assert_eq!(ndcg_at(&empty, &judged(&[("a", 1)]), 10), 0.0);
     }
@@ -260,6 +301,28 @@ mod tests {
         assert_eq!(percentile(&v, 100.0), 20.0);
         assert_eq!(percentile(&[7.0], 95.0), 7.0);
         assert_eq!(percentile(&[], 50.0), 0.0);
+    }
+
+    #[test]
+    fn what_was_returned_is_counted_and_pooled() {
+        let rel = judged(&[("a", 1), ("b", 2), ("z", 0)]);
+        let two_of_three = QueryScores::of(&["a", "x", "b"], &rel);
+        assert_eq!(
+            (two_of_three.returned, two_of_three.relevant_returned),
+            (3.0, 2.0)
+        );
+        assert_eq!((two_of_three.empty, two_of_three.success), (0.0, 1.0));
+        // Graded 0 is not relevant.
+        let none = QueryScores::of(&["z"], &rel);
+        assert_eq!((none.relevant_returned, none.success), (0.0, 0.0));
+        let empty = QueryScores::of::<&str>(&[], &rel);
+        assert_eq!((empty.empty, empty.precision()), (1.0, 0.0));
+        // Pooled: (2 + 0 + 0) relevant of (3 + 1 + 0) returned, not the mean of 2/3, 0, 0.
+        let mean = QueryScores::mean([&two_of_three, &none, &empty]);
+        assert!(close(mean.precision(), 0.5), "{}", mean.precision());
+        assert!(close(mean.empty, 1.0 / 3.0));
+        assert!(close(mean.success, 1.0 / 3.0));
+        assert!(close(mean.returned, 4.0 / 3.0));
     }
 
     #[test]
