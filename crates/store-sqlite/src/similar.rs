@@ -13,8 +13,9 @@
 //! few are then scored exactly, with every term.
 //!
 //! The document frequencies the bounds need are counted with FTS5 itself, so they follow its
-//! tokenizer (stemming included). On the synthetic 10k-memory store of `benches/` this halves
-//! the time of a deduplicated write (`cargo bench -p oro-mem-benches --bench ingest`).
+//! tokenizer (stemming included). On the synthetic stores of `benches/` this makes a
+//! deduplicated write 2–3× faster: 3.2 ms at 10k memories (`cargo bench -p oro-mem-benches
+//! --bench ingest`), 24 ms at 100k (`--example ingest_at`).
 
 use oro_mem_core::{MemoryId, Result};
 use oro_mem_rank_bm25::{query_terms, Term};
@@ -79,7 +80,7 @@ fn essential_matches(
     }
     // FTS5's IDF uses the number of rows in the index, which is at most the largest rowid:
     // a larger count only raises the bounds, so they stay bounds.
-    let rows: f64 = conn
+    let row_count: f64 = conn
         .query_row("SELECT coalesce(max(id), 0) FROM memories", [], |r| {
             r.get::<_, i64>(0)
         })
@@ -93,7 +94,7 @@ fn essential_matches(
             .query_row([phrase], |r| r.get::<_, i64>(0))
             .context("cannot count term matches")? as f64;
         // FTS5's IDF, floored at 1e-6 as in `fts5Bm25GetData`.
-        let idf = ((rows - hits + 0.5) / (hits + 0.5)).ln().max(1e-6);
+        let idf = ((row_count - hits + 0.5) / (hits + 0.5)).ln().max(1e-6);
         bounds.push((idf * (BM25_K1 + 1.0), i));
     }
     bounds.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -138,7 +139,14 @@ fn essential_matches(
     }
     // Their exact scores: FTS5 walks every match of `q` but scores only these (`+rowid` keeps
     // the constraint from FTS5, which would otherwise look up each id in a fresh scan).
-    let ids = serde_json::to_string(&hopeful).expect("ids serialize");
+    let ids = format!(
+        "[{}]",
+        hopeful
+            .iter()
+            .map(MemoryId::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    );
     let mut s = conn
         .prepare_cached(
             "SELECT rowid, -bm25(memories_fts) FROM memories_fts \
