@@ -178,12 +178,11 @@ pub fn merge(store: &mut Store, config: &Config, a: &MergeArgs) -> Result<()> {
     if !a.dry_run && !new.is_empty() {
         engine::embed_writes(store, config);
         // The worker's embeddings of the model this store uses are written, not remade.
-        if let Some(e) = store.embedder() {
-            let (model, dim) = (e.model_id(), e.dimension());
+        if let Some(model) = store.embedder() {
             reused = new
                 .iter()
                 .filter_map(|(_, e)| e.as_ref())
-                .filter(|e| e.model == model && e.vector.len() == dim)
+                .filter(|e| e.is_from(model.as_ref()))
                 .count();
         }
         // One transaction: all of it lands or none.

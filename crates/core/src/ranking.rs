@@ -53,6 +53,11 @@ impl Candidates {
         &self.items
     }
 
+    /// Keeps only the candidates for which `keep` is true, in their order.
+    pub fn retain(&mut self, keep: impl FnMut(&Candidate) -> bool) {
+        self.items.retain(keep);
+    }
+
     /// Mutable access, e.g. to fill in signals. Do not change ids.
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Candidate> {
         self.items.iter_mut()

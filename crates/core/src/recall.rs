@@ -166,18 +166,17 @@ impl Pipeline {
     ///
     /// Only for an invalid weight. A ranker that fails is reported in [`Recall::warnings`] and
     /// counts as an empty list.
-    pub fn recall(&self, query: &Query<'_>, candidates: Candidates) -> Result<Recall> {
+    pub fn recall(&self, query: &Query<'_>, mut candidates: Candidates) -> Result<Recall> {
         let mut out = Recall {
             candidates: candidates.len(),
             ..Recall::default()
         };
-        let given = candidates.len();
-        let candidates = Candidates::new(candidates.into_vec().into_iter().filter(|c| {
+        candidates.retain(|c| {
             c.bm25.is_some()
                 || c.similarity
                     .is_none_or(|cosine| cosine >= self.recall.min_similarity)
-        }));
-        out.dissimilar = given - candidates.len();
+        });
+        out.dissimilar = out.candidates - candidates.len();
         let mut rankings: Vec<(&str, f64, Ranking)> = Vec::with_capacity(self.rankers.len());
         for (ranker, weight) in &self.rankers {
             let ranking = match ranker.rank(query, &candidates) {

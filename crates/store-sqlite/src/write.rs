@@ -27,6 +27,13 @@ pub struct Embedding {
     pub vector: Vec<f32>,
 }
 
+impl Embedding {
+    /// True when `embedder` would have made this embedding: same model id and dimension.
+    pub fn is_from(&self, embedder: &dyn Embedder) -> bool {
+        self.model == embedder.model_id() && self.vector.len() == embedder.dimension()
+    }
+}
+
 /// A memory of another store, read by [`Store::read_other`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct OtherMemory {
@@ -230,11 +237,9 @@ impl Store {
         // Embed before taking the write lock: the model is the slow part.
         let embedded = match &self.embedder {
             Some(embedder) => {
-                let (model, dim) = (embedder.model_id(), embedder.dimension());
                 let mut vectors: Vec<Option<Vec<f32>>> = known
                     .into_iter()
-                    .map(|e| e.filter(|e| e.model == model && e.vector.len() == dim))
-                    .map(|e| e.map(|e| e.vector))
+                    .map(|e| e.filter(|e| e.is_from(embedder.as_ref())).map(|e| e.vector))
                     .collect();
                 let missing: Vec<usize> =
                     (0..batch.len()).filter(|&i| vectors[i].is_none()).collect();
@@ -248,7 +253,7 @@ impl Store {
                     }
                 }
                 let made: Vec<Vec<f32>> = vectors.into_iter().flatten().collect();
-                Some((model.to_string(), made))
+                Some((embedder.model_id().to_string(), made))
             }
             None => None,
         };
