@@ -196,12 +196,10 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
 
 /// Sentences introduced by one of [`PHRASES`] in `line`, with their types.
 fn phrases(line: &str) -> Vec<(String, MemoryType)> {
-    let lower = line.to_lowercase();
+    // The phrases are ASCII: ASCII lowercasing keeps every byte where it was, so positions in
+    // `lower` are positions in `line`.
+    let lower = line.to_ascii_lowercase();
     let mut out = Vec::new();
-    // Lowercasing can change byte lengths outside ASCII; only use positions when it did not.
-    if lower.len() != line.len() {
-        return out;
-    }
     for &(phrase, memory_type) in PHRASES {
         let mut from = 0;
         while let Some(at) = lower[from..].find(phrase).map(|p| p + from) {
