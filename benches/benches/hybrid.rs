@@ -3,15 +3,16 @@
 //! - `vector_stage/index`: the nearest 50 by the quantized index, rescored exactly (what hybrid
 //!   recall runs); `vector_stage/exact_scan`: every `f32` embedding scored in SQL row order
 //!   (the path taken under a selective filter), as the baseline in the same run.
-//! - `hybrid_recall`: lexical candidates + vector stage + join + the default fusion, excluding the
-//!   query embedding (the query vectors are made before timing).
+//! - `hybrid_recall`: the default hybrid engine's whole recall (lexical candidates, vector stage,
+//!   join, the default fusion), excluding the query embedding (the query vectors are made
+//!   before timing).
 //!
 //! Run: `cargo bench -p oro-mem-benches --bench hybrid`. Building the 100k store takes about a
 //! minute.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use oro_mem_benches::{
-    build_embedded_store, hybrid_pipeline, SyntheticEmbedder, CONTENT_QUERIES, QUESTION_QUERIES,
+    build_embedded_store, hybrid_engine, SyntheticEmbedder, CONTENT_QUERIES, QUESTION_QUERIES,
     SYNTHETIC_MODEL,
 };
 use oro_mem_core::{Filter, Query, Timestamp};
@@ -19,7 +20,6 @@ use oro_mem_rank_vector::Embedder;
 
 fn hybrid(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let pipeline = hybrid_pipeline();
     let all = Filter::default();
     // A namespace condition forces the exact scan (every memory is in "default").
     let scan = Filter {
@@ -33,9 +33,10 @@ fn hybrid(c: &mut Criterion) {
         .copied()
         .collect();
     let vectors = SyntheticEmbedder.embed(&texts).expect("embed queries");
+    let mut engine = hybrid_engine(&texts);
 
     for n in [1_000usize, 10_000, 100_000] {
-        let store = build_embedded_store(&dir.path().join(format!("{n}.db")), n);
+        let mut store = build_embedded_store(&dir.path().join(format!("{n}.db")), n);
         let mut group = c.benchmark_group("vector_stage");
         group.sample_size(30);
         for (name, filter) in [("index", &all), ("exact_scan", &scan)] {
@@ -59,16 +60,8 @@ fn hybrid(c: &mut Criterion) {
             b.iter(|| {
                 let k = i % texts.len();
                 i += 1;
-                let (text, q) = (texts[k], &vectors[k]);
-                let lexical = store.lexical_candidates(text, &all, 50).expect("lexical");
-                let nearest = store
-                    .vector_candidates(SYNTHETIC_MODEL, q, &all, 50)
-                    .expect("vector search");
-                let candidates = store
-                    .with_vector_candidates(lexical, SYNTHETIC_MODEL, q, &nearest)
-                    .expect("join");
-                pipeline
-                    .recall(&Query::new(text, &all).now(now), candidates)
+                engine
+                    .recall(&mut store, &Query::new(texts[k], &all).now(now), false)
                     .expect("recall")
             });
         });

@@ -5,27 +5,26 @@
 //! half a minute.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use oro_mem_benches::{build_store, fts_pipeline, CONTENT_QUERIES, QUESTION_QUERIES};
+use oro_mem_benches::{build_store, fts_engine, CONTENT_QUERIES, QUESTION_QUERIES};
 use oro_mem_core::{Filter, Query, Timestamp};
 
 fn recall(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let pipeline = fts_pipeline();
+    let mut engine = fts_engine();
     let filter = Filter::default();
     let now = Timestamp::now();
     let mut group = c.benchmark_group("fts_recall");
     group.sample_size(30);
     for n in [1_000usize, 10_000, 100_000] {
-        let store = build_store(&dir.path().join(format!("{n}.db")), n);
+        let mut store = build_store(&dir.path().join(format!("{n}.db")), n);
         for (kind, queries) in [("content", CONTENT_QUERIES), ("question", QUESTION_QUERIES)] {
             group.bench_with_input(BenchmarkId::new(kind, n), &queries, |b, queries| {
                 let mut i = 0;
                 b.iter(|| {
                     let q = queries[i % queries.len()];
                     i += 1;
-                    let candidates = store.lexical_candidates(q, &filter, 50).expect("search");
-                    pipeline
-                        .recall(&Query::new(q, &filter).now(now), candidates)
+                    engine
+                        .recall(&mut store, &Query::new(q, &filter).now(now), false)
                         .expect("recall")
                 });
             });

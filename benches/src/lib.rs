@@ -7,16 +7,13 @@
 
 #![deny(missing_docs)]
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use oro_mem_core::config::{DecayConfig, DedupConfig, RecallConfig};
-use oro_mem_core::{
-    AccessFrequency, MemoryType, NewMemory, Pipeline, Recency, Timestamp,
-    WEIGHTED_SCORE_PINNED_BONUS,
-};
-use oro_mem_fusion::WeightedScore;
-use oro_mem_rank_bm25::Bm25Ranker;
-use oro_mem_rank_vector::{normalize, Embedder, VectorRanker};
+use oro_mem_core::config::DedupConfig;
+use oro_mem_core::{Config, MemoryType, Mode, NewMemory, Timestamp};
+use oro_mem_engine::Engine;
+use oro_mem_rank_vector::{normalize, Embedder};
 use oro_mem_store_sqlite::Store;
 
 const FUNCTION_WORDS: &[&str] = &[
@@ -418,31 +415,72 @@ pub fn build_embedded_store(path: &std::path::Path, n: usize) -> Store {
     build_store_with(path, n, Some(Arc::new(SyntheticEmbedder)))
 }
 
-/// The default hybrid pipeline: weighted score fusion of bm25 1.0, vector 1.0 and access 0.4
-/// (recency 0 is left out), the pinned bonus, the hybrid threshold.
-pub fn hybrid_pipeline() -> Pipeline {
-    default_pipeline(true)
+/// The default FTS-mode engine: weighted score fusion of bm25 1.0 and access 0.4.
+pub fn fts_engine() -> Engine {
+    Engine::from_config(Config::default()).expect("default configuration")
 }
 
-/// The default FTS-mode pipeline: weighted score fusion of bm25 1.0 and access 0.4.
-pub fn fts_pipeline() -> Pipeline {
-    default_pipeline(false)
+/// The default hybrid engine (weighted score fusion of bm25 1.0, vector 1.0 and access 0.4,
+/// the pinned bonus, the hybrid threshold) answering every query with a vector made before
+/// timing, so that query embedding is not measured.
+pub fn hybrid_engine(queries: &[&str]) -> Engine {
+    let config = Config {
+        mode: Mode::Hybrid,
+        fallback_to_fts: false,
+        ..Config::default()
+    };
+    Engine::from_config(config)
+        .expect("default configuration")
+        .with_embedder(Arc::new(Precomputed::new(&SyntheticEmbedder, queries)))
 }
 
-fn default_pipeline(vector: bool) -> Pipeline {
-    let mut recall = RecallConfig::default();
-    if vector {
-        recall.min_score = recall.hybrid_min_score;
+/// An embedder that only knows the texts it was made with, whose vectors it looked up
+/// beforehand from another embedder: a query costs a hash lookup, not a model run.
+#[derive(Debug)]
+pub struct Precomputed {
+    model: String,
+    dimension: usize,
+    vectors: HashMap<String, Vec<f32>>,
+}
+
+impl Precomputed {
+    /// The vectors `embedder` gives `texts`.
+    ///
+    /// # Panics
+    ///
+    /// If `embedder` fails (benchmarks only).
+    pub fn new(embedder: &dyn Embedder, texts: &[&str]) -> Precomputed {
+        let vectors = embedder.embed(texts).expect("embed queries");
+        Precomputed {
+            model: embedder.model_id().to_string(),
+            dimension: embedder.dimension(),
+            vectors: texts.iter().map(|t| t.to_string()).zip(vectors).collect(),
+        }
     }
-    let w = recall.weights.clone();
-    let mut p = Pipeline::new(Box::new(WeightedScore), recall, DecayConfig::default())
-        .pinned_bonus(WEIGHTED_SCORE_PINNED_BONUS)
-        .ranker(Bm25Ranker, w.bm25);
-    if vector {
-        p = p.ranker(VectorRanker, w.vector);
+}
+
+impl Embedder for Precomputed {
+    fn model_id(&self) -> &str {
+        &self.model
     }
-    p.ranker(Recency, w.recency)
-        .ranker(AccessFrequency, w.access)
+
+    fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    fn embed(&self, texts: &[&str]) -> oro_mem_core::Result<Vec<Vec<f32>>> {
+        texts
+            .iter()
+            .map(|t| {
+                self.vectors.get(*t).cloned().ok_or_else(|| {
+                    oro_mem_core::Error::new(
+                        oro_mem_core::ErrorKind::Embedding,
+                        format!("no precomputed vector for {t:?}"),
+                    )
+                })
+            })
+            .collect()
+    }
 }
 
 /// Queries of content words only.

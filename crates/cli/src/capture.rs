@@ -6,12 +6,12 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use oro_mem_core::extract::{extract as find_memories, Extraction};
-use oro_mem_core::{Config, Filter, NewMemory, Status};
+use oro_mem_core::{Filter, NewMemory, Status};
 use oro_mem_store_sqlite::{Embedding, Store, WriteOutcome};
 use serde::Serialize;
 
 use crate::args::{ExtractArgs, MergeArgs};
-use crate::{dedup_config, describe, engine};
+use crate::{dedup_config, describe, Ctx};
 
 /// Counts of what a write did.
 #[derive(Debug, Default, Serialize)]
@@ -45,7 +45,7 @@ fn read_text(path: &Path) -> Result<String> {
 }
 
 /// `oro-mem extract`.
-pub fn extract(store: &mut Store, config: &Config, a: &ExtractArgs) -> Result<()> {
+pub fn extract(ctx: &mut Ctx, a: &ExtractArgs) -> Result<()> {
     let Extraction {
         mut memories,
         rejected,
@@ -101,8 +101,9 @@ pub fn extract(store: &mut Store, config: &Config, a: &ExtractArgs) -> Result<()
     let outcomes = if batch.is_empty() {
         Vec::new()
     } else {
-        engine::embed_writes(store, config);
-        store.remember_batch(batch, &dedup_config(config, false))?
+        ctx.embed_writes();
+        ctx.store
+            .remember_batch(batch, &dedup_config(&ctx.config, false))?
     };
     let mut tally = Tally::default();
     outcomes.iter().for_each(|o| tally.add(o));
@@ -138,7 +139,8 @@ pub fn extract(store: &mut Store, config: &Config, a: &ExtractArgs) -> Result<()
 }
 
 /// `oro-mem merge`.
-pub fn merge(store: &mut Store, config: &Config, a: &MergeArgs) -> Result<()> {
+pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
+    let store = &mut ctx.store;
     if let (Some(ours), Ok(theirs)) = (store.path(), a.other.canonicalize()) {
         if ours.canonicalize().is_ok_and(|o| o == theirs) {
             bail!("{} is this store; nothing to merge", a.other.display());
@@ -176,7 +178,7 @@ pub fn merge(store: &mut Store, config: &Config, a: &MergeArgs) -> Result<()> {
     let mut tally = Tally::default();
     let mut reused = 0;
     if !a.dry_run && !new.is_empty() {
-        engine::embed_writes(store, config);
+        crate::embed_writes(&mut ctx.engine, store);
         // The worker's embeddings of the model this store uses are written, not remade.
         if let Some(model) = store.embedder() {
             reused = new
@@ -186,7 +188,7 @@ pub fn merge(store: &mut Store, config: &Config, a: &MergeArgs) -> Result<()> {
                 .count();
         }
         // One transaction: all of it lands or none.
-        for o in store.remember_batch_reusing(new, &dedup_config(config, false))? {
+        for o in store.remember_batch_reusing(new, &dedup_config(&ctx.config, false))? {
             tally.add(&o);
         }
     }

@@ -11,15 +11,15 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use oro_mem_core::{
     config::DedupConfig, Config, Filter, FusionMethod, MemoryId, MemoryType, Mode, NewMemory,
-    Source, Timestamp,
+    Query, Source, Timestamp,
 };
+use oro_mem_engine::Engine;
 use oro_mem_eval::metrics::QueryResult;
 use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache, QueryScores, Summary};
 use oro_mem_store_sqlite::Store;
 use serde::Serialize;
 
 use crate::args::EvalArgs;
-use crate::engine;
 
 /// Most configurations one `--grid` may expand to.
 const MAX_GRID: usize = 500;
@@ -245,8 +245,8 @@ fn import(dataset: &Dataset, now: Option<Timestamp>) -> Result<Corpus> {
 
 /// Embeds the corpus through the cache, then leaves the bare model on the store for queries
 /// (so query latency includes embedding the query, as in `recall`).
-fn embed(corpus: &mut Corpus, cache: Option<&Path>) -> Result<()> {
-    let model = engine::load_embedder()?;
+fn embed(corpus: &mut Corpus, engine: &mut Engine, cache: Option<&Path>) -> Result<()> {
+    let model = engine.embedder()?;
     let cache = match cache {
         Some(path) => EmbeddingCache::create(path)?,
         None => EmbeddingCache::in_memory()?,
@@ -295,6 +295,7 @@ struct Report {
 
 fn evaluate(
     corpus: &mut Corpus,
+    engine: &mut Engine,
     dataset: &Dataset,
     queries: &[oro_mem_eval::EvalQuery],
     run: &Run,
@@ -308,7 +309,9 @@ fn evaluate(
         };
         let now = corpus.now[q.namespace.as_deref().unwrap_or_default()];
         let started = Instant::now();
-        let answer = engine::recall(&mut corpus.store, &run.config, &q.text, &filter, now, false)
+        let query = Query::new(&q.text, &filter).now(now);
+        let answer = engine
+            .recall(&mut corpus.store, &query, false)
             .with_context(|| format!("query {}", q.id))?;
         let latency_ms = started.elapsed().as_secs_f64() * 1e3;
         if answer.mode != run.config.mode {
@@ -380,6 +383,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
     };
 
     let started = Instant::now();
+    let mut engine = Engine::from_config(base.clone())?;
     let mut corpus = import(&dataset, now)?;
     eprintln!(
         "eval: imported {} documents in {:.1} s",
@@ -392,7 +396,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         } else {
             a.cache.clone().or_else(EmbeddingCache::default_path)
         };
-        embed(&mut corpus, cache.as_deref())?;
+        embed(&mut corpus, &mut engine, cache.as_deref())?;
     }
 
     let mut warnings = Vec::new();
@@ -401,7 +405,17 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         if runs.len() > 1 {
             eprintln!("eval: [{}/{}] {}", i + 1, runs.len(), run.label());
         }
-        let results = evaluate(&mut corpus, &dataset, queries, run, &mut warnings)?;
+        let mut run_engine = engine
+            .reconfigured(run.config.clone())
+            .with_context(|| run.label())?;
+        let results = evaluate(
+            &mut corpus,
+            &mut run_engine,
+            &dataset,
+            queries,
+            run,
+            &mut warnings,
+        )?;
         reports.push(RunReport {
             label: run.label(),
             settings: run.settings.iter().cloned().collect(),

@@ -3,7 +3,6 @@
 mod args;
 mod capture;
 mod config_file;
-mod engine;
 mod eval;
 mod mcp;
 mod render;
@@ -15,7 +14,10 @@ use anyhow::{bail, Context, Result};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use oro_mem_core::config::DedupConfig;
-use oro_mem_core::{Config, Filter, MetaCondition, NewMemory, Scoring, Source, Status, Timestamp};
+use oro_mem_core::{
+    Config, Filter, MetaCondition, NewMemory, Query, Scoring, Source, Status, Timestamp,
+};
+use oro_mem_engine::{Answer, Engine};
 use oro_mem_store_sqlite::{ListOrder, Store, WriteOutcome};
 
 use crate::args::{Cli, Command, FilterArgs, Format, MemoriesCommand, Sort};
@@ -31,6 +33,25 @@ fn main() {
 struct Ctx {
     store: Store,
     config: Config,
+    engine: Engine,
+}
+
+impl Ctx {
+    fn embed_writes(&mut self) {
+        embed_writes(&mut self.engine, &mut self.store);
+    }
+}
+
+/// In hybrid mode, gives `store` the embedding model so that what it writes is embedded. A
+/// model that does not load is one line on stderr: the memories are stored anyway, and
+/// `oro-mem embed` adds their embeddings later.
+fn embed_writes(engine: &mut Engine, store: &mut Store) {
+    if let Err(e) = engine.embed_writes(store) {
+        eprintln!(
+            "oro-mem: {e}; storing without embeddings (run `oro-mem embed` once the model is in \
+             place)"
+        );
+    }
 }
 
 fn open(cli: &Cli) -> Result<Ctx> {
@@ -46,7 +67,12 @@ fn open(cli: &Cli) -> Result<Ctx> {
     let config_path = config_file::resolve_config(cli.config.as_deref(), &db);
     let config = config_file::load(config_path.as_deref())?;
     let store = Store::open(&db)?;
-    Ok(Ctx { store, config })
+    let engine = Engine::from_config(config.clone())?;
+    Ok(Ctx {
+        store,
+        config,
+        engine,
+    })
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -63,15 +89,15 @@ fn run(cli: Cli) -> Result<()> {
         Command::Stats(a) => stats(open(&cli)?, a.json),
         Command::Extract(a) => {
             let mut ctx = open(&cli)?;
-            capture::extract(&mut ctx.store, &ctx.config, a)
+            capture::extract(&mut ctx, a)
         }
         Command::Merge(a) => {
             let mut ctx = open(&cli)?;
-            capture::merge(&mut ctx.store, &ctx.config, a)
+            capture::merge(&mut ctx, a)
         }
         Command::Mcp => {
             let ctx = open(&cli)?;
-            mcp::serve(ctx.store, ctx.config)
+            mcp::serve(ctx)
         }
         Command::Eval(a) => {
             // The built-in defaults unless a configuration file is named: eval measures the
@@ -206,7 +232,7 @@ fn remember(mut ctx: Ctx, a: &args::RememberArgs) -> Result<()> {
         }
     }
     let dedup = dedup_config(&ctx.config, a.no_dedup);
-    engine::embed_writes(&mut ctx.store, &ctx.config);
+    ctx.embed_writes();
     let outcome = ctx.store.remember(m, &dedup)?;
     if a.json {
         println!("{}", serde_json::to_string(&outcome)?);
@@ -289,11 +315,12 @@ fn run_recall(
     filter: &FilterArgs,
     now: Timestamp,
     touch: bool,
-) -> Result<engine::Answer> {
-    config.validate()?;
+) -> Result<Answer> {
+    let mut engine = ctx.engine.reconfigured(config.clone())?;
     let filter = build_filter(filter, now)?;
-    let query = read_content(query)?;
-    let answer = engine::recall(&mut ctx.store, config, &query, &filter, now, touch)?;
+    let text = read_content(query)?;
+    let query = Query::new(&text, &filter).now(now);
+    let answer = engine.recall(&mut ctx.store, &query, touch)?;
     for w in &answer.recall.warnings {
         eprintln!("oro-mem: {w}");
     }
@@ -428,7 +455,7 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
             })?;
         }
     }
-    engine::embed_writes(&mut ctx.store, &ctx.config);
+    ctx.embed_writes();
     let (reader, len) = open_input(&a.file)?;
     let bar = progress(len, "importing");
     let dedup = dedup_config(&ctx.config, a.no_dedup);
@@ -465,7 +492,7 @@ fn embed(mut ctx: Ctx, a: &args::EmbedArgs) -> Result<()> {
     if a.batch_size == 0 {
         bail!("--batch-size must be at least 1");
     }
-    let embedder = engine::load_embedder()?;
+    let embedder = ctx.engine.embedder()?;
     let model = embedder.model_id().to_string();
     ctx.store.set_embedder(embedder);
     if a.rebuild_index {

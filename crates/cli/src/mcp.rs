@@ -9,21 +9,18 @@
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
-use oro_mem_core::{Config, Filter, MemoryId, NewMemory, Source, Timestamp};
-use oro_mem_store_sqlite::{Store, WriteOutcome};
+use oro_mem_core::{Filter, MemoryId, NewMemory, Query, Source, Timestamp};
+use oro_mem_store_sqlite::WriteOutcome;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
 use serde::Deserialize;
 
-use crate::engine;
+use crate::Ctx;
 
-/// The store and configuration the tools share.
-struct State {
-    store: Store,
-    config: Config,
-}
+/// The store, configuration and engine the tools share.
+type State = Ctx;
 
 /// The MCP server.
 #[derive(Clone)]
@@ -102,9 +99,9 @@ fn tool_error(message: impl std::fmt::Display) -> Result<CallToolResult, ErrorDa
 }
 
 impl MemoryServer {
-    fn new(store: Store, config: Config) -> MemoryServer {
+    fn new(ctx: Ctx) -> MemoryServer {
         MemoryServer {
-            state: Arc::new(Mutex::new(State { store, config })),
+            state: Arc::new(Mutex::new(ctx)),
             tool_router: MemoryServer::tool_router(),
         }
     }
@@ -144,14 +141,11 @@ impl MemoryServer {
                 namespace: a.namespace.clone(),
                 ..Filter::default()
             };
-            let answer = engine::recall(
-                &mut s.store,
-                &config,
-                &a.query,
-                &filter,
-                Timestamp::now(),
-                true,
-            )?;
+            let query = Query::new(&a.query, &filter).now(Timestamp::now());
+            let answer = s
+                .engine
+                .reconfigured(config)?
+                .recall(&mut s.store, &query, true)?;
             let explain = a.explain.unwrap_or(false);
             let results: Vec<serde_json::Value> = answer
                 .recall
@@ -275,15 +269,15 @@ impl ServerHandler for MemoryServer {
 }
 
 /// Serves MCP on standard input and output until the client disconnects.
-pub fn serve(mut store: Store, config: Config) -> Result<()> {
+pub fn serve(mut ctx: Ctx) -> Result<()> {
     // Load the model once, not per search.
-    engine::embed_writes(&mut store, &config);
+    ctx.embed_writes();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let service = MemoryServer::new(store, config)
+        let service = MemoryServer::new(ctx)
             .serve(rmcp::transport::stdio())
             .await
             .context("MCP initialization failed")?;

@@ -139,7 +139,8 @@ pub struct RecallConfig {
     /// normalizes every list so that its best candidate scores 1, so without this gate the
     /// nearest embedding would always be recalled, however unrelated.
     pub min_similarity: f64,
-    /// A result whose words overlap a better result's this much (Jaccard) is skipped.
+    /// A result whose words overlap a better result's this much (Jaccard) is skipped; above
+    /// 1, nothing is.
     pub near_duplicate: f64,
     /// Weight of each ranker; 0 turns it off.
     pub weights: Weights,
@@ -292,8 +293,14 @@ impl Config {
                 )));
             }
         }
+        // Above 1 no word overlap reaches it: the skip is off (as `oro-mem eval` runs).
+        if r.near_duplicate.is_nan() || r.near_duplicate < 0.0 {
+            return Err(Error::config(format!(
+                "recall.near_duplicate must be a number >= 0 (above 1 turns the skip off), got {}",
+                r.near_duplicate
+            )));
+        }
         let unit = [
-            ("recall.near_duplicate", r.near_duplicate),
             ("recall.min_similarity", r.min_similarity),
             ("dedup.bm25", self.dedup.bm25),
             ("dedup.cosine", self.dedup.cosine),

@@ -1,0 +1,44 @@
+//! The recall engine of oro-mem: it turns a [`Config`] into a recall.
+//!
+//! An [`Engine`] decides, from the configuration, which candidates to gather (full-text,
+//! nearest embeddings, or both), which rankers order them with which weights, and which fuser
+//! combines their lists; it owns the embedding model (loading it when hybrid or vector recall
+//! first needs it), and answers FTS-only when the model cannot run. It is the one place where
+//! recall is composed: the `oro-mem` command, its MCP server, `oro-mem eval` and the benchmarks
+//! all call it.
+//!
+//! # Example
+//!
+//! ```
+//! use oro_mem_core::{config::DedupConfig, Config, Filter, MemoryType, NewMemory, Query};
+//! use oro_mem_engine::Engine;
+//! use oro_mem_store_sqlite::Store;
+//!
+//! let mut store = Store::open_in_memory()?;
+//! store.remember(
+//!     NewMemory::new("SQLite allows one writer at a time", MemoryType::Gotcha),
+//!     &DedupConfig::default(),
+//! )?;
+//! let mut engine = Engine::from_config(Config::default())?;
+//! let filter = Filter::default();
+//! let query = Query::new("why is the database locked by a second writer?", &filter);
+//! let answer = engine.recall(&mut store, &query, false)?;
+//! assert_eq!(answer.recall.results.len(), 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Main types
+//!
+//! - [`Engine`]: configuration in, [`Answer`] out.
+//! - [`Answer`]: the recall and the mode that answered it.
+//!
+//! # Crate features
+//!
+//! - `minilm` (on by default): when hybrid or vector recall needs a model and none was given
+//!   ([`Engine::with_embedder`]), load the local all-MiniLM-L6-v2 model.
+
+#![deny(missing_docs)]
+
+mod engine;
+
+pub use engine::{Answer, EmbedderLoader, Engine};
