@@ -3,6 +3,32 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use oro_mem_core::{Mode, Scoring};
+use oro_mem_engine::Registry;
+
+/// `--mode`, parsed as the configuration parses it (case-insensitive, the error lists the
+/// modes).
+fn parse_mode(s: &str) -> Result<Mode, oro_mem_core::Error> {
+    s.parse()
+}
+
+/// `--scoring`, parsed as the configuration parses it.
+fn parse_scoring(s: &str) -> Result<Scoring, oro_mem_core::Error> {
+    s.parse()
+}
+
+/// `--fusion`: the name of a fuser in the built-in [`Registry`].
+fn parse_fusion(name: &str) -> Result<String, String> {
+    let registry = Registry::default();
+    if registry.fuser_names().any(|n| n == name) {
+        Ok(name.to_string())
+    } else {
+        Err(format!(
+            "expected one of {}",
+            registry.fuser_names().collect::<Vec<_>>().join(", ")
+        ))
+    }
+}
 
 /// Long-term memory for AI agents: remember lessons, recall the few that matter.
 #[derive(Debug, Parser)]
@@ -148,8 +174,8 @@ pub struct RecallArgs {
     /// The task description or question; `-` reads it from standard input
     pub query: String,
     /// fts, hybrid or vector [default: from config]
-    #[arg(long)]
-    pub mode: Option<String>,
+    #[arg(long, value_parser = parse_mode)]
+    pub mode: Option<Mode>,
     /// At most this many results [default: from config, 5]
     #[arg(long)]
     pub limit: Option<usize>,
@@ -160,8 +186,11 @@ pub struct RecallArgs {
     #[arg(long)]
     pub depth: Option<usize>,
     /// fused or simple [default: from config]
-    #[arg(long)]
-    pub scoring: Option<String>,
+    #[arg(long, value_parser = parse_scoring)]
+    pub scoring: Option<Scoring>,
+    /// Fuser of the rankers' lists: weighted_score or rrf [default: from config]
+    #[arg(long, value_parser = parse_fusion)]
+    pub fusion: Option<String>,
     #[command(flatten)]
     pub filter: FilterArgs,
     /// Output format
@@ -291,8 +320,8 @@ pub struct InjectArgs {
     #[arg(long)]
     pub task: String,
     /// fts, hybrid or vector [default: from config]
-    #[arg(long)]
-    pub mode: Option<String>,
+    #[arg(long, value_parser = parse_mode)]
+    pub mode: Option<Mode>,
     #[command(flatten)]
     pub filter: FilterArgs,
     /// Do not count this as an access of the injected memories
@@ -310,8 +339,8 @@ pub struct EvalArgs {
     #[arg(long, default_value = "test")]
     pub split: String,
     /// fts, hybrid or vector [default: from config]
-    #[arg(long)]
-    pub mode: Option<String>,
+    #[arg(long, value_parser = parse_mode)]
+    pub mode: Option<Mode>,
     /// Evaluate every combination: KEY=V1,V2,... (repeatable; keys below)
     #[arg(long, value_name = "KEY=V1,V2")]
     pub grid: Vec<String>,

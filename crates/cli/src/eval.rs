@@ -10,10 +10,10 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use oro_mem_core::{
-    config::DedupConfig, Config, Filter, FusionMethod, MemoryId, MemoryType, Mode, NewMemory,
-    Query, Source, Timestamp,
+    config::DedupConfig, Config, Filter, MemoryId, MemoryType, Mode, NewMemory, Query, Source,
+    Timestamp,
 };
-use oro_mem_engine::Engine;
+use oro_mem_engine::{Engine, Registry};
 use oro_mem_eval::metrics::QueryResult;
 use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache, QueryScores, Summary};
 use oro_mem_store_sqlite::Store;
@@ -68,11 +68,14 @@ fn apply(config: &mut Config, key: &str, value: &str) -> Result<()> {
         "mode" => config.mode = value.parse()?,
         "k" | "rrf_k" => r.rrf_k = num()?,
         "fusion" => {
-            r.fusion = match value {
-                "rrf" => FusionMethod::Rrf,
-                "weighted_score" | "weighted" | "score" => FusionMethod::WeightedScore,
-                _ => bail!("fusion={value}: expected rrf or weighted_score"),
+            let registry = Registry::default();
+            if !registry.fuser_names().any(|n| n == value) {
+                bail!(
+                    "fusion={value}: expected one of {}",
+                    registry.fuser_names().collect::<Vec<_>>().join(", ")
+                );
             }
+            r.fusion = value.to_string();
         }
         "decay" => {
             config.decay.enabled = match value {
@@ -354,8 +357,8 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
     }
     let dataset = Dataset::load(&a.dataset, &a.split)?;
     let mut base = base;
-    if let Some(m) = &a.mode {
-        base.mode = m.parse()?;
+    if let Some(m) = a.mode {
+        base.mode = m;
     }
     // Ranking only first, so that `--set depth=…` overrides `--depth`. As recalled, the
     // configuration stays as it is, except that the mode asked for must answer.
@@ -581,6 +584,7 @@ mod tests {
             ("k=-1", "number >= 0"),
             ("depth=0", "whole number >= 1"),
             ("decay=maybe", "on or off"),
+            ("fusion=borda", "weighted_score, rrf"),
             ("mode=semantic", "unknown mode"),
             ("speed=fast", "unknown setting"),
         ] {
@@ -607,7 +611,7 @@ mod tests {
         ] {
             apply(&mut c, k, v).unwrap();
         }
-        assert_eq!(c.recall.fusion, FusionMethod::WeightedScore);
+        assert_eq!(c.recall.fusion, "weighted_score");
         assert!(!c.decay.enabled);
         assert_eq!((c.recall.depth, c.recall.vector_depth), (200, 30));
         assert_eq!(c.recall.weights.bm25, 0.5);

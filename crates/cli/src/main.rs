@@ -14,9 +14,7 @@ use anyhow::{bail, Context, Result};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use oro_mem_core::config::DedupConfig;
-use oro_mem_core::{
-    Config, Filter, MetaCondition, NewMemory, Query, Scoring, Source, Status, Timestamp,
-};
+use oro_mem_core::{Config, Filter, MetaCondition, NewMemory, Query, Source, Status, Timestamp};
 use oro_mem_engine::{Answer, Engine};
 use oro_mem_store_sqlite::{ListOrder, Store, WriteOutcome};
 
@@ -256,8 +254,8 @@ fn recall(mut ctx: Ctx, a: &args::RecallArgs) -> Result<()> {
         None => Timestamp::now(),
     };
     let mut config = ctx.config.clone();
-    if let Some(m) = &a.mode {
-        config.mode = m.parse()?;
+    if let Some(m) = a.mode {
+        config.mode = m;
     }
     if let Some(n) = a.limit {
         config.recall.max_results = n;
@@ -268,12 +266,11 @@ fn recall(mut ctx: Ctx, a: &args::RecallArgs) -> Result<()> {
     if let Some(n) = a.depth {
         config.recall.depth = n;
     }
-    if let Some(s) = &a.scoring {
-        config.recall.scoring = match s.as_str() {
-            "fused" => Scoring::Fused,
-            "simple" => Scoring::Simple,
-            other => bail!("unknown scoring {other:?}: expected fused or simple"),
-        };
+    if let Some(s) = a.scoring {
+        config.recall.scoring = s;
+    }
+    if let Some(f) = &a.fusion {
+        config.recall.fusion = f.clone();
     }
     let answer = run_recall(&mut ctx, &config, &a.query, &a.filter, now, !a.no_touch)?;
     let format = if a.json { Format::Json } else { a.format };
@@ -332,8 +329,8 @@ fn run_recall(
 fn inject(mut ctx: Ctx, a: &args::InjectArgs) -> Result<()> {
     let now = Timestamp::now();
     let mut config = ctx.config.clone();
-    if let Some(m) = &a.mode {
-        config.mode = m.parse()?;
+    if let Some(m) = a.mode {
+        config.mode = m;
     }
     let answer = run_recall(&mut ctx, &config, &a.task, &a.filter, now, !a.no_touch)?;
     print!("{}", render::prompt(&answer.recall.results, now));

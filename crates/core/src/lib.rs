@@ -81,12 +81,12 @@ mod time;
 #[cfg(test)]
 mod test_support;
 
-pub use config::{Config, FusionMethod, Mode, Scoring};
+pub use config::{Config, Mode, Scoring};
 pub use error::{Error, ErrorKind, Result};
 pub use memory::{Memory, MemoryId, MemoryType, NewMemory, Source, Status};
 pub use query::{Filter, MetaCondition, MetaOp, Query};
 pub use rank::{Fuser, Ranker, Weighted};
 pub use ranking::{Candidate, Candidates, Hit, Ranking};
-pub use recall::{rrf_pinned_bonus, Pipeline, Recall, Recalled, WEIGHTED_SCORE_PINNED_BONUS};
+pub use recall::{Pipeline, Recall, Recalled};
 pub use signals::{AccessFrequency, Recency};
 pub use time::Timestamp;

@@ -111,6 +111,7 @@ impl<'a> Weighted<'a> {
 /// - A list of weight 0 changes nothing: neither scores nor which documents appear.
 /// - The order of `inputs` does not matter.
 /// - [`Fuser::contributions`] explains a fused score: one value per input, summing to it.
+/// - [`Fuser::pinned_bonus`] is on the scale of the fused scores.
 pub trait Fuser: Send + Sync {
     /// A short stable name (`rrf`, `weighted_score`).
     fn name(&self) -> &str;
@@ -120,6 +121,12 @@ pub trait Fuser: Send + Sync {
 
     /// What document `id` received from each input, in the order of `inputs`.
     fn contributions(&self, inputs: &[Weighted<'_>], id: MemoryId) -> Vec<f64>;
+
+    /// What pinning a memory adds to its fused score, before confidence and decay: about what
+    /// ten places of one weight-1 list are worth. 0 (the default) gives pinning no lift.
+    fn pinned_bonus(&self) -> f64 {
+        0.0
+    }
 }
 
 impl<F: Fuser + ?Sized> Fuser for &F {
@@ -131,6 +138,9 @@ impl<F: Fuser + ?Sized> Fuser for &F {
     }
     fn contributions(&self, inputs: &[Weighted<'_>], id: MemoryId) -> Vec<f64> {
         (**self).contributions(inputs, id)
+    }
+    fn pinned_bonus(&self) -> f64 {
+        (**self).pinned_bonus()
     }
 }
 
@@ -144,6 +154,9 @@ impl<F: Fuser + ?Sized> Fuser for Box<F> {
     fn contributions(&self, inputs: &[Weighted<'_>], id: MemoryId) -> Vec<f64> {
         (**self).contributions(inputs, id)
     }
+    fn pinned_bonus(&self) -> f64 {
+        (**self).pinned_bonus()
+    }
 }
 
 impl<F: Fuser + ?Sized> Fuser for Arc<F> {
@@ -155,5 +168,8 @@ impl<F: Fuser + ?Sized> Fuser for Arc<F> {
     }
     fn contributions(&self, inputs: &[Weighted<'_>], id: MemoryId) -> Vec<f64> {
         (**self).contributions(inputs, id)
+    }
+    fn pinned_bonus(&self) -> f64 {
+        (**self).pinned_bonus()
     }
 }

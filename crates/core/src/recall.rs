@@ -21,17 +21,6 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
 }
 
-/// The RRF bonus for pinned memories: `1/(k+1) − 1/(k+11)`, what moving from rank 11 to
-/// rank 1 of a list of weight 1 is worth.
-pub fn rrf_pinned_bonus(k: f64) -> f64 {
-    1.0 / (k + 1.0) - 1.0 / (k + 11.0)
-}
-
-/// The pinned bonus under weighted score fusion: a quarter of what a weight-1 list spans
-/// (its scores are normalized to `[0, 1]`), comparable to [`rrf_pinned_bonus`] at k = 60,
-/// which is about a third of the spread of a 50-deep RRF list.
-pub const WEIGHTED_SCORE_PINNED_BONUS: f64 = 0.25;
-
 /// The time-decay factor of `memory` at `now`: `0.5^(age_days / half_life)`, 1 when pinned or
 /// when decay is off. The half-life is the memory type's own if configured.
 pub fn decay_factor(config: &DecayConfig, memory: &Memory, now: Timestamp) -> f64 {
@@ -106,7 +95,6 @@ pub struct Pipeline {
     fuser: Box<dyn Fuser>,
     recall: RecallConfig,
     decay: DecayConfig,
-    pinned_bonus: f64,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -123,28 +111,20 @@ impl std::fmt::Debug for Pipeline {
             .field("fuser", &self.fuser.name())
             .field("recall", &self.recall)
             .field("decay", &self.decay)
-            .field("pinned_bonus", &self.pinned_bonus)
             .finish()
     }
 }
 
 impl Pipeline {
-    /// A pipeline with no rankers yet.
+    /// A pipeline with no rankers yet. Pinned memories get the fuser's
+    /// [`pinned_bonus`](Fuser::pinned_bonus).
     pub fn new(fuser: Box<dyn Fuser>, recall: RecallConfig, decay: DecayConfig) -> Pipeline {
         Pipeline {
             rankers: Vec::new(),
             fuser,
             recall,
             decay,
-            pinned_bonus: 0.0,
         }
-    }
-
-    /// Adds `bonus` to the fused relevance of pinned memories, before confidence and decay.
-    /// For RRF, [`rrf_pinned_bonus`] lifts a pinned memory by about ten ranks of one list.
-    pub fn pinned_bonus(mut self, bonus: f64) -> Pipeline {
-        self.pinned_bonus = bonus;
-        self
     }
 
     /// Adds a ranker with its fusion weight; a weight of 0 leaves it out entirely.
@@ -196,6 +176,7 @@ impl Pipeline {
 
         let by_id: std::collections::HashMap<_, _> =
             candidates.iter().map(|c| (c.id(), c)).collect();
+        let pinned_bonus = self.fuser.pinned_bonus();
         let relevance: Vec<(i64, f64)> = match self.recall.scoring {
             Scoring::Fused => self
                 .fuser
@@ -204,7 +185,7 @@ impl Pipeline {
                 .iter()
                 .map(|h| {
                     let pinned = by_id.get(&h.id).is_some_and(|c| c.memory.pinned);
-                    let bonus = if pinned { self.pinned_bonus } else { 0.0 };
+                    let bonus = if pinned { pinned_bonus } else { 0.0 };
                     (h.id, h.score + bonus)
                 })
                 .collect(),
@@ -282,14 +263,13 @@ impl Pipeline {
                     contribution,
                 })
                 .collect();
-            if c.memory.pinned && self.pinned_bonus != 0.0 && self.recall.scoring == Scoring::Fused
-            {
+            if c.memory.pinned && pinned_bonus != 0.0 && self.recall.scoring == Scoring::Fused {
                 lists.push(ListExplain {
                     name: "pinned".to_string(),
                     weight: 1.0,
                     rank: None,
                     score: None,
-                    contribution: self.pinned_bonus,
+                    contribution: pinned_bonus,
                 });
             }
             out.results.push(Recalled {
@@ -328,16 +308,23 @@ fn truncate_to_tokens(text: &mut String, tokens: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Config, FusionMethod};
+    use crate::config::Config;
     use crate::memory::MemoryId;
     use crate::rank::Weighted;
     use crate::signals::Recency;
     use crate::test_support::memory;
     use crate::{Candidate, Filter, Hit};
 
-    /// A fuser that sums weighted scores; enough to test the pipeline without the fusion crate.
-    struct Sum;
+    /// A fuser that sums weighted scores, with a pinned bonus; enough to test the pipeline
+    /// without the fusion crate.
+    #[derive(Default)]
+    struct Sum {
+        bonus: f64,
+    }
     impl Fuser for Sum {
+        fn pinned_bonus(&self) -> f64 {
+            self.bonus
+        }
         fn name(&self) -> &str {
             "sum"
         }
@@ -384,11 +371,15 @@ mod tests {
     }
 
     fn pipeline(config: RecallConfig) -> Pipeline {
+        pipeline_with(Sum::default(), config)
+    }
+
+    fn pipeline_with(fuser: Sum, config: RecallConfig) -> Pipeline {
         let decay = DecayConfig {
             enabled: false,
             ..DecayConfig::default()
         };
-        Pipeline::new(Box::new(Sum), config, decay).ranker(Bm25Field, 1.0)
+        Pipeline::new(Box::new(fuser), config, decay).ranker(Bm25Field, 1.0)
     }
 
     fn run(p: &Pipeline, cands: Vec<Candidate>) -> Recall {
@@ -527,10 +518,9 @@ mod tests {
         let cands = vec![candidate(1, "stronger match", 0.201), low];
         let plain = run(&pipeline(RecallConfig::default()), cands.clone());
         assert_eq!(plain.results[0].memory.id, 1);
-        let bonus = rrf_pinned_bonus(60.0);
-        assert!((bonus - (1.0 / 61.0 - 1.0 / 71.0)).abs() < 1e-15);
+        let bonus = 0.01;
         let lifted = run(
-            &pipeline(RecallConfig::default()).pinned_bonus(bonus),
+            &pipeline_with(Sum { bonus }, RecallConfig::default()),
             cands,
         );
         assert_eq!(lifted.results[0].memory.id, 2);
@@ -578,6 +568,5 @@ mod tests {
         assert_eq!(r.results.len(), 1);
         assert_eq!(r.results[0].lists.len(), 2, "weight-0 ranker is left out");
         assert!(r.warnings[0].contains("no model"));
-        let _ = FusionMethod::Rrf;
     }
 }

@@ -3,14 +3,15 @@
 use std::sync::Arc;
 
 use oro_mem_core::{
-    rrf_pinned_bonus, AccessFrequency, Candidates, Config, Error, Filter, FusionMethod, Mode,
-    Pipeline, Query, Recall, Recency, Result, WEIGHTED_SCORE_PINNED_BONUS,
+    AccessFrequency, Candidates, Config, Error, Filter, Mode, Pipeline, Query, Recall, Recency,
+    Result,
 };
-use oro_mem_fusion::{Rrf, WeightedScore};
 use oro_mem_rank_bm25::Bm25Ranker;
 use oro_mem_rank_vector::{Embedder, VectorRanker};
 use oro_mem_store_sqlite::Store;
 use serde::Serialize;
+
+use crate::registry::Registry;
 
 /// Longest query prefix given to the model. MiniLM reads at most 256 word pieces (about a
 /// thousand characters of English); tokenizing more only costs time.
@@ -34,6 +35,7 @@ pub struct Answer {
 /// Recall composed from a [`Config`], with the embedding model it needs.
 pub struct Engine {
     config: Config,
+    registry: Registry,
     embedder: Option<Arc<dyn Embedder>>,
     loader: EmbedderLoader,
 }
@@ -42,25 +44,36 @@ impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
             .field("config", &self.config)
+            .field("registry", &self.registry)
             .field("embedder", &self.embedder.as_ref().map(|e| e.model_id()))
             .finish_non_exhaustive()
     }
 }
 
 impl Engine {
-    /// The engine `config` describes.
+    /// The engine `config` describes, with the built-in plug-ins ([`Registry::default`]).
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Config`] naming the first invalid setting.
+    /// [`ErrorKind::Config`](oro_mem_core::ErrorKind::Config) naming the first invalid
+    /// setting.
     pub fn from_config(config: Config) -> Result<Engine> {
+        Engine::with_registry(config, Registry::default())
+    }
+
+    /// The engine `config` describes, whose names (fusers, ...) are looked up in `registry`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Config`](oro_mem_core::ErrorKind::Config) naming the first invalid
+    /// setting, or a name `registry` does not hold.
+    pub fn with_registry(config: Config, registry: Registry) -> Result<Engine> {
         config.validate()?;
         // Checked here rather than at the first recall.
-        if config.recall.fusion == FusionMethod::Rrf {
-            Rrf::new(config.recall.rrf_k)?;
-        }
+        registry.make_fuser(&config.recall)?;
         Ok(Engine {
             config,
+            registry,
             embedder: None,
             loader: Arc::new(default_embedder),
         })
@@ -76,7 +89,7 @@ impl Engine {
         Ok(Engine {
             embedder: self.embedder.clone(),
             loader: self.loader.clone(),
-            ..Engine::from_config(config)?
+            ..Engine::with_registry(config, self.registry.clone())?
         })
     }
 
@@ -95,6 +108,11 @@ impl Engine {
     /// The configuration.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The plug-ins the configuration's names are looked up in.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
     }
 
     /// The embedding model, loaded on first use and kept.
@@ -131,18 +149,15 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Config`] for an invalid RRF constant.
+    /// [`ErrorKind::Config`](oro_mem_core::ErrorKind::Config) when the fuser cannot be made.
     pub fn pipeline(&self, mode: Mode) -> Result<Pipeline> {
         let mut r = self.config.recall.clone();
         if mode.uses_vectors() {
             r.min_score = r.hybrid_min_score;
         }
-        let (fuser, bonus): (Box<dyn oro_mem_core::Fuser>, f64) = match r.fusion {
-            FusionMethod::Rrf => (Box::new(Rrf::new(r.rrf_k)?), rrf_pinned_bonus(r.rrf_k)),
-            FusionMethod::WeightedScore => (Box::new(WeightedScore), WEIGHTED_SCORE_PINNED_BONUS),
-        };
+        let fuser = self.registry.make_fuser(&r)?;
         let weights = r.weights.clone();
-        let mut p = Pipeline::new(fuser, r, self.config.decay.clone()).pinned_bonus(bonus);
+        let mut p = Pipeline::new(fuser, r, self.config.decay.clone());
         if mode != Mode::Vector {
             p = p.ranker(Bm25Ranker, weights.bm25);
         }

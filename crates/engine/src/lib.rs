@@ -31,6 +31,8 @@
 //!
 //! - [`Engine`]: configuration in, [`Answer`] out.
 //! - [`Answer`]: the recall and the mode that answered it.
+//! - [`Registry`]: the plug-ins a configuration names (the fusers), built-in or your own.
+//! - [`Registry`]: the plug-ins a configuration names (the fusers), built-in or your own.
 //!
 //! # Crate features
 //!
@@ -40,5 +42,7 @@
 #![deny(missing_docs)]
 
 mod engine;
+mod registry;
 
 pub use engine::{Answer, EmbedderLoader, Engine};
+pub use registry::{FuserFactory, Registry};

@@ -102,6 +102,12 @@ impl Fuser for Rrf {
             })
             .collect()
     }
+
+    /// `1/(k+1) − 1/(k+11)`: what moving from rank 11 to rank 1 of a list of weight 1 is
+    /// worth.
+    fn pinned_bonus(&self) -> f64 {
+        1.0 / (self.k + 1.0) - 1.0 / (self.k + 11.0)
+    }
 }
 
 /// Weighted sum of min-max normalized scores.
@@ -153,6 +159,13 @@ impl Fuser for WeightedScore {
                     .map_or(0.0, |(_, n)| i.weight() * n)
             })
             .collect()
+    }
+
+    /// A quarter of what a weight-1 list spans (its scores are normalized to `[0, 1]`),
+    /// comparable to RRF's bonus at k = 60, which is about a third of the spread of a 50-deep
+    /// RRF list.
+    fn pinned_bonus(&self) -> f64 {
+        0.25
     }
 }
 
@@ -224,6 +237,13 @@ mod tests {
         // 1: 1.0; 2: 0.5 + 0; 3: 0 + 1.0
         assert_eq!(ids(&r), [1, 3, 2]);
         assert_eq!(r.hits()[2].score, 0.5);
+    }
+
+    #[test]
+    fn pinned_bonus_is_ten_places_of_rrf_and_a_quarter_of_a_score_list() {
+        let bonus = Rrf::new(60.0).unwrap().pinned_bonus();
+        assert!((bonus - (1.0 / 61.0 - 1.0 / 71.0)).abs() < 1e-15);
+        assert_eq!(WeightedScore.pinned_bonus(), 0.25);
     }
 
     #[test]
