@@ -22,13 +22,12 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use oro_mem_benches::Rng;
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::{
-    AccessFrequency, Candidates, Filter, Fuser, MemoryType, NewMemory, Query, Ranker, Ranking,
-    Recency, Timestamp, Weighted,
+    Config, Filter, Fuser, MemoryType, Mode, NewMemory, Query, Ranking, Timestamp, Weighted,
 };
+use oro_mem_engine::Engine;
 use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache};
 use oro_mem_fusion::{Rrf, WeightedScore};
-use oro_mem_rank_bm25::Bm25Ranker;
-use oro_mem_rank_vector::{Embedder, MiniLm, VectorRanker};
+use oro_mem_rank_vector::{Embedder, MiniLm};
 use oro_mem_store_sqlite::Store;
 
 const QUERIES: usize = 50;
@@ -84,28 +83,42 @@ fn scifact_rankings() -> Option<Vec<Lists>> {
     store.set_embedder(Arc::new(CachedEmbedder::new(model.clone(), cache)));
     store.embed_missing(64, |_| {}).expect("embed SciFact");
 
+    // The default hybrid engine at depth 100, with recency weighted so that four lists fuse.
+    let mut config = Config {
+        mode: Mode::Hybrid,
+        fallback_to_fts: false,
+        ..Config::default()
+    };
+    config.recall.depth = DEPTH;
+    config.recall.vector_depth = DEPTH;
+    config.recall.weights.set("recency", 0.6);
+    let mut engine = Engine::from_config(config)
+        .expect("configuration")
+        .with_embedder(model);
+    let pipeline = engine.pipeline(Mode::Hybrid).expect("pipeline");
     let all = Filter::default();
     let rankings = data
         .queries
         .iter()
         .take(QUERIES)
         .map(|q| {
-            let v = model.embed(&[&q.text]).expect("embed query").remove(0);
-            let lexical = store.lexical_candidates(&q.text, &all, DEPTH).expect("fts");
-            let nearest = store
-                .vector_candidates(model.model_id(), &v, &all, DEPTH)
-                .expect("vector");
-            let candidates: Candidates = store
-                .with_vector_candidates(lexical, model.model_id(), &v, &nearest)
-                .expect("join");
             let query = Query::new(&q.text, &all);
-            let rank = |r: &dyn Ranker| r.rank(&query, &candidates).expect("rank");
-            [
-                ("bm25", 1.0, rank(&Bm25Ranker)),
-                ("vector", 1.0, rank(&VectorRanker)),
-                ("recency", 0.6, rank(&Recency)),
-                ("access", 0.4, rank(&AccessFrequency)),
-            ]
+            let gathered = engine.candidates(&store, &query).expect("candidates");
+            assert_eq!(gathered.mode, Mode::Hybrid);
+            let mut warnings = Vec::new();
+            let lists = pipeline.rank(&query, &gathered.candidates, &mut warnings);
+            assert!(warnings.is_empty(), "{warnings:?}");
+            let lists: Vec<(&'static str, f64, Ranking)> = lists
+                .into_iter()
+                .map(|(name, w, r)| {
+                    let name = ["bm25", "vector", "recency", "access"]
+                        .into_iter()
+                        .find(|n| *n == name)
+                        .expect("a built-in ranker");
+                    (name, w, r)
+                })
+                .collect();
+            lists.try_into().expect("four lists")
         })
         .collect();
     Some(rankings)

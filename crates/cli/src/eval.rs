@@ -37,7 +37,8 @@ pub struct Axis {
 /// The keys `--grid` (and `--set`) understand, for error messages and `--help`.
 pub const GRID_KEYS: &str = "mode, k (rrf_k), fusion (rrf|weighted_score), decay (on|off), \
                              half_life, depth (lexical and vector), lexical_depth, vector_depth, \
-                             bm25, vector, recency, access (weights), min_similarity";
+                             min_similarity, and the weight of any ranker (bm25, vector, \
+                             recency, access)";
 
 /// The text after `oro-mem eval --help`'s options.
 pub fn after_help() -> String {
@@ -98,10 +99,10 @@ fn apply(config: &mut Config, key: &str, value: &str) -> Result<()> {
         }
         "lexical_depth" => r.depth = count()?,
         "vector_depth" => r.vector_depth = count()?,
-        "bm25" => r.weights.bm25 = num()?,
-        "vector" => r.weights.vector = num()?,
-        "recency" => r.weights.recency = num()?,
-        "access" => r.weights.access = num()?,
+        // A ranker's weight, by its registered name.
+        ranker if Registry::default().ranker_names().any(|n| n == ranker) => {
+            r.weights.set(ranker, num()?);
+        }
         "min_similarity" => {
             let cosine = num()?;
             if !(0.0..=1.0).contains(&cosine) {
@@ -614,8 +615,8 @@ mod tests {
         assert_eq!(c.recall.fusion, "weighted_score");
         assert!(!c.decay.enabled);
         assert_eq!((c.recall.depth, c.recall.vector_depth), (200, 30));
-        assert_eq!(c.recall.weights.bm25, 0.5);
-        assert_eq!(c.recall.weights.access, 0.0);
+        assert_eq!(c.recall.weights.get("bm25"), 0.5);
+        assert_eq!(c.recall.weights.get("access"), 0.0);
         assert_eq!(c.decay.half_life_days, 7.0);
     }
 }

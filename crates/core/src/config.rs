@@ -194,31 +194,58 @@ impl Default for RecallConfig {
     }
 }
 
-/// Weight of each ranker in fusion.
+/// Weight of each ranker in fusion, by the ranker's registered name; a name not set weighs 0
+/// (the ranker is off).
+///
+/// A configuration file changes only the names it sets: `[recall.weights] bm25 = 0.5` keeps
+/// the other defaults. The names are checked against the rankers registered with the engine.
 ///
 /// Recency is off by default: on LoCoMo dev (questions about any point of long conversations)
 /// every recency weight tried lowered Recall@10. Turn it on where newer memories should win.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Weights {
-    /// Lexical (BM25).
-    pub bm25: f64,
-    /// Embedding similarity (hybrid only).
-    pub vector: f64,
-    /// Newest first.
-    pub recency: f64,
-    /// Most accessed first.
-    pub access: f64,
-}
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Weights(BTreeMap<String, f64>);
 
 impl Default for Weights {
+    /// bm25 1.0 (lexical), vector 1.0 (embedding similarity, hybrid only), recency 0.0
+    /// (newest first), access 0.4 (most accessed first).
     fn default() -> Weights {
-        Weights {
-            bm25: 1.0,
-            vector: 1.0,
-            recency: 0.0,
-            access: 0.4,
-        }
+        Weights(
+            [
+                ("bm25", 1.0),
+                ("vector", 1.0),
+                ("recency", 0.0),
+                ("access", 0.4),
+            ]
+            .into_iter()
+            .map(|(n, w)| (n.to_string(), w))
+            .collect(),
+        )
+    }
+}
+
+impl<'de> Deserialize<'de> for Weights {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Weights, D::Error> {
+        let mut weights = Weights::default();
+        weights.0.extend(BTreeMap::<String, f64>::deserialize(d)?);
+        Ok(weights)
+    }
+}
+
+impl Weights {
+    /// The weight of ranker `name`: 0 when not set.
+    pub fn get(&self, name: &str) -> f64 {
+        self.0.get(name).copied().unwrap_or(0.0)
+    }
+
+    /// Sets the weight of ranker `name`.
+    pub fn set(&mut self, name: impl Into<String>, weight: f64) {
+        self.0.insert(name.into(), weight);
+    }
+
+    /// Every weight set, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.0.iter().map(|(n, w)| (n.as_str(), *w))
     }
 }
 
@@ -299,21 +326,24 @@ impl Config {
     /// [`ErrorKind::Config`](crate::ErrorKind::Config) naming the first bad key.
     pub fn validate(&self) -> Result<()> {
         let r = &self.recall;
-        let w = &r.weights;
         let non_negative = [
             ("recall.rrf_k", r.rrf_k),
             ("recall.min_score", r.min_score),
             ("recall.hybrid_min_score", r.hybrid_min_score),
             ("recall.simple_min_score", r.simple_min_score),
-            ("recall.weights.bm25", w.bm25),
-            ("recall.weights.vector", w.vector),
-            ("recall.weights.recency", w.recency),
-            ("recall.weights.access", w.access),
             (
                 "consolidate.prune_after_days",
                 self.consolidate.prune_after_days,
             ),
         ];
+        let weights = r
+            .weights
+            .iter()
+            .map(|(name, v)| (format!("recall.weights.{name}"), v));
+        let non_negative = non_negative
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .chain(weights);
         for (key, v) in non_negative {
             if !v.is_finite() || v < 0.0 {
                 return Err(Error::config(format!(
@@ -388,9 +418,20 @@ mod tests {
     }
 
     #[test]
+    fn weights_from_a_file_change_only_the_names_set() {
+        let c: Config = toml::from_str("[recall.weights]\nbm25 = 0.5\nbrevity = 2.0\n").unwrap();
+        let w = &c.recall.weights;
+        assert_eq!(
+            (w.get("bm25"), w.get("vector"), w.get("access")),
+            (0.5, 1.0, 0.4)
+        );
+        assert_eq!((w.get("brevity"), w.get("unset")), (2.0, 0.0));
+    }
+
+    #[test]
     fn validate_names_the_bad_key() {
         let mut c = Config::default();
-        c.recall.weights.recency = -1.0;
+        c.recall.weights.set("recency", -1.0);
         assert!(c
             .validate()
             .unwrap_err()

@@ -86,7 +86,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use memory::{Memory, MemoryId, MemoryType, NewMemory, Source, Status};
 pub use query::{Filter, MetaCondition, MetaOp, Query};
 pub use rank::{Fuser, Ranker, Weighted};
-pub use ranking::{Candidate, Candidates, Hit, Ranking};
+pub use ranking::{Candidate, Candidates, Hit, Ranking, Signal};
 pub use recall::{Pipeline, Recall, Recalled};
 pub use signals::{AccessFrequency, Recency};
 pub use time::Timestamp;

@@ -22,6 +22,14 @@ pub trait Ranker: Send + Sync {
     /// A short stable name (`bm25`, `recency`, ...) used in configuration and `--explain`.
     fn name(&self) -> &str;
 
+    /// The per-query [`Signal`](crate::Signal) it reads from the candidates
+    /// ([`Candidates::scores`]), if any: recall leaves the ranker out when no candidate
+    /// source gives that signal (a vector ranker in full-text-only mode). `None` (the
+    /// default) for a ranker that needs only the memories themselves.
+    fn signal(&self) -> Option<&str> {
+        None
+    }
+
     /// Ranks `candidates` for `query`.
     ///
     /// # Errors
@@ -35,6 +43,9 @@ impl<R: Ranker + ?Sized> Ranker for &R {
     fn name(&self) -> &str {
         (**self).name()
     }
+    fn signal(&self) -> Option<&str> {
+        (**self).signal()
+    }
     fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
         (**self).rank(query, candidates)
     }
@@ -44,6 +55,9 @@ impl<R: Ranker + ?Sized> Ranker for Box<R> {
     fn name(&self) -> &str {
         (**self).name()
     }
+    fn signal(&self) -> Option<&str> {
+        (**self).signal()
+    }
     fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
         (**self).rank(query, candidates)
     }
@@ -52,6 +66,9 @@ impl<R: Ranker + ?Sized> Ranker for Box<R> {
 impl<R: Ranker + ?Sized> Ranker for Arc<R> {
     fn name(&self) -> &str {
         (**self).name()
+    }
+    fn signal(&self) -> Option<&str> {
+        (**self).signal()
     }
     fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
         (**self).rank(query, candidates)

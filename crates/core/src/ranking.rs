@@ -4,27 +4,17 @@ use std::collections::HashMap;
 
 use crate::memory::{Memory, MemoryId};
 
-/// A memory under consideration for one query, with the per-query signals the store computed.
+/// A memory under consideration for one query.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Candidate {
     /// The memory itself.
     pub memory: Memory,
-    /// Lexical relevance: FTS5 `bm25()` negated, so larger is better; `None` when the memory
-    /// did not match the query's terms.
-    pub bm25: Option<f64>,
-    /// Cosine similarity between the query's and the memory's embeddings; `None` when either
-    /// is missing.
-    pub similarity: Option<f64>,
 }
 
 impl Candidate {
-    /// A candidate with no signals yet.
+    /// A candidate for `memory`.
     pub fn new(memory: Memory) -> Candidate {
-        Candidate {
-            memory,
-            bm25: None,
-            similarity: None,
-        }
+        Candidate { memory }
     }
 
     /// The memory's id.
@@ -33,10 +23,53 @@ impl Candidate {
     }
 }
 
-/// The set of candidates for one query; ids are unique.
+/// A per-query score that a candidate source gave some candidates (a BM25 score, a cosine,
+/// a distance, ...), by the source's name. Larger is better.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Signal {
+    floor: Option<f64>,
+    scores: HashMap<MemoryId, f64>,
+}
+
+impl Signal {
+    /// A signal from `(id, score)` pairs; of a repeated id the last score is kept.
+    pub fn new(scores: impl IntoIterator<Item = (MemoryId, f64)>) -> Signal {
+        Signal {
+            floor: None,
+            scores: scores.into_iter().collect(),
+        }
+    }
+
+    /// A candidate that only this signal knows is kept only with a score of at least
+    /// `floor` (see [`Candidates::gate`]).
+    pub fn floor(mut self, floor: f64) -> Signal {
+        self.floor = Some(floor);
+        self
+    }
+
+    /// The score of `id`, if the signal has one.
+    pub fn get(&self, id: MemoryId) -> Option<f64> {
+        self.scores.get(&id).copied()
+    }
+
+    /// Scores more candidates; an id already scored keeps its first score.
+    pub fn extend(&mut self, scores: impl IntoIterator<Item = (MemoryId, f64)>) {
+        for (id, score) in scores {
+            self.scores.entry(id).or_insert(score);
+        }
+    }
+
+    /// True when `score` clears the floor (or there is none).
+    fn admits(&self, score: f64) -> bool {
+        self.floor.is_none_or(|f| score >= f)
+    }
+}
+
+/// The set of candidates for one query (ids unique) and the signals their sources gave them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Candidates {
     items: Vec<Candidate>,
+    signals: Vec<(String, Signal)>,
 }
 
 impl Candidates {
@@ -45,7 +78,50 @@ impl Candidates {
         let mut seen = std::collections::HashSet::new();
         Candidates {
             items: items.into_iter().filter(|c| seen.insert(c.id())).collect(),
+            signals: Vec::new(),
         }
+    }
+
+    /// Adds `signal` under `name`, replacing one of the same name.
+    pub fn set_signal(&mut self, name: impl Into<String>, signal: Signal) {
+        let name = name.into();
+        match self.signals.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = signal,
+            None => self.signals.push((name, signal)),
+        }
+    }
+
+    /// The signal `name`, if a source gave one.
+    pub fn signal(&self, name: &str) -> Option<&Signal> {
+        self.signals.iter().find(|(n, _)| n == name).map(|(_, s)| s)
+    }
+
+    /// The candidates' scores in signal `name`, in candidate order; candidates the signal does
+    /// not know are left out (nothing when there is no such signal).
+    pub fn scores<'a>(&'a self, name: &str) -> impl Iterator<Item = (MemoryId, f64)> + 'a {
+        let signal = self.signal(name);
+        self.items
+            .iter()
+            .filter_map(move |c| Some((c.id(), signal?.get(c.id())?)))
+    }
+
+    /// Drops the candidates that no signal vouches for: a candidate is kept when one of its
+    /// scores clears its signal's floor, or when no signal scores it at all. Returns how many
+    /// were dropped.
+    ///
+    /// A memory matching no query word but found by its embedding, say, stays only if its
+    /// cosine reaches the vector signal's floor.
+    pub fn gate(&mut self) -> usize {
+        let before = self.items.len();
+        let signals = &self.signals;
+        self.items.retain(|c| {
+            let mut scored = signals
+                .iter()
+                .filter_map(|(_, s)| Some((s, s.get(c.id())?)))
+                .peekable();
+            scored.peek().is_none() || scored.any(|(s, v)| s.admits(v))
+        });
+        before - self.items.len()
     }
 
     /// The candidates, in the order they were collected.
@@ -58,7 +134,16 @@ impl Candidates {
         self.items.retain(keep);
     }
 
-    /// Mutable access, e.g. to fill in signals. Do not change ids.
+    /// Adds a candidate unless its id is already there; true when added.
+    pub fn push(&mut self, candidate: Candidate) -> bool {
+        if self.items.iter().any(|c| c.id() == candidate.id()) {
+            return false;
+        }
+        self.items.push(candidate);
+        true
+    }
+
+    /// Mutable access to the candidates. Do not change ids.
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Candidate> {
         self.items.iter_mut()
     }
@@ -180,6 +265,26 @@ mod tests {
         let ids: Vec<_> = r.hits().iter().map(|h| h.id).collect();
         assert_eq!(ids, [1, 2, 3]);
         assert_eq!(r.hits()[0].score, 2.0);
+    }
+
+    fn memory(id: MemoryId) -> Memory {
+        crate::test_support::memory(id, "x")
+    }
+
+    #[test]
+    fn gate_keeps_what_some_signal_vouches_for() {
+        let mut c = Candidates::new((1..=4).map(|id| Candidate::new(memory(id))));
+        c.set_signal("lexical", Signal::new([(1, 2.0)]));
+        c.set_signal(
+            "vector",
+            Signal::new([(1, 0.1), (2, 0.5), (3, 0.2)]).floor(0.3),
+        );
+        // 1: lexical hit; 2: cosine above the floor; 3: below it, nothing else; 4: unscored.
+        assert_eq!(c.gate(), 1);
+        let ids: Vec<_> = c.iter().map(Candidate::id).collect();
+        assert_eq!(ids, [1, 2, 4]);
+        assert_eq!(c.scores("vector").collect::<Vec<_>>(), [(1, 0.1), (2, 0.5)]);
+        assert_eq!(c.scores("spatial").count(), 0);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::config::{DecayConfig, RecallConfig, Scoring};
+use crate::config::{DecayConfig, RecallConfig};
 use crate::error::Result;
 use crate::memory::Memory;
 use crate::query::Query;
@@ -59,7 +59,7 @@ pub struct Recalled {
     pub score: f64,
     /// Final score: relevance × confidence × decay.
     pub raw_score: f64,
-    /// Relevance before confidence and decay (the fused score, or the simple BM25 score).
+    /// Relevance before confidence and decay: the fused score, plus the pinned bonus.
     pub relevance: f64,
     /// The confidence factor.
     pub confidence: f64,
@@ -140,6 +140,27 @@ impl Pipeline {
         &self.recall
     }
 
+    /// The rank stage: every ranker's list over `candidates`, as `(name, weight, ranking)`
+    /// in the order the rankers were added. A ranker that fails gives an empty list and a line
+    /// in `warnings`.
+    pub fn rank<'p>(
+        &'p self,
+        query: &Query<'_>,
+        candidates: &Candidates,
+        warnings: &mut Vec<String>,
+    ) -> Vec<(&'p str, f64, Ranking)> {
+        self.rankers
+            .iter()
+            .map(|(ranker, weight)| {
+                let ranking = ranker.rank(query, candidates).unwrap_or_else(|e| {
+                    warnings.push(format!("ranker {} failed, ignored: {e}", ranker.name()));
+                    Ranking::default()
+                });
+                (ranker.name(), *weight, ranking)
+            })
+            .collect()
+    }
+
     /// Runs the pipeline over `candidates`.
     ///
     /// # Errors
@@ -151,24 +172,8 @@ impl Pipeline {
             candidates: candidates.len(),
             ..Recall::default()
         };
-        candidates.retain(|c| {
-            c.bm25.is_some()
-                || c.similarity
-                    .is_none_or(|cosine| cosine >= self.recall.min_similarity)
-        });
-        out.dissimilar = out.candidates - candidates.len();
-        let mut rankings: Vec<(&str, f64, Ranking)> = Vec::with_capacity(self.rankers.len());
-        for (ranker, weight) in &self.rankers {
-            let ranking = match ranker.rank(query, &candidates) {
-                Ok(r) => r,
-                Err(e) => {
-                    out.warnings
-                        .push(format!("ranker {} failed, ignored: {e}", ranker.name()));
-                    Ranking::default()
-                }
-            };
-            rankings.push((ranker.name(), *weight, ranking));
-        }
+        out.dissimilar = candidates.gate();
+        let rankings = self.rank(query, &candidates, &mut out.warnings);
         let inputs = rankings
             .iter()
             .map(|(name, w, r)| Weighted::new(name, *w, r))
@@ -177,27 +182,18 @@ impl Pipeline {
         let by_id: std::collections::HashMap<_, _> =
             candidates.iter().map(|c| (c.id(), c)).collect();
         let pinned_bonus = self.fuser.pinned_bonus();
-        let relevance: Vec<(i64, f64)> = match self.recall.scoring {
-            Scoring::Fused => self
-                .fuser
-                .fuse(&inputs, candidates.len())
-                .hits()
-                .iter()
-                .map(|h| {
-                    let pinned = by_id.get(&h.id).is_some_and(|c| c.memory.pinned);
-                    let bonus = if pinned { pinned_bonus } else { 0.0 };
-                    (h.id, h.score + bonus)
-                })
-                .collect(),
-            Scoring::Simple => candidates
-                .iter()
-                .filter_map(|c| c.bm25.map(|b| (c.id(), (b / 25.0).clamp(0.0, 1.0))))
-                .collect(),
-        };
-        let threshold = match self.recall.scoring {
-            Scoring::Fused => self.recall.min_score,
-            Scoring::Simple => self.recall.simple_min_score,
-        };
+        let relevance: Vec<(i64, f64)> = self
+            .fuser
+            .fuse(&inputs, candidates.len())
+            .hits()
+            .iter()
+            .map(|h| {
+                let pinned = by_id.get(&h.id).is_some_and(|c| c.memory.pinned);
+                let bonus = if pinned { pinned_bonus } else { 0.0 };
+                (h.id, h.score + bonus)
+            })
+            .collect();
+        let threshold = self.recall.min_score;
 
         let mut scored: Vec<(i64, f64, f64, f64)> = relevance
             .into_iter()
@@ -263,7 +259,7 @@ impl Pipeline {
                     contribution,
                 })
                 .collect();
-            if c.memory.pinned && pinned_bonus != 0.0 && self.recall.scoring == Scoring::Fused {
+            if c.memory.pinned && pinned_bonus != 0.0 {
                 lists.push(ListExplain {
                     name: "pinned".to_string(),
                     weight: 1.0,
@@ -313,7 +309,7 @@ mod tests {
     use crate::rank::Weighted;
     use crate::signals::Recency;
     use crate::test_support::memory;
-    use crate::{Candidate, Filter, Hit};
+    use crate::{Candidate, Filter, Hit, Signal};
 
     /// A fuser that sums weighted scores, with a pinned bonus; enough to test the pipeline
     /// without the fusion crate.
@@ -358,16 +354,15 @@ mod tests {
             "bm25"
         }
         fn rank(&self, _: &Query<'_>, c: &Candidates) -> Result<Ranking> {
-            Ok(Ranking::from_scores(
-                c.iter().filter_map(|c| c.bm25.map(|b| (c.id(), b))),
-            ))
+            Ok(Ranking::from_scores(c.scores("lexical")))
         }
     }
 
-    fn candidate(id: MemoryId, content: &str, bm25: f64) -> Candidate {
-        let mut c = Candidate::new(memory(id, content));
-        c.bm25 = Some(bm25);
-        c
+    /// A candidate with its signals: the memory, its lexical score and its cosine.
+    type Scored = (Candidate, Option<f64>, Option<f64>);
+
+    fn candidate(id: MemoryId, content: &str, bm25: f64) -> Scored {
+        (Candidate::new(memory(id, content)), Some(bm25), None)
     }
 
     fn pipeline(config: RecallConfig) -> Pipeline {
@@ -382,13 +377,16 @@ mod tests {
         Pipeline::new(Box::new(fuser), config, decay).ranker(Bm25Field, 1.0)
     }
 
-    fn run(p: &Pipeline, cands: Vec<Candidate>) -> Recall {
+    fn run(p: &Pipeline, cands: Vec<Scored>) -> Recall {
         let f = Filter::default();
-        p.recall(
-            &Query::new("q", &f).now(Timestamp(0)),
-            Candidates::new(cands),
-        )
-        .unwrap()
+        let lexical = Signal::new(cands.iter().filter_map(|(c, l, _)| Some((c.id(), (*l)?))));
+        let vector = Signal::new(cands.iter().filter_map(|(c, _, v)| Some((c.id(), (*v)?))))
+            .floor(p.config().min_similarity);
+        let mut candidates = Candidates::new(cands.into_iter().map(|(c, _, _)| c));
+        candidates.set_signal("lexical", lexical);
+        candidates.set_signal("vector", vector);
+        p.recall(&Query::new("q", &f).now(Timestamp(0)), candidates)
+            .unwrap()
     }
 
     #[test]
@@ -410,20 +408,18 @@ mod tests {
             "vector"
         }
         fn rank(&self, _: &Query<'_>, c: &Candidates) -> Result<Ranking> {
-            Ok(Ranking::from_scores(
-                c.iter().filter_map(|c| c.similarity.map(|s| (c.id(), s))),
-            ))
+            Ok(Ranking::from_scores(c.scores("vector")))
         }
     }
 
     #[test]
     fn a_dissimilar_candidate_without_a_word_match_is_dropped() {
         let p = pipeline(RecallConfig::default()).ranker(CosineField, 1.0);
-        let with_cosine = |mut c: Candidate, cosine: f64| {
-            c.similarity = Some(cosine);
+        let with_cosine = |mut c: Scored, cosine: f64| {
+            c.2 = Some(cosine);
             c
         };
-        let unmatched = |id, cosine| with_cosine(Candidate::new(memory(id, "x")), cosine);
+        let unmatched = |id, cosine| (Candidate::new(memory(id, "x")), None, Some(cosine));
         let r = run(
             &p,
             vec![
@@ -434,7 +430,7 @@ mod tests {
                 // No word match, unrelated: dropped before ranking.
                 unmatched(3, 0.29),
                 // No embedding at all (nothing to judge by): kept.
-                Candidate::new(memory(4, "no embedding")),
+                (Candidate::new(memory(4, "no embedding")), None, None),
             ],
         );
         let mut ids: Vec<_> = r.results.iter().map(|r| r.memory.id).collect();
@@ -497,24 +493,9 @@ mod tests {
     }
 
     #[test]
-    fn simple_scoring_uses_bm25_over_25_and_its_threshold() {
-        let config = RecallConfig {
-            scoring: Scoring::Simple,
-            ..RecallConfig::default()
-        };
-        let r = run(
-            &pipeline(config),
-            vec![candidate(1, "a b", 50.0), candidate(2, "c d", 1.0)],
-        );
-        // 1.0 × 0.8 passes; 0.04 × 0.8 = 0.032 is below 0.05.
-        assert_eq!(r.results.len(), 1);
-        assert!((r.results[0].relevance - 1.0).abs() < 1e-12);
-    }
-
-    #[test]
     fn pinned_bonus_lifts_and_is_explained() {
         let mut low = candidate(2, "pinned but weaker", 0.2);
-        low.memory.pinned = true;
+        low.0.memory.pinned = true;
         let cands = vec![candidate(1, "stronger match", 0.201), low];
         let plain = run(&pipeline(RecallConfig::default()), cands.clone());
         assert_eq!(plain.results[0].memory.id, 1);

@@ -3,15 +3,23 @@
 use std::sync::Arc;
 
 use oro_mem_core::{
-    AccessFrequency, Candidates, Config, Error, Filter, Mode, Pipeline, Query, Recall, Recency,
-    Result,
+    Candidate, Candidates, Config, Error, ErrorKind, Fuser, MemoryId, Mode, Pipeline, Query,
+    Ranker, Recall, Result, Scoring, Signal,
 };
+use oro_mem_fusion::Scaled;
 use oro_mem_rank_bm25::Bm25Ranker;
-use oro_mem_rank_vector::{Embedder, VectorRanker};
+use oro_mem_rank_vector::Embedder;
 use oro_mem_store_sqlite::Store;
 use serde::Serialize;
 
 use crate::registry::Registry;
+use crate::source::{CandidateSource, QueryEmbedding, SourceContext};
+
+/// A ranker and its weight.
+type Weighted = (Box<dyn Ranker>, f64);
+
+/// `scoring = "simple"`: BM25 divided by this, capped at 1 (the original formula).
+const SIMPLE_BM25_SCALE: f64 = 25.0;
 
 /// Longest query prefix given to the model. MiniLM reads at most 256 word pieces (about a
 /// thousand characters of English); tokenizing more only costs time.
@@ -30,6 +38,19 @@ pub struct Answer {
     /// The results.
     #[serde(flatten)]
     pub recall: Recall,
+}
+
+/// What the candidate stage found: [`Engine::candidates`].
+#[derive(Debug)]
+pub struct Gathered {
+    /// The candidates, with a signal per source.
+    pub candidates: Candidates,
+    /// The mode that answered: the one asked for, or FTS when the model could not run.
+    pub mode: Mode,
+    /// The signals given (the sources' names).
+    pub signals: Vec<String>,
+    /// Problems that did not stop recall.
+    pub warnings: Vec<String>,
 }
 
 /// Recall composed from a [`Config`], with the embedding model it needs.
@@ -69,8 +90,12 @@ impl Engine {
     /// setting, or a name `registry` does not hold.
     pub fn with_registry(config: Config, registry: Registry) -> Result<Engine> {
         config.validate()?;
-        // Checked here rather than at the first recall.
+        // Names are checked here rather than at the first recall.
         registry.make_fuser(&config.recall)?;
+        registry.make_rankers(&config)?;
+        for mode in Mode::ALL {
+            registry.make_sources(&config, mode)?;
+        }
         Ok(Engine {
             config,
             registry,
@@ -144,106 +169,76 @@ impl Engine {
         Ok(())
     }
 
-    /// The pipeline the configuration describes for `mode`: BM25 (fts, hybrid) and the
-    /// vector ranker (hybrid, vector), then recency and access.
+    /// The pipeline the configuration describes for `mode`: the registered rankers with a
+    /// weight above 0 whose signal the mode's sources give (bm25 in fts and hybrid, vector in
+    /// hybrid and vector, then recency and access), and the configured fuser; or, with
+    /// `scoring = "simple"`, BM25 alone on an absolute scale (`min(1, bm25 / 25)`).
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Config`](oro_mem_core::ErrorKind::Config) when the fuser cannot be made.
+    /// [`ErrorKind::Config`](oro_mem_core::ErrorKind::Config) when a plug-in cannot be made.
     pub fn pipeline(&self, mode: Mode) -> Result<Pipeline> {
+        let sources = self.registry.make_sources(&self.config, mode)?;
+        let signals: Vec<&str> = sources.iter().map(|s| s.name()).collect();
+        self.pipeline_for(mode, &signals)
+    }
+
+    fn pipeline_for(&self, mode: Mode, signals: &[&str]) -> Result<Pipeline> {
         let mut r = self.config.recall.clone();
         if mode.uses_vectors() {
             r.min_score = r.hybrid_min_score;
         }
-        let fuser = self.registry.make_fuser(&r)?;
-        let weights = r.weights.clone();
+        let (fuser, rankers): (Box<dyn Fuser>, Vec<Weighted>) = match r.scoring {
+            Scoring::Fused => (
+                self.registry.make_fuser(&r)?,
+                self.registry.make_rankers(&self.config)?,
+            ),
+            Scoring::Simple => {
+                r.min_score = r.simple_min_score;
+                (
+                    Box::new(Scaled::new(SIMPLE_BM25_SCALE)?),
+                    vec![(Box::new(Bm25Ranker), 1.0)],
+                )
+            }
+        };
         let mut p = Pipeline::new(fuser, r, self.config.decay.clone());
-        if mode != Mode::Vector {
-            p = p.ranker(Bm25Ranker, weights.bm25);
+        for (ranker, weight) in rankers {
+            if ranker.signal().is_none_or(|s| signals.contains(&s)) {
+                p = p.ranker(ranker, weight);
+            }
         }
-        if mode.uses_vectors() {
-            p = p.ranker(VectorRanker, weights.vector);
-        }
-        Ok(p.ranker(Recency, weights.recency)
-            .ranker(AccessFrequency, weights.access))
+        Ok(p)
     }
 
     /// Recalls for `query` from `store`, recording access for what is returned when `touch`.
     ///
-    /// Hybrid and vector modes use the engine's model if it has one, else the store's, else
-    /// they load one ([`Engine::embedder`]). When the model cannot load, recall answers FTS-only and says
-    /// why in [`Recall::warnings`] (or fails, with `fallback_to_fts = false`); when the vector
-    /// stage fails, the lexical candidates still answer. With no lexical match the vector
-    /// candidates answer alone.
+    /// The mode's candidate sources each find candidates and score them (their signals);
+    /// the candidates no signal vouches for are dropped, the rankers order the rest, the fuser
+    /// combines their lists, and confidence, decay, the minimum score, near-duplicates and the
+    /// budget decide what is returned ([`Pipeline::recall`]).
+    ///
+    /// Sources that need the query's embedding use the engine's model if it has one, else
+    /// the store's, else they load one ([`Engine::embedder`]). When the model cannot load,
+    /// recall answers FTS-only and says why in [`Recall::warnings`] (or fails, with
+    /// `fallback_to_fts = false`); when such a source fails, the full-text sources still
+    /// answer.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Storage`] when the store fails; [`ErrorKind::Embedding`] when the model is
-    /// needed, cannot run, and falling back is off.
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when the store fails;
+    /// [`ErrorKind::Embedding`](oro_mem_core::ErrorKind::Embedding) when the model is needed,
+    /// cannot run, and falling back is off.
     pub fn recall(&mut self, store: &mut Store, query: &Query<'_>, touch: bool) -> Result<Answer> {
-        let requested_mode = self.config.mode;
-        let (text, filter) = (query.text, query.filter);
-        let depth = self.config.recall.depth;
-        let mut warnings = Vec::new();
-        let embedder = match requested_mode {
-            Mode::Fts => None,
-            Mode::Hybrid | Mode::Vector => {
-                // The engine's own model first (given or loaded), then the one the store
-                // writes with, and only then a new one.
-                let model = match (&self.embedder, store.embedder()) {
-                    (Some(e), _) | (None, Some(e)) => Ok(e.clone()),
-                    (None, None) => self.embedder(),
-                };
-                match model {
-                    Ok(e) => Some(e),
-                    Err(e) if self.config.fallback_to_fts => {
-                        warnings.push(format!(
-                            "{requested_mode} mode unavailable, answering FTS-only: {e} (or use \
-                             --mode fts)"
-                        ));
-                        None
-                    }
-                    Err(e) => {
-                        return Err(Error::new(
-                            e.kind(),
-                            format!(
-                                "{requested_mode} mode unavailable: {e} (or set fallback_to_fts \
-                                 = true, or use --mode fts)"
-                            ),
-                        ))
-                    }
-                }
-            }
-        };
-        let searches_text = requested_mode != Mode::Vector || embedder.is_none();
-        let lexical = if searches_text {
-            store.lexical_candidates(text, filter, depth)?
-        } else {
-            Candidates::default()
-        };
-        let (candidates, mode) = match &embedder {
-            None => (lexical, Mode::Fts),
-            Some(e) => match self.vector_stage(
-                store,
-                e.as_ref(),
-                text,
-                filter,
-                lexical.clone(),
-                &mut warnings,
-            ) {
-                Ok(c) => (c, requested_mode),
-                Err(err) => {
-                    warnings.push(format!("vector search failed, answering FTS-only: {err}"));
-                    let lexical = if searches_text {
-                        lexical
-                    } else {
-                        store.lexical_candidates(text, filter, depth)?
-                    };
-                    (lexical, Mode::Fts)
-                }
-            },
-        };
-        let mut recall = self.pipeline(mode)?.recall(query, candidates)?;
+        let Gathered {
+            candidates,
+            mode,
+            signals,
+            mut warnings,
+        } = self.candidates(store, query)?;
+        let signals: Vec<&str> = signals.iter().map(String::as_str).collect();
+        let mut recall = self
+            .pipeline_for(mode, &signals)?
+            .recall(query, candidates)?;
         // Problems of the engine first, then those of the pipeline.
         warnings.append(&mut recall.warnings);
         recall.warnings = warnings;
@@ -252,41 +247,152 @@ impl Engine {
             store.record_access(&ids, query.now)?;
         }
         Ok(Answer {
-            requested_mode,
+            requested_mode: self.config.mode,
             mode,
             recall,
         })
     }
 
-    /// Embeds the query, finds the nearest memories and joins them with the lexical
-    /// candidates; warns when some memories cannot be found by meaning for want of an
-    /// embedding.
-    fn vector_stage(
-        &self,
-        store: &Store,
-        embedder: &dyn Embedder,
-        text: &str,
-        filter: &Filter,
-        lexical: Candidates,
-        warnings: &mut Vec<String>,
-    ) -> Result<Candidates> {
-        let mut cut = text.len().min(MAX_EMBEDDED_QUERY_BYTES);
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
+    /// The candidate stage of [`Engine::recall`]: the mode's sources' candidates with their
+    /// signals, the mode that gave them (FTS when the model could not run), and warnings.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::recall`].
+    pub fn candidates(&mut self, store: &Store, query: &Query<'_>) -> Result<Gathered> {
+        let requested_mode = self.config.mode;
+        let mut mode = requested_mode;
+        let mut warnings = Vec::new();
+        let mut sources = self.registry.make_sources(&self.config, mode)?;
+        let mut embedding = None;
+        if sources.iter().any(|s| s.needs_embedding()) {
+            match self.query_model(store) {
+                Ok(model) => match embed_query(model.as_ref(), query.text) {
+                    Ok(v) => embedding = Some((model.model_id().to_string(), v)),
+                    Err(e) => {
+                        warnings.push(format!("vector search failed, answering FTS-only: {e}"));
+                        mode = Mode::Fts;
+                    }
+                },
+                Err(e) if self.config.fallback_to_fts => {
+                    warnings.push(format!(
+                        "{requested_mode} mode unavailable, answering FTS-only: {e} (or use \
+                         --mode fts)"
+                    ));
+                    mode = Mode::Fts;
+                }
+                Err(e) => {
+                    return Err(Error::new(
+                        e.kind(),
+                        format!(
+                            "{requested_mode} mode unavailable: {e} (or set fallback_to_fts = \
+                             true, or use --mode fts)"
+                        ),
+                    ))
+                }
+            }
         }
-        let query = embedder.embed(&[&text[..cut]])?.pop().unwrap_or_default();
-        let model = embedder.model_id();
-        let nearest =
-            store.vector_candidates(model, &query, filter, self.config.recall.vector_depth)?;
-        let unembedded = store.count_unembedded(model)?;
-        if unembedded > 0 {
-            warnings.push(format!(
-                "{unembedded} memories have no embedding from {model} and are found by \
-                 full-text search only; run `oro-mem embed`"
-            ));
+        if mode != requested_mode {
+            sources = self.registry.make_sources(&self.config, mode)?;
         }
-        store.with_vector_candidates(lexical, model, &query, &nearest)
+        let embedding = embedding
+            .as_ref()
+            .map(|(model, vector)| QueryEmbedding { model, vector });
+        let cx = SourceContext {
+            store,
+            query,
+            embedding,
+        };
+        let candidates = match gather(&cx, &sources, &mut warnings) {
+            Ok(c) => c,
+            Err((true, e)) if mode != Mode::Fts => {
+                warnings.push(format!("vector search failed, answering FTS-only: {e}"));
+                mode = Mode::Fts;
+                sources = self.registry.make_sources(&self.config, mode)?;
+                gather(&cx, &sources, &mut warnings).map_err(|(_, e)| e)?
+            }
+            Err((_, e)) => return Err(e),
+        };
+        Ok(Gathered {
+            candidates,
+            mode,
+            signals: sources.iter().map(|s| s.name().to_string()).collect(),
+            warnings,
+        })
     }
+
+    /// The model for the query: the engine's own (given or loaded), then the one the store
+    /// writes with, and only then a new one.
+    fn query_model(&mut self, store: &Store) -> Result<Arc<dyn Embedder>> {
+        match (&self.embedder, store.embedder()) {
+            (Some(e), _) | (None, Some(e)) => Ok(e.clone()),
+            (None, None) => self.embedder(),
+        }
+    }
+}
+
+/// `text`'s embedding, from its first [`MAX_EMBEDDED_QUERY_BYTES`].
+fn embed_query(model: &dyn Embedder, text: &str) -> Result<Vec<f32>> {
+    let mut cut = text.len().min(MAX_EMBEDDED_QUERY_BYTES);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Ok(model.embed(&[&text[..cut]])?.pop().unwrap_or_default())
+}
+
+/// Runs every source: their candidates (in source order, each id once) with each source's
+/// signal, its own scores completed by scores of the candidates other sources found. On a
+/// failure, says whether the failing source needed the embedding.
+fn gather(
+    cx: &SourceContext<'_>,
+    sources: &[Box<dyn CandidateSource>],
+    warnings: &mut Vec<String>,
+) -> std::result::Result<Candidates, (bool, Error)> {
+    let mut candidates = Candidates::default();
+    let mut seen = std::collections::HashSet::new();
+    let mut signals = Vec::with_capacity(sources.len());
+    for source in sources {
+        let fail = |e| (source.needs_embedding(), e);
+        let search = source.search(cx).map_err(fail)?;
+        warnings.extend(search.warnings);
+        let mut scores = Vec::with_capacity(search.found.len());
+        for found in search.found {
+            scores.push((found.id, found.score));
+            if !seen.insert(found.id) {
+                continue;
+            }
+            let memory = match found.memory {
+                Some(m) => m,
+                None => match cx.store.get(found.id) {
+                    Ok(m) => m,
+                    // Deleted by another process since the search: nothing to recall.
+                    Err(e) if e.kind() == ErrorKind::NotFound => continue,
+                    Err(e) => return Err(fail(e)),
+                },
+            };
+            candidates.push(Candidate::new(memory));
+        }
+        signals.push(Signal::new(scores));
+    }
+    let ids: Vec<MemoryId> = candidates.iter().map(Candidate::id).collect();
+    for (source, mut signal) in sources.iter().zip(signals) {
+        let others: Vec<MemoryId> = ids
+            .iter()
+            .copied()
+            .filter(|&id| signal.get(id).is_none())
+            .collect();
+        if !others.is_empty() {
+            let extra = source
+                .score(cx, &others)
+                .map_err(|e| (source.needs_embedding(), e))?;
+            signal.extend(extra);
+        }
+        if let Some(floor) = source.floor() {
+            signal = signal.floor(floor);
+        }
+        candidates.set_signal(source.name(), signal);
+    }
+    Ok(candidates)
 }
 
 #[cfg(feature = "minilm")]

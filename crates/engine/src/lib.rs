@@ -1,4 +1,4 @@
-//! The recall engine of oro-mem: it turns a [`Config`] into a recall.
+//! The recall engine of oro-mem: it turns a [`Config`](oro_mem_core::Config) into a recall.
 //!
 //! An [`Engine`] decides, from the configuration, which candidates to gather (full-text,
 //! nearest embeddings, or both), which rankers order them with which weights, and which fuser
@@ -31,8 +31,14 @@
 //!
 //! - [`Engine`]: configuration in, [`Answer`] out.
 //! - [`Answer`]: the recall and the mode that answered it.
-//! - [`Registry`]: the plug-ins a configuration names (the fusers), built-in or your own.
-//! - [`Registry`]: the plug-ins a configuration names (the fusers), built-in or your own.
+//! - [`Registry`]: the plug-ins a configuration names — candidate sources, rankers, fusers —
+//!   built-in or your own, and which sources each mode runs.
+//! - [`CandidateSource`]: finds candidates and gives them a per-query signal ([`Lexical`]:
+//!   FTS5 BM25; [`Nearest`]: embeddings).
+//! - [`Registry`]: the plug-ins a configuration names — candidate sources, rankers, fusers —
+//!   built-in or your own, and which sources each mode runs.
+//! - [`CandidateSource`]: finds candidates and gives them a per-query signal ([`Lexical`]:
+//!   FTS5 BM25; [`Nearest`]: embeddings).
 //!
 //! # Crate features
 //!
@@ -43,6 +49,8 @@
 
 mod engine;
 mod registry;
+mod source;
 
-pub use engine::{Answer, EmbedderLoader, Engine};
-pub use registry::{FuserFactory, Registry};
+pub use engine::{Answer, EmbedderLoader, Engine, Gathered};
+pub use registry::{FuserFactory, RankerFactory, Registry, SourceFactory};
+pub use source::{CandidateSource, Found, Lexical, Nearest, QueryEmbedding, Search, SourceContext};

@@ -5,8 +5,10 @@
 //!   timestamps) fuse without calibration.
 //! - [`WeightedScore`]: `score(d) = Σ wᵢ · normᵢ(d)` with each list's scores min-max normalized
 //!   to `[0, 1]`. Keeps score gaps that RRF throws away.
+//! - [`Scaled`]: `score(d) = Σ wᵢ · clamp(sᵢ(d) / scale, 0, 1)`, scores on an absolute scale
+//!   (oro-mem's "simple" scoring is BM25 alone at scale 25).
 //!
-//! Both follow the [`Fuser`] contract: a document gets nothing from a list it is missing from,
+//! All follow the [`Fuser`] contract: a document gets nothing from a list it is missing from,
 //! a weight-0 list changes nothing, the result is sorted by descending score with ties by
 //! ascending id, and input order does not matter. Ranks are tie-aware: documents with equal
 //! scores in a list share the best rank of their group, so a list of ties (say, never-accessed
@@ -169,6 +171,69 @@ impl Fuser for WeightedScore {
     }
 }
 
+/// Weighted sum of scores on an absolute scale: `score(d) = Σ wᵢ · clamp(sᵢ(d) / scale, 0, 1)`.
+///
+/// Unlike [`WeightedScore`], a list's scores are not normalized to its own best, so one weak
+/// match stays weak. With a single BM25 list and `scale` 25 this is oro-mem's original
+/// "simple" scoring, `min(1, bm25 / 25)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scaled {
+    scale: f64,
+}
+
+impl Scaled {
+    /// Scores divided by `scale`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Config`](oro_mem_core::ErrorKind::Config) unless `scale` is finite and
+    /// above 0.
+    pub fn new(scale: f64) -> Result<Scaled> {
+        if !scale.is_finite() || scale <= 0.0 {
+            return Err(Error::config(format!(
+                "the score scale must be a finite number > 0, got {scale}"
+            )));
+        }
+        Ok(Scaled { scale })
+    }
+
+    fn part(&self, input: &Weighted<'_>, score: f64) -> f64 {
+        input.weight() * (score / self.scale).clamp(0.0, 1.0)
+    }
+}
+
+impl Fuser for Scaled {
+    fn name(&self) -> &str {
+        "scaled"
+    }
+
+    fn fuse(&self, inputs: &[Weighted<'_>], limit: usize) -> Ranking {
+        let mut acc: HashMap<MemoryId, f64> = HashMap::new();
+        for input in inputs.iter().filter(|i| i.weight() > 0.0) {
+            for h in input.ranking().hits() {
+                *acc.entry(h.id).or_default() += self.part(input, h.score);
+            }
+        }
+        finish(acc, limit)
+    }
+
+    fn contributions(&self, inputs: &[Weighted<'_>], id: MemoryId) -> Vec<f64> {
+        inputs
+            .iter()
+            .map(|i| {
+                if i.weight() == 0.0 {
+                    return 0.0;
+                }
+                i.ranking()
+                    .hits()
+                    .iter()
+                    .find(|h| h.id == id)
+                    .map_or(0.0, |h| self.part(i, h.score))
+            })
+            .collect()
+    }
+}
+
 fn finish(acc: HashMap<MemoryId, f64>, limit: usize) -> Ranking {
     let mut r = Ranking::from_scores(acc);
     r.truncate(limit);
@@ -247,6 +312,16 @@ mod tests {
     }
 
     #[test]
+    fn scaled_is_bm25_over_25_capped_at_1() {
+        let bm25 = Ranking::from_scores([(1, 50.0), (2, 1.0), (3, -2.0)]);
+        let lists = [Weighted::new("bm25", 1.0, &bm25).unwrap()];
+        let r = Scaled::new(25.0).unwrap().fuse(&lists, 10);
+        let scores: Vec<_> = r.hits().iter().map(|h| (h.id, h.score)).collect();
+        assert_eq!(scores, [(1, 1.0), (2, 0.04), (3, 0.0)]);
+        assert!(Scaled::new(0.0).is_err());
+    }
+
+    #[test]
     fn rrf_rejects_bad_k() {
         assert!(Rrf::new(-1.0).is_err());
         assert!(Rrf::new(f64::NAN).is_err());
@@ -261,11 +336,12 @@ mod tests {
         prop::collection::vec((arb_ranking(), prop_oneof![Just(0.0), 0.0f64..3.0]), 0..5)
     }
 
-    fn fusers() -> [Box<dyn Fuser>; 3] {
+    fn fusers() -> [Box<dyn Fuser>; 4] {
         [
             Box::new(Rrf::default()),
             Box::new(Rrf::new(1.0).unwrap()),
             Box::new(WeightedScore),
+            Box::new(Scaled::new(4.0).unwrap()),
         ]
     }
 

@@ -8,8 +8,8 @@
 //! - [`Bm25Index`] is an in-memory Okapi BM25 index whose scores agree with FTS5's `bm25()` on
 //!   the same tokens (tested), for projects that do not want SQLite; its `k1` and `b` can be
 //!   changed ([`Bm25Index::with_parameters`]).
-//! - [`Bm25Ranker`] ranks [`Candidates`](oro_mem_core::Candidates) by the FTS5 score a store
-//!   attached to them.
+//! - [`Bm25Ranker`] ranks [`Candidates`](oro_mem_core::Candidates) by their `lexical` signal,
+//!   the FTS5 score a lexical candidate source gave them.
 //!
 //! # Example
 //!

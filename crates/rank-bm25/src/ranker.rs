@@ -2,22 +2,27 @@
 
 use oro_mem_core::{Candidates, Query, Ranker, Ranking, Result};
 
-/// Ranks candidates by [`Candidate::bm25`](oro_mem_core::Candidate::bm25), the lexical score a
-/// store such as `oro-mem-store-sqlite` computed with FTS5. Candidates without one are left
-/// out.
+/// Ranks candidates by the [`LEXICAL`](Bm25Ranker::SIGNAL) signal: the BM25 score a lexical
+/// candidate source (FTS5 in `oro-mem-store-sqlite`) gave them. Candidates without one are
+/// left out.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Bm25Ranker;
+
+impl Bm25Ranker {
+    /// The signal it reads: the lexical source's BM25 scores.
+    pub const SIGNAL: &'static str = "lexical";
+}
 
 impl Ranker for Bm25Ranker {
     fn name(&self) -> &str {
         "bm25"
     }
 
+    fn signal(&self) -> Option<&str> {
+        Some(Bm25Ranker::SIGNAL)
+    }
+
     fn rank(&self, _query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
-        Ok(Ranking::from_scores(
-            candidates
-                .iter()
-                .filter_map(|c| c.bm25.map(|s| (c.id(), s))),
-        ))
+        Ok(Ranking::from_scores(candidates.scores(Bm25Ranker::SIGNAL)))
     }
 }

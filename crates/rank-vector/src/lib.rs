@@ -3,9 +3,8 @@
 //! - [`Embedder`]: turns text into fixed-size vectors (dimension, model id, batch embed).
 //! - [`cosine`]: cosine similarity of two vectors.
 //! - [`quant`]: `i8` quantization and the SIMD scans a store uses to search many vectors.
-//! - [`VectorRanker`]: ranks [`Candidates`] by the similarity a store attached to them
-//!   ([`Candidate::similarity`](oro_mem_core::Candidate::similarity)); candidates without an
-//!   embedding are left out.
+//! - [`VectorRanker`]: ranks [`Candidates`] by the `vector` signal (the cosines a vector
+//!   candidate source gave them); candidates without an embedding are left out.
 //!
 //! # Example
 //!
@@ -88,20 +87,29 @@ pub fn normalize(v: &mut [f32]) {
     }
 }
 
-/// Ranks candidates by their attached embedding similarity.
+/// Ranks candidates by the [`vector`](VectorRanker::SIGNAL) signal: the cosine between the
+/// query's and each memory's embedding, as a vector candidate source gave it. Candidates
+/// without an embedding are left out.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct VectorRanker;
+
+impl VectorRanker {
+    /// The signal it reads: the vector source's cosines.
+    pub const SIGNAL: &'static str = "vector";
+}
 
 impl Ranker for VectorRanker {
     fn name(&self) -> &str {
         "vector"
     }
 
+    fn signal(&self) -> Option<&str> {
+        Some(VectorRanker::SIGNAL)
+    }
+
     fn rank(&self, _query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
         Ok(Ranking::from_scores(
-            candidates
-                .iter()
-                .filter_map(|c| c.similarity.map(|s| (c.id(), s))),
+            candidates.scores(VectorRanker::SIGNAL),
         ))
     }
 }

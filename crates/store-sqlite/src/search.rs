@@ -1,7 +1,7 @@
 //! Reading candidates for recall: lexical (FTS5), nearest embeddings (the quantized index, or
 //! an exact scan under a filter), and exact cosines for candidates found otherwise.
 
-use oro_mem_core::{Candidate, Candidates, ErrorKind, Filter, MemoryId, Result, Status};
+use oro_mem_core::{Filter, Memory, MemoryId, Result, Status};
 use oro_mem_rank_bm25::fts5_query;
 use oro_mem_rank_vector::quant::{dot_f32, TopK};
 use rusqlite::{params, params_from_iter, OptionalExtension};
@@ -17,24 +17,24 @@ const RESCORE_EXTRA: usize = 100;
 
 impl Store {
     /// The best `depth` memories matching `text` lexically (FTS5 BM25) under `filter`, each
-    /// with its BM25 score attached (larger is better).
+    /// with its BM25 score (negated, so larger is better), best first.
     ///
     /// Text with nothing searchable in it (only stopwords or punctuation) has no candidates.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Storage`] when SQLite fails. Never for the text itself.
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when SQLite fails. Never for the text itself.
     pub fn lexical_candidates(
         &self,
         text: &str,
         filter: &Filter,
         depth: usize,
-    ) -> Result<Candidates> {
+    ) -> Result<Vec<(Memory, f64)>> {
         let Some(fts) = fts5_query(text) else {
-            return Ok(Candidates::default());
+            return Ok(Vec::new());
         };
         if depth == 0 {
-            return Ok(Candidates::default());
+            return Ok(Vec::new());
         }
         // Fast path for the common case of no filter but the status: rank in FTS5 alone, then
         // read the rows of the best few. Joining `memories` for every match before sorting
@@ -46,7 +46,7 @@ impl Store {
             let (hits, complete) =
                 self.top_by_rank(&fts, filter.status_or_default(), depth, fetch)?;
             if hits.len() >= depth || complete {
-                return Ok(Candidates::new(hits));
+                return Ok(hits);
             }
         }
         let w = Where::from_filter(filter);
@@ -66,10 +66,8 @@ impl Store {
         let rows = stmt
             .query_map(params_from_iter(params), candidate_from_row)
             .context("cannot search")?;
-        Ok(Candidates::new(
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-                .context("cannot search")?,
-        ))
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+            .context("cannot search")
     }
 
     /// The `depth` memories under `filter` whose embeddings (made by `model`) are nearest to
@@ -81,7 +79,7 @@ impl Store {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Storage`] when SQLite fails or the index is inconsistent.
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when SQLite fails or the index is inconsistent.
     pub fn vector_candidates(
         &self,
         model: &str,
@@ -143,22 +141,19 @@ impl Store {
         Ok(sorted_hits(top))
     }
 
-    /// Joins lexical candidates with `nearest` (from [`Store::vector_candidates`]): every
-    /// lexical candidate that has an embedding of `model` gets its exact cosine with `query`
-    /// (so it has a vector rank even outside the nearest few), and each nearest memory not
-    /// already there is added without a BM25 score.
+    /// The exact cosine between `query` and the embedding (made by `model`) of each of `ids`
+    /// that has one of the query's dimension, in the order of `ids`; the others are left out.
+    /// For candidates found otherwise, so that they too get a vector score.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Storage`] when SQLite fails.
-    pub fn with_vector_candidates(
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when SQLite fails.
+    pub fn similarities(
         &self,
-        lexical: Candidates,
         model: &str,
         query: &[f32],
-        nearest: &[(MemoryId, f64)],
-    ) -> Result<Candidates> {
-        let mut all = lexical.into_vec();
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, f64)>> {
         let mut stmt = self
             .conn
             .prepare_cached(
@@ -166,28 +161,15 @@ impl Store {
                  WHERE id = ?1 AND embedding_model = ?2",
             )
             .context("cannot read embeddings")?;
-        for c in &mut all {
-            c.similarity = embedding_row(&mut stmt, params![c.id(), model])?
-                .filter(|v| v.len() == query.len())
-                .map(|v| f64::from(dot_f32(query, &v)));
-        }
-        let seen: std::collections::HashSet<MemoryId> = all.iter().map(Candidate::id).collect();
-        for &(id, cosine) in nearest {
-            if seen.contains(&id) {
-                continue;
-            }
-            match self.get(id) {
-                Ok(memory) => {
-                    let mut c = Candidate::new(memory);
-                    c.similarity = Some(cosine);
-                    all.push(c);
-                }
-                // Deleted by another process since the search: nothing to recall.
-                Err(e) if e.kind() == ErrorKind::NotFound => {}
-                Err(e) => return Err(e),
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in ids {
+            if let Some(v) =
+                embedding_row(&mut stmt, params![id, model])?.filter(|v| v.len() == query.len())
+            {
+                out.push((id, f64::from(dot_f32(query, &v))));
             }
         }
-        Ok(Candidates::new(all))
+        Ok(out)
     }
 
     /// The best `fetch` matches by FTS5 rank, then those with `status`, at most `depth`; and
@@ -199,7 +181,7 @@ impl Store {
         status: Status,
         depth: usize,
         fetch: usize,
-    ) -> Result<(Vec<Candidate>, bool)> {
+    ) -> Result<(Vec<(Memory, f64)>, bool)> {
         let sql = format!(
             "SELECT {MEMORY_COLUMNS}, -t.score, t.n FROM \
                (SELECT rowid AS id, rank AS score, count(*) OVER () AS n FROM memories_fts \
@@ -225,10 +207,9 @@ impl Store {
     }
 }
 
-pub(crate) fn candidate_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Candidate> {
-    let mut c = Candidate::new(memory_from_row(row)?);
-    c.bm25 = Some(row.get(MEMORY_COLUMN_COUNT)?);
-    Ok(c)
+/// A memory and the BM25 score in the column after it.
+pub(crate) fn candidate_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(Memory, f64)> {
+    Ok((memory_from_row(row)?, row.get(MEMORY_COLUMN_COUNT)?))
 }
 
 fn sorted_hits(top: TopK<MemoryId>) -> Vec<(MemoryId, f64)> {

@@ -1,5 +1,7 @@
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
-use oro_mem_core::{ErrorKind, Filter, MemoryType, MetaCondition, NewMemory, Status, Timestamp};
+use oro_mem_core::{
+    ErrorKind, Filter, Memory, MemoryType, MetaCondition, NewMemory, Status, Timestamp,
+};
 
 use crate::schema;
 use crate::{ListOrder, Store, WriteOutcome};
@@ -24,8 +26,8 @@ fn store_with(texts: &[&str]) -> Store {
     s
 }
 
-fn ids(c: &oro_mem_core::Candidates) -> Vec<i64> {
-    c.iter().map(|c| c.id()).collect()
+fn ids(c: &[(Memory, f64)]) -> Vec<i64> {
+    c.iter().map(|(m, _)| m.id).collect()
 }
 
 #[test]
@@ -39,7 +41,7 @@ fn lexical_search_ranks_and_stems() {
         .lexical_candidates("database connection timeouts", &Filter::default(), 50)
         .unwrap();
     assert_eq!(ids(&c)[0], 3);
-    assert!(c.iter().all(|c| c.bm25.unwrap() > 0.0));
+    assert!(c.iter().all(|&(_, bm25)| bm25 > 0.0));
 }
 
 #[test]
@@ -374,8 +376,7 @@ fn fast_path_falls_back_when_the_best_matches_are_filtered_out() {
     };
     let g = s.lexical_candidates("apple", &general, 50).unwrap();
     assert_eq!(ids(&c), ids(&g), "fast and general paths agree");
-    let scores =
-        |c: &oro_mem_core::Candidates| c.iter().map(|c| c.bm25.unwrap()).collect::<Vec<_>>();
+    let scores = |c: &[(Memory, f64)]| c.iter().map(|&(_, s)| s).collect::<Vec<_>>();
     assert_eq!(scores(&c), scores(&g));
 }
 

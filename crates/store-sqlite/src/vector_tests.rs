@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::{ErrorKind, Filter, MemoryType, NewMemory, Result, Status, Timestamp};
+use oro_mem_rank_vector::quant::dot_f32;
 use oro_mem_rank_vector::{normalize, Embedder};
 
 use crate::schema;
@@ -332,7 +333,7 @@ fn embed_missing_is_resumable_and_replaces_other_models() {
 }
 
 #[test]
-fn hybrid_candidates_carry_exact_cosine_for_lexical_hits() {
+fn lexical_hits_get_their_exact_cosine() {
     let mut s = Store::open_in_memory().unwrap();
     s.set_embedder(Arc::new(Words));
     for t in [
@@ -351,14 +352,23 @@ fn hybrid_candidates_carry_exact_cosine_for_lexical_hits() {
         .vector_candidates("test/words", &q, &Filter::default(), 1)
         .unwrap();
     assert_eq!(nearest[0].0, 3);
-    let all = s
-        .with_vector_candidates(lexical, "test/words", &q, &nearest)
-        .unwrap();
-    let got: Vec<_> = all
-        .iter()
-        .map(|c| (c.id(), c.bm25.is_some(), c.similarity.is_some()))
-        .collect();
-    assert_eq!(got, [(2, true, true), (3, false, true)]);
+    let exact = s.similarities("test/words", &q, &[2, 3, 99]).unwrap();
+    assert_eq!(exact.iter().map(|&(id, _)| id).collect::<Vec<_>>(), [2, 3]);
+    let cosine_3 = f64::from(dot_f32(
+        &q,
+        &Words
+            .embed(&["completely unrelated note about gardening"])
+            .unwrap()[0],
+    ));
+    assert_eq!(
+        exact[1].1, nearest[0].1,
+        "the same exact cosine as the search"
+    );
+    assert!((exact[1].1 - cosine_3).abs() < 1e-6);
+    assert!(s
+        .similarities("other/model", &q, &[2, 3])
+        .unwrap()
+        .is_empty());
 }
 
 #[test]

@@ -1,0 +1,182 @@
+//! Candidate sources: where recall's candidates come from, each with its own per-query signal.
+
+use oro_mem_core::{Memory, MemoryId, Query, Result};
+use oro_mem_rank_bm25::Bm25Ranker;
+use oro_mem_rank_vector::VectorRanker;
+use oro_mem_store_sqlite::Store;
+
+/// The query's embedding, made once per recall by the engine's model.
+#[derive(Clone, Copy, Debug)]
+pub struct QueryEmbedding<'a> {
+    /// The model that made it ([`Embedder::model_id`](oro_mem_rank_vector::Embedder::model_id)).
+    pub model: &'a str,
+    /// The vector, unit length.
+    pub vector: &'a [f32],
+}
+
+/// What a source sees of one recall.
+#[derive(Clone, Copy, Debug)]
+pub struct SourceContext<'a> {
+    /// The store searched.
+    pub store: &'a Store,
+    /// The query.
+    pub query: &'a Query<'a>,
+    /// The query's embedding, when the source [needs one](CandidateSource::needs_embedding).
+    pub embedding: Option<QueryEmbedding<'a>>,
+}
+
+/// One memory a source found, with its score.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    /// The memory's id.
+    pub id: MemoryId,
+    /// The source's score for it (its signal); larger is better.
+    pub score: f64,
+    /// The memory, when the search read it anyway; otherwise the engine reads it.
+    pub memory: Option<Memory>,
+}
+
+/// What a source's search returned.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Search {
+    /// The memories found, best first.
+    pub found: Vec<Found>,
+    /// Problems worth telling the user that did not stop the search.
+    pub warnings: Vec<String>,
+}
+
+/// Finds candidates for a query and scores them: its scores are a per-query signal, named
+/// after the source, that rankers read ([`Ranker::signal`](oro_mem_core::Ranker::signal)).
+///
+/// # Contract
+///
+/// - [`search`](CandidateSource::search) returns unique ids, best first, scores finite.
+/// - [`score`](CandidateSource::score) scores only ids it was given (candidates other sources
+///   found), leaving out those it knows nothing about.
+pub trait CandidateSource: Send + Sync {
+    /// The source's name, which is also the name of its signal.
+    fn name(&self) -> &str;
+
+    /// True when it needs the query's embedding: it is then left out, and recall answers
+    /// without it, when no model can run.
+    fn needs_embedding(&self) -> bool {
+        false
+    }
+
+    /// A candidate that only this source vouches for is kept only with at least this score
+    /// (see [`Candidates::gate`](oro_mem_core::Candidates::gate)); `None` keeps all.
+    fn floor(&self) -> Option<f64> {
+        None
+    }
+
+    /// The best candidates for the query.
+    ///
+    /// # Errors
+    ///
+    /// When the search fails. A source that [needs an embedding](Self::needs_embedding) and
+    /// fails makes recall answer without the embedding-based sources; any other source's
+    /// error fails the recall.
+    fn search(&self, cx: &SourceContext<'_>) -> Result<Search>;
+
+    /// This source's scores for candidates other sources found (`ids`). The default scores
+    /// none of them.
+    ///
+    /// # Errors
+    ///
+    /// As [`search`](Self::search).
+    fn score(&self, cx: &SourceContext<'_>, ids: &[MemoryId]) -> Result<Vec<(MemoryId, f64)>> {
+        let _ = (cx, ids);
+        Ok(Vec::new())
+    }
+}
+
+/// The full-text source: FTS5 BM25 over the query's words, the best `depth`.
+#[derive(Clone, Copy, Debug)]
+pub struct Lexical {
+    /// Candidates fetched.
+    pub depth: usize,
+}
+
+impl CandidateSource for Lexical {
+    fn name(&self) -> &str {
+        Bm25Ranker::SIGNAL
+    }
+
+    fn search(&self, cx: &SourceContext<'_>) -> Result<Search> {
+        let hits = cx
+            .store
+            .lexical_candidates(cx.query.text, cx.query.filter, self.depth)?;
+        Ok(Search {
+            found: hits
+                .into_iter()
+                .map(|(memory, score)| Found {
+                    id: memory.id,
+                    score,
+                    memory: Some(memory),
+                })
+                .collect(),
+            warnings: Vec::new(),
+        })
+    }
+}
+
+/// The embedding source: the `depth` memories whose embeddings are nearest to the query's,
+/// by exact cosine; it also gives every other candidate with an embedding its cosine, so a
+/// lexical hit outside the nearest few still has a vector score.
+#[derive(Clone, Copy, Debug)]
+pub struct Nearest {
+    /// Candidates fetched.
+    pub depth: usize,
+    /// The cosine a memory found only by its embedding needs (`recall.min_similarity`).
+    pub min_similarity: f64,
+}
+
+impl CandidateSource for Nearest {
+    fn name(&self) -> &str {
+        VectorRanker::SIGNAL
+    }
+
+    fn needs_embedding(&self) -> bool {
+        true
+    }
+
+    fn floor(&self) -> Option<f64> {
+        Some(self.min_similarity)
+    }
+
+    fn search(&self, cx: &SourceContext<'_>) -> Result<Search> {
+        let Some(q) = cx.embedding else {
+            return Ok(Search::default());
+        };
+        let nearest = cx
+            .store
+            .vector_candidates(q.model, q.vector, cx.query.filter, self.depth)?;
+        let mut warnings = Vec::new();
+        let unembedded = cx.store.count_unembedded(q.model)?;
+        if unembedded > 0 {
+            warnings.push(format!(
+                "{unembedded} memories have no embedding from {} and are found by full-text \
+                 search only; run `oro-mem embed`",
+                q.model
+            ));
+        }
+        Ok(Search {
+            found: nearest
+                .into_iter()
+                .map(|(id, score)| Found {
+                    id,
+                    score,
+                    memory: None,
+                })
+                .collect(),
+            warnings,
+        })
+    }
+
+    fn score(&self, cx: &SourceContext<'_>, ids: &[MemoryId]) -> Result<Vec<(MemoryId, f64)>> {
+        match cx.embedding {
+            Some(q) => cx.store.similarities(q.model, q.vector, ids),
+            None => Ok(Vec::new()),
+        }
+    }
+}
