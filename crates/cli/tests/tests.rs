@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use serde::Deserialize;
+use oro_mem_engine::testing::{recall_cases, recall_fixture_dir, RecallCase};
 
 const BIN: &str = env!("CARGO_BIN_EXE_oro-mem");
 
@@ -596,45 +596,13 @@ fn stats_reports_counts() {
     assert_eq!(v["by_type"][0][0], "gotcha");
 }
 
-/// A shared recall case from `fixtures/recall/`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Case {
-    description: String,
-    query: String,
-    expected_top: Vec<i64>,
-    /// Modes known to get this case wrong; the engine's fixture test checks them (every case
-    /// here passes in FTS mode).
-    #[serde(default)]
-    #[allow(dead_code)]
-    known_failures: Vec<String>,
-    memories: Vec<FixtureMemory>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FixtureMemory {
-    content: String,
-    #[serde(rename = "type")]
-    memory_type: String,
-    #[serde(default)]
-    tags: Vec<String>,
-}
-
-fn fixture_cases() -> Vec<(PathBuf, Case)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/recall");
-    let mut cases: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .map(|p| {
-            let case: Case = toml::from_str(&std::fs::read_to_string(&p).unwrap())
-                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            (p, case)
-        })
-        .collect();
-    cases.sort_by(|a, b| a.0.cmp(&b.0));
+fn fixture_cases() -> Vec<(PathBuf, RecallCase)> {
+    let cases = recall_cases(&recall_fixture_dir());
     assert!(cases.len() >= 5);
+    // Every case holds in FTS mode, the mode these tests run.
+    assert!(cases
+        .iter()
+        .all(|(_, c)| !c.known_failures.contains(&oro_mem_core::Mode::Fts)));
     cases
 }
 

@@ -44,12 +44,16 @@
 //!
 //! - `minilm` (on by default): when hybrid or vector recall needs a model and none was given
 //!   ([`Engine::with_embedder`]), load the local all-MiniLM-L6-v2 model.
+//! - `testing` (off by default): `testing`, the shared recall fixtures (`fixtures/recall`) for
+//!   other crates' tests.
 
 #![deny(missing_docs)]
 
 mod engine;
 mod registry;
 mod source;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use engine::{Answer, EmbedderLoader, Engine, Gathered};
 pub use registry::{FuserFactory, RankerFactory, Registry, SourceFactory};

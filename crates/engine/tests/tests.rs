@@ -1,16 +1,14 @@
 //! The engine driven from outside: plug-ins defined here and chosen by configuration, and the
 //! shared recall fixtures (`fixtures/recall/*.toml`) in FTS and hybrid mode.
 
-use std::path::{Path, PathBuf};
-
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::{
     Candidates, Config, ErrorKind, Filter, MemoryId, MemoryType, Mode, NewMemory, Query, Ranker,
     Ranking, Result,
 };
+use oro_mem_engine::testing::{recall_cases, recall_fixture_dir};
 use oro_mem_engine::{CandidateSource, Engine, Found, Registry, Search, SourceContext};
 use oro_mem_store_sqlite::Store;
-use serde::Deserialize;
 
 /// Shorter memories first: a ranker that needs only the memories.
 struct Brevity;
@@ -194,47 +192,6 @@ fn a_source_defined_outside_gives_its_ranker_a_signal() {
         .all(|l| l.name != "tag_match"));
 }
 
-/// A shared recall case from `fixtures/recall/`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Case {
-    description: String,
-    query: String,
-    expected_top: Vec<i64>,
-    /// Modes known to get this case wrong (with the reason in a comment): the test checks
-    /// that they still do, so the list cannot go stale.
-    #[serde(default)]
-    known_failures: Vec<Mode>,
-    memories: Vec<FixtureMemory>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FixtureMemory {
-    content: String,
-    #[serde(rename = "type")]
-    memory_type: String,
-    #[serde(default)]
-    tags: Vec<String>,
-}
-
-fn fixture_cases() -> Vec<(PathBuf, Case)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/recall");
-    let mut cases: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .map(|p| {
-            let case: Case = toml::from_str(&std::fs::read_to_string(&p).unwrap())
-                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            (p, case)
-        })
-        .collect();
-    cases.sort_by(|a, b| a.0.cmp(&b.0));
-    assert!(cases.len() >= 5);
-    cases
-}
-
 #[test]
 fn fixtures_pass_in_fts_and_hybrid_mode() {
     // Hybrid runs on the real model (scripts/fetch-model), loaded once and shared.
@@ -251,7 +208,7 @@ fn fixtures_pass_in_fts_and_hybrid_mode() {
         let mut engine = Engine::from_config(config)
             .unwrap()
             .with_embedder(model.clone());
-        for (path, case) in fixture_cases() {
+        for (path, case) in recall_cases(&recall_fixture_dir()) {
             let mut s = Store::open_in_memory().unwrap();
             engine.embed_writes(&mut s).unwrap();
             let off = DedupConfig {

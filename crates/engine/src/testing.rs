@@ -1,0 +1,66 @@
+//! The shared recall fixtures (`fixtures/recall/*.toml`), for any crate that wants to check a
+//! recall path against them: a query, the memories to store, and the ids expected first.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// One recall case.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecallCase {
+    /// What the case checks.
+    pub description: String,
+    /// The query.
+    pub query: String,
+    /// The ids (the memories' positions from 1, as stored in order) the results start with.
+    pub expected_top: Vec<i64>,
+    /// Modes known to get this case wrong (the file says why): a test should check that they
+    /// still do, so the list cannot go stale.
+    #[serde(default)]
+    pub known_failures: Vec<oro_mem_core::Mode>,
+    /// The memories to store, in order.
+    pub memories: Vec<FixtureMemory>,
+}
+
+/// A memory of a [`RecallCase`].
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixtureMemory {
+    /// Its content.
+    pub content: String,
+    /// Its type, as `oro-mem remember --type` takes it.
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    /// Its tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+/// The workspace's `fixtures/recall` folder.
+pub fn recall_fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/recall")
+}
+
+/// Every `*.toml` case in `dir`, sorted by file name, with its path.
+///
+/// # Panics
+///
+/// When the folder or a case cannot be read or parsed (the message names the file): this is
+/// for tests.
+pub fn recall_cases(dir: &Path) -> Vec<(PathBuf, RecallCase)> {
+    let mut cases: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| {
+            let text =
+                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let case: RecallCase =
+                toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p, case)
+        })
+        .collect();
+    cases.sort_by(|a, b| a.0.cmp(&b.0));
+    cases
+}
