@@ -114,6 +114,64 @@ prune_after_days = 90.0       # ... unused for this long are archived
 mod tests {
     use super::*;
 
+    /// Every key of `value`, dotted (`recall.weights`); a map of weights or half-lives, whose
+    /// keys are names rather than settings, counts as one key.
+    fn keys(value: &toml::Value, prefix: &str, out: &mut Vec<String>) {
+        match value {
+            toml::Value::Table(t)
+                if !t.is_empty()
+                    && !prefix.ends_with("weights")
+                    && !prefix.ends_with("_by_type") =>
+            {
+                for (k, v) in t {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    keys(v, &key, out);
+                }
+            }
+            _ => out.push(prefix.to_string()),
+        }
+    }
+
+    /// The keys of [`Config`]: the one definition the template and the README follow.
+    fn config_keys() -> Vec<String> {
+        let defaults = toml::Value::try_from(Config::default()).unwrap();
+        let mut all = Vec::new();
+        keys(&defaults, "", &mut all);
+        all.sort();
+        all
+    }
+
+    #[test]
+    fn the_template_has_every_key_and_no_other() {
+        let template: toml::Value = toml::from_str(TEMPLATE).unwrap();
+        let mut in_template = Vec::new();
+        keys(&template, "", &mut in_template);
+        in_template.sort();
+        assert_eq!(in_template, config_keys());
+    }
+
+    #[test]
+    fn the_readme_table_names_every_key() {
+        let readme = include_str!("../../../README.md");
+        let start = readme.find("## Configuration").unwrap();
+        let end = start + readme[start..].find("\n## ").unwrap();
+        let table = &readme[start..end];
+        for key in config_keys() {
+            // A row names a key in full (`recall.depth`) or, after the first of a row, by its
+            // last part (`prune_after_days`).
+            let leaf = key.rsplit('.').next().unwrap();
+            let named = table.contains(&format!("`{key}")) || table.contains(&format!("`{leaf}`"));
+            assert!(
+                named,
+                "the README's configuration table does not name {key}"
+            );
+        }
+    }
+
     #[test]
     fn template_parses_to_the_defaults() {
         let c: Config = toml::from_str(TEMPLATE).unwrap();
