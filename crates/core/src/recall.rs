@@ -9,7 +9,9 @@ use serde::Serialize;
 
 use crate::config::{DecayConfig, RecallConfig};
 use crate::error::Result;
-use crate::memory::Memory;
+use std::collections::HashMap;
+
+use crate::memory::{Memory, MemoryId};
 use crate::query::Query;
 use crate::rank::{Fuser, Ranker, Weighted};
 use crate::ranking::{Candidates, Ranking};
@@ -161,7 +163,8 @@ impl Pipeline {
             .collect()
     }
 
-    /// Runs the pipeline over `candidates`.
+    /// Runs the pipeline over `candidates`: gate ([`Candidates::gate`]) → rank
+    /// ([`Pipeline::rank`]) → fuse → score → select.
     ///
     /// # Errors
     ///
@@ -178,46 +181,85 @@ impl Pipeline {
             .iter()
             .map(|(name, w, r)| Weighted::new(name, *w, r))
             .collect::<Result<Vec<_>>>()?;
+        let by_id: HashMap<MemoryId, &Memory> =
+            candidates.iter().map(|c| (c.id(), &c.memory)).collect();
+        let relevance = self.fuse(&inputs, &by_id);
+        let scored = self.score(relevance, &by_id, query.now);
+        out.above_threshold = scored.len();
+        out.results = self
+            .select(scored, &by_id)
+            .into_iter()
+            .map(|s| self.explained(s, &inputs))
+            .collect();
+        if let Some(best) = out.results.first().map(|r| r.raw_score) {
+            for r in &mut out.results {
+                r.score = r.raw_score / best;
+            }
+        }
+        Ok(out)
+    }
 
-        let by_id: std::collections::HashMap<_, _> =
-            candidates.iter().map(|c| (c.id(), c)).collect();
-        let pinned_bonus = self.fuser.pinned_bonus();
-        let relevance: Vec<(i64, f64)> = self
-            .fuser
-            .fuse(&inputs, candidates.len())
+    /// The fuse stage: the fuser's score of every ranked candidate, plus the fuser's pinned
+    /// bonus for pinned memories.
+    fn fuse(
+        &self,
+        inputs: &[Weighted<'_>],
+        by_id: &HashMap<MemoryId, &Memory>,
+    ) -> Vec<(MemoryId, f64)> {
+        let bonus = self.fuser.pinned_bonus();
+        self.fuser
+            .fuse(inputs, by_id.len())
             .hits()
             .iter()
             .map(|h| {
-                let pinned = by_id.get(&h.id).is_some_and(|c| c.memory.pinned);
-                let bonus = if pinned { pinned_bonus } else { 0.0 };
-                (h.id, h.score + bonus)
+                let pinned = by_id.get(&h.id).is_some_and(|m| m.pinned);
+                (h.id, h.score + if pinned { bonus } else { 0.0 })
             })
-            .collect();
-        let threshold = self.recall.min_score;
+            .collect()
+    }
 
-        let mut scored: Vec<(i64, f64, f64, f64)> = relevance
+    /// The score stage: relevance × confidence × decay, kept when at least the minimum score
+    /// (and above 0), best first, ties by ascending id.
+    fn score(
+        &self,
+        relevance: Vec<(MemoryId, f64)>,
+        by_id: &HashMap<MemoryId, &Memory>,
+        now: Timestamp,
+    ) -> Vec<Scored> {
+        let mut scored: Vec<Scored> = relevance
             .into_iter()
-            .filter_map(|(id, rel)| {
-                let c = by_id.get(&id)?;
-                let decay = decay_factor(&self.decay, &c.memory, query.now);
-                let raw = rel * c.memory.confidence * decay;
-                (raw >= threshold && raw > 0.0).then_some((id, rel, decay, raw))
+            .filter_map(|(id, relevance)| {
+                let m = by_id.get(&id)?;
+                let decay = decay_factor(&self.decay, m, now);
+                let raw = relevance * m.confidence * decay;
+                (raw >= self.recall.min_score && raw > 0.0).then_some(Scored {
+                    id,
+                    relevance,
+                    decay,
+                    raw,
+                })
             })
             .collect();
-        scored.sort_by(|a, b| b.3.total_cmp(&a.3).then(a.0.cmp(&b.0)));
-        out.above_threshold = scored.len();
+        scored.sort_by(|a, b| b.raw.total_cmp(&a.raw).then(a.id.cmp(&b.id)));
+        scored
+    }
 
+    /// The select stage: in score order, skips near-duplicates of a result already taken and
+    /// what does not fit the token budget, up to `max_results`; the best result alone over
+    /// the budget is cut to fit rather than dropped.
+    fn select(&self, scored: Vec<Scored>, by_id: &HashMap<MemoryId, &Memory>) -> Vec<Selected> {
+        let mut selected: Vec<Selected> = Vec::new();
         let mut kept_words = Vec::new();
         let mut used_tokens = 0;
-        for (id, relevance, decay, raw) in scored {
-            if out.results.len() >= self.recall.max_results {
+        for s in scored {
+            if selected.len() >= self.recall.max_results {
                 break;
             }
-            let c = by_id[&id];
+            let Some(&m) = by_id.get(&s.id) else { continue };
             // A Jaccard overlap is at most 1: above that, skip the word sets altogether (they
             // cost O(results²), which shows when an evaluation asks for 100 results).
             let words = if self.recall.near_duplicate <= 1.0 {
-                let words = word_set(&c.memory.content);
+                let words = word_set(&m.content);
                 if kept_words
                     .iter()
                     .any(|k| jaccard(k, &words) >= self.recall.near_duplicate)
@@ -228,11 +270,11 @@ impl Pipeline {
             } else {
                 None
             };
-            let mut memory = c.memory.clone();
+            let mut memory = m.clone();
             let mut tokens = estimate_tokens(&memory.content);
             let mut truncated = false;
             if used_tokens + tokens > self.recall.budget_tokens {
-                if !out.results.is_empty() {
+                if !selected.is_empty() {
                     continue;
                 }
                 // The best result alone exceeds the budget: return its beginning rather than
@@ -243,50 +285,75 @@ impl Pipeline {
             }
             used_tokens += tokens;
             kept_words.extend(words);
-            let mut lists: Vec<ListExplain> = inputs
-                .iter()
-                .zip(self.fuser.contributions(&inputs, id))
-                .map(|(input, contribution)| ListExplain {
-                    name: input.name().to_string(),
-                    weight: input.weight(),
-                    rank: input.ranking().rank_of(id),
-                    score: input
-                        .ranking()
-                        .hits()
-                        .iter()
-                        .find(|h| h.id == id)
-                        .map(|h| h.score),
-                    contribution,
-                })
-                .collect();
-            if c.memory.pinned && pinned_bonus != 0.0 {
-                lists.push(ListExplain {
-                    name: "pinned".to_string(),
-                    weight: 1.0,
-                    rank: None,
-                    score: None,
-                    contribution: pinned_bonus,
-                });
-            }
-            out.results.push(Recalled {
-                confidence: memory.confidence,
+            selected.push(Selected {
+                scored: s,
                 memory,
-                score: 0.0,
-                raw_score: raw,
-                relevance,
-                decay,
                 tokens,
                 truncated,
-                lists,
             });
         }
-        if let Some(best) = out.results.first().map(|r| r.raw_score) {
-            for r in &mut out.results {
-                r.score = r.raw_score / best;
-            }
-        }
-        Ok(out)
+        selected
     }
+
+    /// A selected memory with what each list (and pinning) gave it.
+    fn explained(&self, s: Selected, inputs: &[Weighted<'_>]) -> Recalled {
+        let id = s.scored.id;
+        let mut lists: Vec<ListExplain> = inputs
+            .iter()
+            .zip(self.fuser.contributions(inputs, id))
+            .map(|(input, contribution)| ListExplain {
+                name: input.name().to_string(),
+                weight: input.weight(),
+                rank: input.ranking().rank_of(id),
+                score: input
+                    .ranking()
+                    .hits()
+                    .iter()
+                    .find(|h| h.id == id)
+                    .map(|h| h.score),
+                contribution,
+            })
+            .collect();
+        let bonus = self.fuser.pinned_bonus();
+        if s.memory.pinned && bonus != 0.0 {
+            lists.push(ListExplain {
+                name: "pinned".to_string(),
+                weight: 1.0,
+                rank: None,
+                score: None,
+                contribution: bonus,
+            });
+        }
+        Recalled {
+            confidence: s.memory.confidence,
+            memory: s.memory,
+            score: 0.0,
+            raw_score: s.scored.raw,
+            relevance: s.scored.relevance,
+            decay: s.scored.decay,
+            tokens: s.tokens,
+            truncated: s.truncated,
+            lists,
+        }
+    }
+}
+
+/// A candidate past the score stage.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Scored {
+    id: MemoryId,
+    relevance: f64,
+    decay: f64,
+    raw: f64,
+}
+
+/// A memory past the select stage, as it will be returned.
+#[derive(Clone, Debug)]
+struct Selected {
+    scored: Scored,
+    memory: Memory,
+    tokens: usize,
+    truncated: bool,
 }
 
 /// Cuts `text` to at most `tokens` estimated tokens, at a character boundary, marking the cut.
@@ -509,6 +576,52 @@ mod tests {
         assert_eq!(explained.name, "pinned");
         assert_eq!(explained.contribution, bonus);
         assert!(lifted.results[1].lists.iter().all(|l| l.name != "pinned"));
+    }
+
+    #[test]
+    fn score_stage_applies_confidence_and_the_minimum_and_sorts() {
+        let config = RecallConfig {
+            min_score: 0.5,
+            ..RecallConfig::default()
+        };
+        let p = pipeline(config);
+        let (a, mut b, c) = (memory(1, "a"), memory(2, "b"), memory(3, "c"));
+        b.confidence = 1.0;
+        let by_id: HashMap<MemoryId, &Memory> = [(1, &a), (2, &b), (3, &c)].into();
+        // 1: 1.0 × 0.8; 2: 0.8 × 1.0 (a tie, lower id first); 3: 0.6 × 0.8 = 0.48, below 0.5.
+        let scored = p.score(vec![(3, 0.6), (2, 0.8), (1, 1.0)], &by_id, Timestamp(0));
+        let got: Vec<_> = scored.iter().map(|s| (s.id, s.raw)).collect();
+        assert_eq!(got, [(1, 0.8), (2, 0.8)]);
+    }
+
+    #[test]
+    fn select_stage_skips_duplicates_and_what_exceeds_the_budget() {
+        let config = RecallConfig {
+            budget_tokens: 6,
+            ..RecallConfig::default()
+        };
+        let p = pipeline(config);
+        let ms = [
+            memory(1, "use WAL mode"),         // 3 tokens
+            memory(2, "Use WAL mode!"),        // a near-duplicate of 1
+            memory(3, "a much longer memory"), // 5 tokens: over what is left
+            memory(4, "short"),                // 2 tokens
+        ];
+        let by_id: HashMap<MemoryId, &Memory> = ms.iter().map(|m| (m.id, m)).collect();
+        let scored = (1..=4)
+            .map(|id| super::Scored {
+                id,
+                relevance: 1.0,
+                decay: 1.0,
+                raw: 1.0 / id as f64,
+            })
+            .collect();
+        let ids: Vec<_> = p
+            .select(scored, &by_id)
+            .iter()
+            .map(|s| s.scored.id)
+            .collect();
+        assert_eq!(ids, [1, 4]);
     }
 
     #[test]
