@@ -59,6 +59,7 @@
 //! - [`Recency`] and [`AccessFrequency`]: rankers over the memories' own bookkeeping.
 //! - [`Pipeline`]: fusion, confidence × decay, threshold, near-duplicates, token budget.
 //! - [`Config`]: every knob, with the defaults.
+//! - [`store`]: the store interface ([`MemoryRead`], [`CandidateSearch`], [`MemoryWrite`]).
 //!
 //! # Crate features
 //!
@@ -75,6 +76,7 @@ mod rank;
 mod ranking;
 pub mod recall;
 mod signals;
+pub mod store;
 pub mod text;
 mod time;
 
@@ -89,4 +91,5 @@ pub use rank::{Fuser, Ranker, Weighted};
 pub use ranking::{Candidate, Candidates, Hit, Ranking, Signal};
 pub use recall::{Pipeline, Recall, Recalled};
 pub use signals::{AccessFrequency, Recency};
+pub use store::{CandidateSearch, ListOrder, MemoryRead, MemoryWrite, WriteOutcome};
 pub use time::Timestamp;

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use oro_mem_core::{
-    Candidate, Candidates, Config, Error, ErrorKind, Fuser, MemoryId, Mode, Pipeline, Query,
-    Ranker, Recall, Result, Scoring, Signal,
+    Candidate, CandidateSearch, Candidates, Config, Error, ErrorKind, Fuser, MemoryId, MemoryWrite,
+    Mode, Pipeline, Query, Ranker, Recall, Result, Scoring, Signal,
 };
 use oro_mem_fusion::Scaled;
 use oro_mem_rank_bm25::Bm25Ranker;
@@ -217,8 +217,8 @@ impl Engine {
     /// combines their lists, and confidence, decay, the minimum score, near-duplicates and the
     /// budget decide what is returned ([`Pipeline::recall`]).
     ///
-    /// Sources that need the query's embedding use the engine's model if it has one, else
-    /// the store's, else they load one ([`Engine::embedder`]). When the model cannot load,
+    /// Sources that need the query's embedding use the engine's model, loaded on first use
+    /// ([`Engine::embedder`]). When the model cannot load,
     /// recall answers FTS-only and says why in [`Recall::warnings`] (or fails, with
     /// `fallback_to_fts = false`); when such a source fails, the full-text sources still
     /// answer.
@@ -228,7 +228,12 @@ impl Engine {
     /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when the store fails;
     /// [`ErrorKind::Embedding`](oro_mem_core::ErrorKind::Embedding) when the model is needed,
     /// cannot run, and falling back is off.
-    pub fn recall(&mut self, store: &mut Store, query: &Query<'_>, touch: bool) -> Result<Answer> {
+    pub fn recall<S: CandidateSearch + MemoryWrite>(
+        &mut self,
+        store: &mut S,
+        query: &Query<'_>,
+        touch: bool,
+    ) -> Result<Answer> {
         let Gathered {
             candidates,
             mode,
@@ -259,14 +264,18 @@ impl Engine {
     /// # Errors
     ///
     /// As [`Engine::recall`].
-    pub fn candidates(&mut self, store: &Store, query: &Query<'_>) -> Result<Gathered> {
+    pub fn candidates(
+        &mut self,
+        store: &dyn CandidateSearch,
+        query: &Query<'_>,
+    ) -> Result<Gathered> {
         let requested_mode = self.config.mode;
         let mut mode = requested_mode;
         let mut warnings = Vec::new();
         let mut sources = self.registry.make_sources(&self.config, mode)?;
         let mut embedding = None;
         if sources.iter().any(|s| s.needs_embedding()) {
-            match self.query_model(store) {
+            match self.embedder() {
                 Ok(model) => match embed_query(model.as_ref(), query.text) {
                     Ok(v) => embedding = Some((model.model_id().to_string(), v)),
                     Err(e) => {
@@ -319,15 +328,6 @@ impl Engine {
             signals: sources.iter().map(|s| s.name().to_string()).collect(),
             warnings,
         })
-    }
-
-    /// The model for the query: the engine's own (given or loaded), then the one the store
-    /// writes with, and only then a new one.
-    fn query_model(&mut self, store: &Store) -> Result<Arc<dyn Embedder>> {
-        match (&self.embedder, store.embedder()) {
-            (Some(e), _) | (None, Some(e)) => Ok(e.clone()),
-            (None, None) => self.embedder(),
-        }
     }
 }
 

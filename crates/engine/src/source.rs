@@ -1,9 +1,8 @@
 //! Candidate sources: where recall's candidates come from, each with its own per-query signal.
 
-use oro_mem_core::{Memory, MemoryId, Query, Result};
+use oro_mem_core::{CandidateSearch, Memory, MemoryId, Query, Result};
 use oro_mem_rank_bm25::Bm25Ranker;
 use oro_mem_rank_vector::VectorRanker;
-use oro_mem_store_sqlite::Store;
 
 /// The query's embedding, made once per recall by the engine's model.
 #[derive(Clone, Copy, Debug)]
@@ -15,14 +14,23 @@ pub struct QueryEmbedding<'a> {
 }
 
 /// What a source sees of one recall.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct SourceContext<'a> {
     /// The store searched.
-    pub store: &'a Store,
+    pub store: &'a dyn CandidateSearch,
     /// The query.
     pub query: &'a Query<'a>,
     /// The query's embedding, when the source [needs one](CandidateSource::needs_embedding).
     pub embedding: Option<QueryEmbedding<'a>>,
+}
+
+impl std::fmt::Debug for SourceContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SourceContext")
+            .field("query", &self.query)
+            .field("embedding", &self.embedding)
+            .finish_non_exhaustive()
+    }
 }
 
 /// One memory a source found, with its score.

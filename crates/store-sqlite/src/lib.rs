@@ -49,6 +49,7 @@
 #![deny(missing_docs)]
 
 mod filter;
+mod interface;
 mod row;
 mod schema;
 mod search;
@@ -57,9 +58,10 @@ mod store;
 mod vectors;
 mod write;
 
+pub use oro_mem_core::store::{ListOrder, WriteOutcome};
 pub use schema::SCHEMA_VERSION;
-pub use store::{ListOrder, Stats, Store};
-pub use write::{ConsolidateReport, EmbedProgress, Embedding, OtherMemory, WriteOutcome};
+pub use store::{Stats, Store};
+pub use write::{ConsolidateReport, EmbedProgress, Embedding, OtherMemory};
 
 #[cfg(test)]
 mod tests;

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use oro_mem_core::store::ListOrder;
 use oro_mem_core::{Error, ErrorKind, Filter, Memory, MemoryId, Result, Status, Timestamp};
 use oro_mem_rank_vector::Embedder;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension, TransactionBehavior};
@@ -29,28 +30,13 @@ impl<T> SqlContext<T> for rusqlite::Result<T> {
     }
 }
 
-/// Order of [`Store::list`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ListOrder {
-    /// Newest first.
-    #[default]
-    Newest,
-    /// Oldest first.
-    Oldest,
-    /// Most accessed first.
-    MostAccessed,
-    /// Highest confidence first.
-    Confidence,
-}
-
-impl ListOrder {
-    fn sql(self) -> &'static str {
-        match self {
-            ListOrder::Newest => "m.created_at DESC, m.id DESC",
-            ListOrder::Oldest => "m.created_at ASC, m.id ASC",
-            ListOrder::MostAccessed => "m.access_count DESC, m.id ASC",
-            ListOrder::Confidence => "m.confidence DESC, m.id ASC",
-        }
+/// The `ORDER BY` of a listing.
+fn order_sql(order: ListOrder) -> &'static str {
+    match order {
+        ListOrder::Newest => "m.created_at DESC, m.id DESC",
+        ListOrder::Oldest => "m.created_at ASC, m.id ASC",
+        ListOrder::MostAccessed => "m.access_count DESC, m.id ASC",
+        ListOrder::Confidence => "m.confidence DESC, m.id ASC",
     }
 }
 
@@ -220,7 +206,7 @@ impl Store {
         let sql = format!(
             "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {} ORDER BY {} LIMIT ? OFFSET ?",
             w.sql,
-            order.sql()
+            order_sql(order)
         );
         w.params
             .push(rusqlite::types::Value::Integer(to_i64(limit)));

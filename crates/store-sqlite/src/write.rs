@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
+use oro_mem_core::store::WriteOutcome;
 use oro_mem_core::text::spaced_cjk;
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Timestamp};
 use oro_mem_rank_vector::quant::dot_f32;
@@ -51,44 +52,6 @@ pub struct EmbedProgress {
     pub done: u64,
     /// Memories that needed embedding when the run started.
     pub total: u64,
-}
-
-/// What [`Store::remember`] did with a new memory.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(tag = "outcome", rename_all = "snake_case")]
-pub enum WriteOutcome {
-    /// Stored as a new memory.
-    Inserted {
-        /// Its id.
-        id: MemoryId,
-    },
-    /// A duplicate of an existing memory, whose confidence was raised to the new one's.
-    Merged {
-        /// The existing memory.
-        into: MemoryId,
-        /// Its confidence now.
-        confidence: f64,
-        /// How similar the two are (normalized BM25, or cosine).
-        similarity: f64,
-    },
-    /// A duplicate of an existing memory with at least the same confidence: nothing changed.
-    Skipped {
-        /// The existing memory.
-        duplicate_of: MemoryId,
-        /// How similar the two are.
-        similarity: f64,
-    },
-}
-
-impl WriteOutcome {
-    /// The id of the memory that now holds the content.
-    pub fn id(&self) -> MemoryId {
-        match *self {
-            WriteOutcome::Inserted { id } => id,
-            WriteOutcome::Merged { into, .. } => into,
-            WriteOutcome::Skipped { duplicate_of, .. } => duplicate_of,
-        }
-    }
 }
 
 /// What [`Store::consolidate`] did (or would do, on a dry run).
