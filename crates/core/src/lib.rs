@@ -63,7 +63,8 @@
 //!
 //! # Crate features
 //!
-//! None.
+//! - `testing` (off by default): `testing::store_conformance`, the checks any
+//!   store implementation runs in its tests.
 
 #![deny(missing_docs)]
 
@@ -77,6 +78,8 @@ mod ranking;
 pub mod recall;
 mod signals;
 pub mod store;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod text;
 mod time;
 

@@ -31,6 +31,11 @@ fn ids(c: &[(Memory, f64)]) -> Vec<i64> {
 }
 
 #[test]
+fn passes_the_store_conformance_checks() {
+    oro_mem_core::testing::store_conformance(|| Store::open_in_memory().unwrap());
+}
+
+#[test]
 fn lexical_search_ranks_and_stems() {
     let s = store_with(&[
         "Postgres connection pooling with pgbouncer",
