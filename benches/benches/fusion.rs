@@ -95,7 +95,6 @@ fn scifact_rankings() -> Option<Vec<Lists>> {
     let mut engine = Engine::from_config(config)
         .expect("configuration")
         .with_embedder(model);
-    let pipeline = engine.pipeline(Mode::Hybrid).expect("pipeline");
     let all = Filter::default();
     let rankings = data
         .queries
@@ -106,7 +105,10 @@ fn scifact_rankings() -> Option<Vec<Lists>> {
             let gathered = engine.candidates(&store, &query).expect("candidates");
             assert_eq!(gathered.mode, Mode::Hybrid);
             let mut warnings = Vec::new();
-            let lists = pipeline.rank(&query, &gathered.candidates, &mut warnings);
+            let lists =
+                engine
+                    .pipeline(Mode::Hybrid)
+                    .rank(&query, &gathered.candidates, &mut warnings);
             assert!(warnings.is_empty(), "{warnings:?}");
             let lists: Vec<(&'static str, f64, Ranking)> = lists
                 .into_iter()

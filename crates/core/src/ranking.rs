@@ -134,15 +134,6 @@ impl Candidates {
         self.items.retain(keep);
     }
 
-    /// Adds a candidate unless its id is already there; true when added.
-    pub fn push(&mut self, candidate: Candidate) -> bool {
-        if self.items.iter().any(|c| c.id() == candidate.id()) {
-            return false;
-        }
-        self.items.push(candidate);
-        true
-    }
-
     /// Mutable access to the candidates. Do not change ids.
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Candidate> {
         self.items.iter_mut()

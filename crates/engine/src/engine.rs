@@ -1,5 +1,6 @@
 //! [`Engine`]: configuration in, recall out.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use oro_mem_core::{
@@ -53,10 +54,19 @@ pub struct Gathered {
     pub warnings: Vec<String>,
 }
 
+/// What the engine runs in one mode, made once from the configuration.
+struct Plan {
+    mode: Mode,
+    sources: Vec<Box<dyn CandidateSource>>,
+    pipeline: Pipeline,
+}
+
 /// Recall composed from a [`Config`], with the embedding model it needs.
 pub struct Engine {
     config: Config,
     registry: Registry,
+    /// One per [`Mode`].
+    plans: Vec<Plan>,
     embedder: Option<Arc<dyn Embedder>>,
     loader: EmbedderLoader,
 }
@@ -90,15 +100,25 @@ impl Engine {
     /// setting, or a name `registry` does not hold.
     pub fn with_registry(config: Config, registry: Registry) -> Result<Engine> {
         config.validate()?;
-        // Names are checked here rather than at the first recall.
-        registry.make_fuser(&config.recall)?;
-        registry.make_rankers(&config)?;
-        for mode in Mode::ALL {
-            registry.make_sources(&config, mode)?;
-        }
+        // Every mode's plug-ins are made here, once: a bad name fails now rather than at the
+        // first recall, and recall makes none.
+        let plans = Mode::ALL
+            .into_iter()
+            .map(|mode| {
+                let sources = registry.make_sources(&config, mode)?;
+                let signals: Vec<&str> = sources.iter().map(|s| s.name()).collect();
+                let pipeline = pipeline_for(&config, &registry, mode, &signals)?;
+                Ok(Plan {
+                    mode,
+                    sources,
+                    pipeline,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(Engine {
             config,
             registry,
+            plans,
             embedder: None,
             loader: Arc::new(default_embedder),
         })
@@ -173,41 +193,15 @@ impl Engine {
     /// weight above 0 whose signal the mode's sources give (bm25 in fts and hybrid, vector in
     /// hybrid and vector, then recency and access), and the configured fuser; or, with
     /// `scoring = "simple"`, BM25 alone on an absolute scale (`min(1, bm25 / 25)`).
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::Config`](oro_mem_core::ErrorKind::Config) when a plug-in cannot be made.
-    pub fn pipeline(&self, mode: Mode) -> Result<Pipeline> {
-        let sources = self.registry.make_sources(&self.config, mode)?;
-        let signals: Vec<&str> = sources.iter().map(|s| s.name()).collect();
-        self.pipeline_for(mode, &signals)
+    pub fn pipeline(&self, mode: Mode) -> &Pipeline {
+        &self.plan(mode).pipeline
     }
 
-    fn pipeline_for(&self, mode: Mode, signals: &[&str]) -> Result<Pipeline> {
-        let mut r = self.config.recall.clone();
-        if mode.uses_vectors() {
-            r.min_score = r.hybrid_min_score;
-        }
-        let (fuser, rankers): (Box<dyn Fuser>, Vec<Weighted>) = match r.scoring {
-            Scoring::Fused => (
-                self.registry.make_fuser(&r)?,
-                self.registry.make_rankers(&self.config)?,
-            ),
-            Scoring::Simple => {
-                r.min_score = r.simple_min_score;
-                (
-                    Box::new(Scaled::new(SIMPLE_BM25_SCALE)?),
-                    vec![(Box::new(Bm25Ranker), 1.0)],
-                )
-            }
-        };
-        let mut p = Pipeline::new(fuser, r, self.config.decay.clone());
-        for (ranker, weight) in rankers {
-            if ranker.signal().is_none_or(|s| signals.contains(&s)) {
-                p = p.ranker(ranker, weight);
-            }
-        }
-        Ok(p)
+    fn plan(&self, mode: Mode) -> &Plan {
+        self.plans
+            .iter()
+            .find(|p| p.mode == mode)
+            .expect("with_registry makes a plan for every mode")
     }
 
     /// Recalls for `query` from `store`, recording access for what is returned when `touch`.
@@ -234,16 +228,8 @@ impl Engine {
         query: &Query<'_>,
         touch: bool,
     ) -> Result<Answer> {
-        let Gathered {
-            candidates,
-            mode,
-            signals,
-            mut warnings,
-        } = self.candidates(store, query)?;
-        let signals: Vec<&str> = signals.iter().map(String::as_str).collect();
-        let mut recall = self
-            .pipeline_for(mode, &signals)?
-            .recall(query, candidates)?;
+        let (candidates, mode, mut warnings) = self.gather(store, query)?;
+        let mut recall = self.pipeline(mode).recall(query, candidates)?;
         // Problems of the engine first, then those of the pipeline.
         warnings.append(&mut recall.warnings);
         recall.warnings = warnings;
@@ -269,17 +255,37 @@ impl Engine {
         store: &dyn CandidateSearch,
         query: &Query<'_>,
     ) -> Result<Gathered> {
+        let (candidates, mode, warnings) = self.gather(store, query)?;
+        Ok(Gathered {
+            candidates,
+            mode,
+            signals: self
+                .plan(mode)
+                .sources
+                .iter()
+                .map(|s| s.name().to_string())
+                .collect(),
+            warnings,
+        })
+    }
+
+    /// [`Engine::candidates`] without the signal names.
+    fn gather(
+        &mut self,
+        store: &dyn CandidateSearch,
+        query: &Query<'_>,
+    ) -> Result<(Candidates, Mode, Vec<String>)> {
         let requested_mode = self.config.mode;
         let mut mode = requested_mode;
         let mut warnings = Vec::new();
-        let mut sources = self.registry.make_sources(&self.config, mode)?;
+        let failed = |e: &Error| format!("vector search failed, answering FTS-only: {e}");
         let mut embedding = None;
-        if sources.iter().any(|s| s.needs_embedding()) {
+        if self.plan(mode).sources.iter().any(|s| s.needs_embedding()) {
             match self.embedder() {
                 Ok(model) => match embed_query(model.as_ref(), query.text) {
-                    Ok(v) => embedding = Some((model.model_id().to_string(), v)),
+                    Ok(v) => embedding = Some((model, v)),
                     Err(e) => {
-                        warnings.push(format!("vector search failed, answering FTS-only: {e}"));
+                        warnings.push(failed(&e));
                         mode = Mode::Fts;
                     }
                 },
@@ -301,34 +307,57 @@ impl Engine {
                 }
             }
         }
-        if mode != requested_mode {
-            sources = self.registry.make_sources(&self.config, mode)?;
-        }
-        let embedding = embedding
-            .as_ref()
-            .map(|(model, vector)| QueryEmbedding { model, vector });
         let cx = SourceContext {
             store,
             query,
-            embedding,
+            embedding: embedding.as_ref().map(|(model, vector)| QueryEmbedding {
+                model: model.model_id(),
+                vector,
+            }),
         };
-        let candidates = match gather(&cx, &sources, &mut warnings) {
+        let candidates = match run_sources(&cx, &self.plan(mode).sources, &mut warnings) {
             Ok(c) => c,
             Err((true, e)) if mode != Mode::Fts => {
-                warnings.push(format!("vector search failed, answering FTS-only: {e}"));
+                warnings.push(failed(&e));
                 mode = Mode::Fts;
-                sources = self.registry.make_sources(&self.config, mode)?;
-                gather(&cx, &sources, &mut warnings).map_err(|(_, e)| e)?
+                run_sources(&cx, &self.plan(mode).sources, &mut warnings).map_err(|(_, e)| e)?
             }
             Err((_, e)) => return Err(e),
         };
-        Ok(Gathered {
-            candidates,
-            mode,
-            signals: sources.iter().map(|s| s.name().to_string()).collect(),
-            warnings,
-        })
+        Ok((candidates, mode, warnings))
     }
+}
+
+/// The pipeline of `mode`: the registered rankers with a weight above 0 whose signal is among
+/// `signals`, and the configured fuser; or, with `scoring = "simple"`, BM25 alone on an
+/// absolute scale.
+fn pipeline_for(
+    config: &Config,
+    registry: &Registry,
+    mode: Mode,
+    signals: &[&str],
+) -> Result<Pipeline> {
+    let mut r = config.recall.clone();
+    if mode.uses_vectors() {
+        r.min_score = r.hybrid_min_score;
+    }
+    let (fuser, rankers): (Box<dyn Fuser>, Vec<Weighted>) = match r.scoring {
+        Scoring::Fused => (registry.make_fuser(&r)?, registry.make_rankers(config)?),
+        Scoring::Simple => {
+            r.min_score = r.simple_min_score;
+            (
+                Box::new(Scaled::new(SIMPLE_BM25_SCALE)?),
+                vec![(Box::new(Bm25Ranker), 1.0)],
+            )
+        }
+    };
+    let mut p = Pipeline::new(fuser, r, config.decay.clone());
+    for (ranker, weight) in rankers {
+        if ranker.signal().is_none_or(|s| signals.contains(&s)) {
+            p = p.ranker(ranker, weight);
+        }
+    }
+    Ok(p)
 }
 
 /// `text`'s embedding, from its first [`MAX_EMBEDDED_QUERY_BYTES`].
@@ -343,13 +372,13 @@ fn embed_query(model: &dyn Embedder, text: &str) -> Result<Vec<f32>> {
 /// Runs every source: their candidates (in source order, each id once) with each source's
 /// signal, its own scores completed by scores of the candidates other sources found. On a
 /// failure, says whether the failing source needed the embedding.
-fn gather(
+fn run_sources(
     cx: &SourceContext<'_>,
     sources: &[Box<dyn CandidateSource>],
     warnings: &mut Vec<String>,
 ) -> std::result::Result<Candidates, (bool, Error)> {
-    let mut candidates = Candidates::default();
-    let mut seen = std::collections::HashSet::new();
+    let mut items = Vec::new();
+    let mut seen = HashSet::new();
     let mut signals = Vec::with_capacity(sources.len());
     for source in sources {
         let fail = |e| (source.needs_embedding(), e);
@@ -370,10 +399,11 @@ fn gather(
                     Err(e) => return Err(fail(e)),
                 },
             };
-            candidates.push(Candidate::new(memory));
+            items.push(Candidate::new(memory));
         }
         signals.push(Signal::new(scores));
     }
+    let mut candidates = Candidates::new(items);
     let ids: Vec<MemoryId> = candidates.iter().map(Candidate::id).collect();
     for (source, mut signal) in sources.iter().zip(signals) {
         let others: Vec<MemoryId> = ids
