@@ -140,27 +140,11 @@ impl Fuser for WeightedScore {
     }
 
     fn fuse(&self, inputs: &[Weighted<'_>], limit: usize) -> Ranking {
-        let mut acc: HashMap<MemoryId, f64> = HashMap::new();
-        for input in inputs.iter().filter(|i| i.weight() > 0.0) {
-            for (id, n) in normalized(input.ranking()) {
-                *acc.entry(id).or_default() += input.weight() * n;
-            }
-        }
-        finish(acc, limit)
+        weighted_sum(inputs, limit, normalized)
     }
 
     fn contributions(&self, inputs: &[Weighted<'_>], id: MemoryId) -> Vec<f64> {
-        inputs
-            .iter()
-            .map(|i| {
-                if i.weight() == 0.0 {
-                    return 0.0;
-                }
-                normalized(i.ranking())
-                    .find(|&(d, _)| d == id)
-                    .map_or(0.0, |(_, n)| i.weight() * n)
-            })
-            .collect()
+        weighted_parts(inputs, id, normalized)
     }
 
     /// A quarter of what a weight-1 list spans (its scores are normalized to `[0, 1]`),
@@ -197,8 +181,13 @@ impl Scaled {
         Ok(Scaled { scale })
     }
 
-    fn part(&self, input: &Weighted<'_>, score: f64) -> f64 {
-        input.weight() * (score / self.scale).clamp(0.0, 1.0)
+    /// Each hit's score on the scale, capped to `[0, 1]`.
+    fn scaled<'r>(&self, ranking: &'r Ranking) -> impl Iterator<Item = (MemoryId, f64)> + 'r {
+        let scale = self.scale;
+        ranking
+            .hits()
+            .iter()
+            .map(move |h| (h.id, (h.score / scale).clamp(0.0, 1.0)))
     }
 }
 
@@ -208,30 +197,53 @@ impl Fuser for Scaled {
     }
 
     fn fuse(&self, inputs: &[Weighted<'_>], limit: usize) -> Ranking {
-        let mut acc: HashMap<MemoryId, f64> = HashMap::new();
-        for input in inputs.iter().filter(|i| i.weight() > 0.0) {
-            for h in input.ranking().hits() {
-                *acc.entry(h.id).or_default() += self.part(input, h.score);
-            }
-        }
-        finish(acc, limit)
+        weighted_sum(inputs, limit, |r| self.scaled(r))
     }
 
     fn contributions(&self, inputs: &[Weighted<'_>], id: MemoryId) -> Vec<f64> {
-        inputs
-            .iter()
-            .map(|i| {
-                if i.weight() == 0.0 {
-                    return 0.0;
-                }
-                i.ranking()
-                    .hits()
-                    .iter()
-                    .find(|h| h.id == id)
-                    .map_or(0.0, |h| self.part(i, h.score))
-            })
-            .collect()
+        weighted_parts(inputs, id, |r| self.scaled(r))
     }
+}
+
+/// `Σ wᵢ · vᵢ(d)` over the lists of weight above 0, where `values` gives a list's `(d, vᵢ(d))`;
+/// the best `limit`.
+fn weighted_sum<'r, I>(
+    inputs: &[Weighted<'r>],
+    limit: usize,
+    values: impl Fn(&'r Ranking) -> I,
+) -> Ranking
+where
+    I: Iterator<Item = (MemoryId, f64)>,
+{
+    let mut acc: HashMap<MemoryId, f64> = HashMap::new();
+    for input in inputs.iter().filter(|i| i.weight() > 0.0) {
+        for (id, v) in values(input.ranking()) {
+            *acc.entry(id).or_default() += input.weight() * v;
+        }
+    }
+    finish(acc, limit)
+}
+
+/// What `id` got from each list in [`weighted_sum`]: `wᵢ · vᵢ(id)`, 0 when absent or weight 0.
+fn weighted_parts<'r, I>(
+    inputs: &[Weighted<'r>],
+    id: MemoryId,
+    values: impl Fn(&'r Ranking) -> I,
+) -> Vec<f64>
+where
+    I: Iterator<Item = (MemoryId, f64)>,
+{
+    inputs
+        .iter()
+        .map(|i| {
+            if i.weight() == 0.0 {
+                return 0.0;
+            }
+            values(i.ranking())
+                .find(|&(d, _)| d == id)
+                .map_or(0.0, |(_, v)| i.weight() * v)
+        })
+        .collect()
 }
 
 fn finish(acc: HashMap<MemoryId, f64>, limit: usize) -> Ranking {
