@@ -17,8 +17,8 @@ fn parse_scoring(s: &str) -> Result<Scoring, oro_mem_core::Error> {
     s.parse()
 }
 
-/// `--fusion`: the name of a fuser in the built-in [`Registry`].
-fn parse_fusion(name: &str) -> Result<String, String> {
+/// `--fusion` (and eval's `fusion=`): the name of a fuser in the built-in [`Registry`].
+pub fn parse_fusion(name: &str) -> Result<String, String> {
     let registry = Registry::default();
     if registry.fuser_names().any(|n| n == name) {
         Ok(name.to_string())

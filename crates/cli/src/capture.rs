@@ -103,7 +103,7 @@ pub fn extract(ctx: &mut Ctx, a: &ExtractArgs) -> Result<()> {
     } else {
         ctx.embed_writes();
         ctx.store
-            .remember_batch(batch, &dedup_config(&ctx.config, false))?
+            .remember_batch(batch, &dedup_config(ctx.engine.config(), false))?
     };
     let mut tally = Tally::default();
     outcomes.iter().for_each(|o| tally.add(o));
@@ -140,7 +140,7 @@ pub fn extract(ctx: &mut Ctx, a: &ExtractArgs) -> Result<()> {
 
 /// `oro-mem merge`.
 pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
-    let store = &mut ctx.store;
+    let store = &ctx.store;
     if let (Some(ours), Ok(theirs)) = (store.path(), a.other.canonicalize()) {
         if ours.canonicalize().is_ok_and(|o| o == theirs) {
             bail!("{} is this store; nothing to merge", a.other.display());
@@ -178,7 +178,9 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
     let mut tally = Tally::default();
     let mut reused = 0;
     if !a.dry_run && !new.is_empty() {
-        crate::embed_writes(&mut ctx.engine, store);
+        ctx.embed_writes();
+        let dedup = dedup_config(ctx.engine.config(), false);
+        let store = &mut ctx.store;
         // The worker's embeddings of the model this store uses are written, not remade.
         if let Some(model) = store.embedder() {
             reused = new
@@ -188,7 +190,7 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
                 .count();
         }
         // One transaction: all of it lands or none.
-        for o in store.remember_batch_reusing(new, &dedup_config(&ctx.config, false))? {
+        for o in store.remember_batch_reusing(new, &dedup)? {
             tally.add(&o);
         }
     }

@@ -19,7 +19,7 @@ use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache, QueryScores, Summary
 use oro_mem_store_sqlite::Store;
 use serde::Serialize;
 
-use crate::args::EvalArgs;
+use crate::args::{parse_fusion, EvalArgs};
 
 /// Most configurations one `--grid` may expand to.
 const MAX_GRID: usize = 500;
@@ -69,14 +69,7 @@ fn apply(config: &mut Config, key: &str, value: &str) -> Result<()> {
         "mode" => config.mode = value.parse()?,
         "k" | "rrf_k" => r.rrf_k = num()?,
         "fusion" => {
-            let registry = Registry::default();
-            if !registry.fuser_names().any(|n| n == value) {
-                bail!(
-                    "fusion={value}: expected one of {}",
-                    registry.fuser_names().collect::<Vec<_>>().join(", ")
-                );
-            }
-            r.fusion = value.to_string();
+            r.fusion = parse_fusion(value).map_err(|e| anyhow::anyhow!("fusion={value}: {e}"))?;
         }
         "decay" => {
             config.decay.enabled = match value {

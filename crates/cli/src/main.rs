@@ -30,25 +30,21 @@ fn main() {
 
 struct Ctx {
     store: Store,
-    config: Config,
+    /// Holds the configuration too ([`Engine::config`]).
     engine: Engine,
 }
 
 impl Ctx {
+    /// In hybrid mode, gives the store the embedding model so that what it writes is
+    /// embedded. A model that does not load is one line on stderr: the memories are stored
+    /// anyway, and `oro-mem embed` adds their embeddings later.
     fn embed_writes(&mut self) {
-        embed_writes(&mut self.engine, &mut self.store);
-    }
-}
-
-/// In hybrid mode, gives `store` the embedding model so that what it writes is embedded. A
-/// model that does not load is one line on stderr: the memories are stored anyway, and
-/// `oro-mem embed` adds their embeddings later.
-fn embed_writes(engine: &mut Engine, store: &mut Store) {
-    if let Err(e) = engine.embed_writes(store) {
-        eprintln!(
-            "oro-mem: {e}; storing without embeddings (run `oro-mem embed` once the model is in \
-             place)"
-        );
+        if let Err(e) = self.engine.embed_writes(&mut self.store) {
+            eprintln!(
+                "oro-mem: {e}; storing without embeddings (run `oro-mem embed` once the model \
+                 is in place)"
+            );
+        }
     }
 }
 
@@ -65,12 +61,8 @@ fn open(cli: &Cli) -> Result<Ctx> {
     let config_path = config_file::resolve_config(cli.config.as_deref(), &db);
     let config = config_file::load(config_path.as_deref())?;
     let store = Store::open(&db)?;
-    let engine = Engine::from_config(config.clone())?;
-    Ok(Ctx {
-        store,
-        config,
-        engine,
-    })
+    let engine = Engine::from_config(config)?;
+    Ok(Ctx { store, engine })
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -108,7 +100,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Config => {
             let ctx = open(&cli)?;
-            print!("{}", toml::to_string(&ctx.config)?);
+            print!("{}", toml::to_string(ctx.engine.config())?);
             Ok(())
         }
     }
@@ -229,7 +221,7 @@ fn remember(mut ctx: Ctx, a: &args::RememberArgs) -> Result<()> {
             _ => bail!("--metadata must be a JSON object such as '{{\"lang\": \"rust\"}}'"),
         }
     }
-    let dedup = dedup_config(&ctx.config, a.no_dedup);
+    let dedup = dedup_config(ctx.engine.config(), a.no_dedup);
     ctx.embed_writes();
     let outcome = ctx.store.remember(m, &dedup)?;
     if a.json {
@@ -253,7 +245,7 @@ fn recall(mut ctx: Ctx, a: &args::RecallArgs) -> Result<()> {
         Some(t) => t.parse()?,
         None => Timestamp::now(),
     };
-    let mut config = ctx.config.clone();
+    let mut config = ctx.engine.config().clone();
     if let Some(m) = a.mode {
         config.mode = m;
     }
@@ -328,7 +320,7 @@ fn run_recall(
 /// before every prompt: stdout is the section or nothing, diagnostics go to stderr.
 fn inject(mut ctx: Ctx, a: &args::InjectArgs) -> Result<()> {
     let now = Timestamp::now();
-    let mut config = ctx.config.clone();
+    let mut config = ctx.engine.config().clone();
     if let Some(m) = a.mode {
         config.mode = m;
     }
@@ -455,7 +447,7 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
     ctx.embed_writes();
     let (reader, len) = open_input(&a.file)?;
     let bar = progress(len, "importing");
-    let dedup = dedup_config(&ctx.config, a.no_dedup);
+    let dedup = dedup_config(ctx.engine.config(), a.no_dedup);
     let (mut inserted, mut merged, mut skipped) = (0u64, 0u64, 0u64);
     let mut batch = Vec::with_capacity(a.batch_size);
     let mut flush = |batch: &mut Vec<NewMemory>, store: &mut Store| -> Result<()> {
@@ -570,9 +562,11 @@ fn export(ctx: Ctx, a: &args::ExportArgs) -> Result<()> {
 }
 
 fn consolidate(mut ctx: Ctx, a: &args::ConsolidateArgs) -> Result<()> {
-    let report = ctx
-        .store
-        .consolidate(&ctx.config.consolidate, Timestamp::now(), a.dry_run)?;
+    let report = ctx.store.consolidate(
+        &ctx.engine.config().consolidate,
+        Timestamp::now(),
+        a.dry_run,
+    )?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());

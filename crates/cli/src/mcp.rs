@@ -118,7 +118,7 @@ impl MemoryServer {
 
     fn search_impl(&self, a: SearchArgs) -> anyhow::Result<serde_json::Value> {
         self.with(|s| {
-            let mut config = s.config.clone();
+            let mut config = s.engine.config().clone();
             if let Some(m) = &a.mode {
                 config.mode = m.parse()?;
             }
@@ -188,7 +188,7 @@ impl MemoryServer {
             m = m.confidence(c);
         }
         self.with(|s| {
-            let outcome = s.store.remember(m, &s.config.dedup)?;
+            let outcome = s.store.remember(m, &s.engine.config().dedup)?;
             Ok(match outcome {
                 WriteOutcome::Inserted { id } => serde_json::json!({ "stored": id }),
                 WriteOutcome::Merged { into, .. } => serde_json::json!({ "merged_into": into }),
