@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache};
-use oro_mem_rank_vector::quant::dot_f32;
 use oro_mem_rank_vector::{Embedder, MiniLm};
+use oro_mem_store_sqlite::quant::dot_f32;
 
 const THRESHOLDS: [f32; 7] = [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4];
 

@@ -77,6 +77,7 @@ mod rank;
 mod ranking;
 pub mod recall;
 mod signals;
+mod stopwords;
 pub mod store;
 #[cfg(feature = "testing")]
 pub mod testing;

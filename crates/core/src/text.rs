@@ -1,5 +1,7 @@
-//! Text helpers shared by every ranker: word segmentation that understands CJK scripts, and a
-//! cheap lexical similarity for spotting near-duplicates.
+//! Text helpers shared by every ranker and store: word segmentation that understands CJK
+//! scripts, the terms of a lexical query ([`query_terms`]: what every lexical index searches
+//! for, whatever its query syntax), and a cheap lexical similarity for spotting
+//! near-duplicates.
 //!
 //! The segmentation follows SQLite FTS5's `unicode61` tokenizer for alphabetic scripts
 //! (letters and digits form words, everything else separates them) and splits Chinese,
@@ -7,6 +9,32 @@
 //! index can match any CJK word as a phrase of adjacent characters.
 
 use std::collections::HashSet;
+
+pub use crate::stopwords::is_stopword;
+
+/// At most this many distinct terms are kept from one query (the first ones). A task
+/// description rarely has more; a pasted log file would otherwise become a query with
+/// thousands of OR branches.
+pub const MAX_QUERY_TERMS: usize = 64;
+
+/// One term of a lexical query ([`query_terms`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Term {
+    /// A lowercase word of a space-separated script.
+    Word(String),
+    /// One or two adjacent CJK characters: a bigram of a longer run, or a run of one. An index
+    /// built with [`spaced_cjk`] matches it as a phrase of adjacent single characters.
+    Cjk(String),
+}
+
+impl Term {
+    /// The term's text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Term::Word(w) | Term::Cjk(w) => w,
+        }
+    }
+}
 
 /// A run of text of one kind, as returned by [`segments`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,9 +168,87 @@ pub fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
     shared as f64 / (a.len() + b.len() - shared) as f64
 }
 
+/// The distinct query terms of `text`, in order of first appearance.
+///
+/// Words are lowercased; stopwords and one-character words are dropped (one CJK character is
+/// a word, so it is kept); CJK runs become overlapping bigrams. Everything that is not a letter
+/// or digit, query operators' punctuation included, separates terms. At most
+/// [`MAX_QUERY_TERMS`] are returned.
+///
+/// ```
+/// use oro_mem_core::text::{query_terms, Term};
+/// let t = query_terms("Why does the 数据库 lock?");
+/// assert_eq!(t, [
+///     Term::Cjk("数据".into()), Term::Cjk("据库".into()), Term::Word("lock".into()),
+/// ]);
+/// ```
+pub fn query_terms(text: &str) -> Vec<Term> {
+    let mut out: Vec<Term> = Vec::new();
+    let push = |t: Term, out: &mut Vec<Term>| {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    };
+    for seg in segments(text) {
+        if out.len() >= MAX_QUERY_TERMS {
+            break;
+        }
+        match seg {
+            Segment::Word(w) => {
+                if w.chars().nth(1).is_none() {
+                    continue;
+                }
+                let lower = w.to_lowercase();
+                if !is_stopword(&lower) {
+                    push(Term::Word(lower), &mut out);
+                }
+            }
+            Segment::Cjk(run) => {
+                let chars: Vec<char> = run.chars().collect();
+                if chars.len() == 1 {
+                    push(Term::Cjk(run.to_string()), &mut out);
+                }
+                for pair in chars.windows(2) {
+                    push(Term::Cjk(pair.iter().collect()), &mut out);
+                }
+            }
+        }
+    }
+    out.truncate(MAX_QUERY_TERMS);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn query_terms_drop_stopwords_single_letters_and_operators() {
+        let words: Vec<String> = query_terms("How do I use a WAL-mode DB? (x AND y*)")
+            .iter()
+            .map(|t| t.as_str().to_string())
+            .collect();
+        assert_eq!(words, ["use", "wal", "mode", "db"]);
+        for q in [
+            "",
+            "   ",
+            "the and or not",
+            "a b c",
+            "\"\"\"",
+            "((*))",
+            "\0\0",
+        ] {
+            assert!(query_terms(q).is_empty(), "{q:?}");
+        }
+    }
+
+    #[test]
+    fn query_terms_are_deduplicated_and_capped() {
+        assert_eq!(query_terms("wal WAL Wal").len(), 1);
+        let long: String = (0..1000).map(|i| format!("word{i} ")).collect();
+        assert_eq!(query_terms(&long).len(), MAX_QUERY_TERMS);
+        assert_eq!(query_terms("锁"), [Term::Cjk("锁".into())]);
+    }
 
     #[test]
     fn words_split_cjk_per_character_and_keep_latin_words() {

@@ -2,11 +2,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use oro_mem_core::text::{segments, Segment};
+use oro_mem_core::text::{query_terms, segments, Segment, Term};
 use oro_mem_core::{Candidates, Error, MemoryId, Query, Ranker, Ranking, Result};
 use rust_stemmers::{Algorithm, Stemmer};
-
-use crate::query::{query_terms, Term};
 
 /// How text becomes index terms.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

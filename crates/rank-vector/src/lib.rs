@@ -2,7 +2,6 @@
 //!
 //! - [`Embedder`]: turns text into fixed-size vectors (dimension, model id, batch embed).
 //! - [`cosine`]: cosine similarity of two vectors.
-//! - [`quant`]: `i8` quantization and the SIMD scans a store uses to search many vectors.
 //! - [`VectorRanker`]: ranks [`Candidates`] by the `vector` signal (the cosines a vector
 //!   candidate source gave them); candidates without an embedding are left out.
 //!
@@ -27,7 +26,6 @@
 
 #[cfg(feature = "fastembed")]
 mod local;
-pub mod quant;
 
 #[cfg(feature = "fastembed")]
 pub use local::{

@@ -49,7 +49,9 @@
 #![deny(missing_docs)]
 
 mod filter;
+mod fts5;
 mod interface;
+pub mod quant;
 mod row;
 mod schema;
 mod search;
@@ -58,6 +60,7 @@ mod store;
 mod vectors;
 mod write;
 
+pub use fts5::fts5_query;
 pub use oro_mem_core::store::{ListOrder, WriteOutcome};
 pub use schema::SCHEMA_VERSION;
 pub use store::{Stats, Store};

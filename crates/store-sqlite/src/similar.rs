@@ -18,9 +18,9 @@
 //! --bench ingest`), 24 ms at 100k (`--example ingest_at`).
 
 use oro_mem_core::{MemoryId, Result};
-use oro_mem_rank_bm25::{query_terms, Term};
 use rusqlite::{params, Connection, OptionalExtension};
 
+use crate::fts5::fts5_phrases;
 use crate::store::{to_i64, SqlContext};
 
 /// FTS5's `bm25()` parameter `k1`; a term adds less than `idf × (k1 + 1)` to a score.
@@ -40,7 +40,7 @@ pub(crate) fn similar(
     limit: usize,
     min_similarity: f64,
 ) -> Result<Vec<(MemoryId, f64)>> {
-    let phrases: Vec<String> = query_terms(content).iter().map(Term::to_fts5).collect();
+    let phrases: Vec<String> = fts5_phrases(content);
     if phrases.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }
@@ -330,7 +330,7 @@ mod tests {
         let text = "sqlite lock jitter cache migration";
         let id = add(&mut s, text);
         let c = s.connection();
-        let phrases: Vec<String> = query_terms(text).iter().map(Term::to_fts5).collect();
+        let phrases: Vec<String> = fts5_phrases(text);
         let q = phrases.join(" OR ");
         let pruned = essential_matches(c, &phrases, &q, 1.0).unwrap();
         assert!(pruned.is_some(), "the common terms should be optional");

@@ -4,9 +4,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use crate::quant::dot_f32;
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::{ErrorKind, Filter, MemoryType, NewMemory, Result, Status, Timestamp};
-use oro_mem_rank_vector::quant::dot_f32;
 use oro_mem_rank_vector::{normalize, Embedder};
 
 use crate::schema;

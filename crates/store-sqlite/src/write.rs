@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
+use crate::quant::dot_f32;
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::store::WriteOutcome;
 use oro_mem_core::text::spaced_cjk;
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Timestamp};
-use oro_mem_rank_vector::quant::dot_f32;
 use oro_mem_rank_vector::Embedder;
 use rusqlite::{params, Connection, OpenFlags, TransactionBehavior};
 use serde::Serialize;

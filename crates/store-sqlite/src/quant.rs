@@ -194,8 +194,14 @@ impl<T> TopK<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize;
     use proptest::prelude::*;
+
+    fn normalize(v: &mut [f32]) {
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            v.iter_mut().for_each(|x| *x /= norm);
+        }
+    }
 
     #[test]
     fn quantize_round_trips_within_half_a_step() {
