@@ -80,8 +80,6 @@ fn scifact_rankings() -> Option<Vec<Lists>> {
         ..DedupConfig::default()
     };
     store.remember_batch(batch, &off).expect("import SciFact");
-    store.set_embedder(Arc::new(CachedEmbedder::new(model.clone(), cache)));
-    store.embed_missing(64, |_| {}).expect("embed SciFact");
 
     // The default hybrid engine at depth 100, with recency weighted so that four lists fuse.
     let mut config = Config {
@@ -92,6 +90,12 @@ fn scifact_rankings() -> Option<Vec<Lists>> {
     config.recall.depth = DEPTH;
     config.recall.vector_depth = DEPTH;
     config.recall.weights.set("recency", 0.6);
+    // The corpus embedded through the cache that `oro-mem eval` fills; queries by the model.
+    Engine::from_config(config.clone())
+        .expect("configuration")
+        .with_embedder(Arc::new(CachedEmbedder::new(model.clone(), cache)))
+        .embed_missing(&mut store, 64, |_| {})
+        .expect("embed SciFact");
     let mut engine = Engine::from_config(config)
         .expect("configuration")
         .with_embedder(model);

@@ -19,7 +19,8 @@ use std::sync::Arc;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use oro_mem_benches::{build_embedded_store, build_store, memories, SyntheticEmbedder};
 use oro_mem_core::config::DedupConfig;
-use oro_mem_core::{MemoryType, NewMemory};
+use oro_mem_core::{Config, MemoryType, Mode, NewMemory};
+use oro_mem_engine::Engine;
 use oro_mem_rank_vector::{Embedder, MiniLm};
 use oro_mem_store_sqlite::Store;
 
@@ -72,17 +73,25 @@ fn ingest(c: &mut Criterion) {
             b.iter_batched(
                 || {
                     std::fs::copy(template, &copy).expect("copy template store");
-                    let mut store = Store::open(&copy).expect("open copy");
-                    if let Some(e) = &embedder {
-                        store.set_embedder(e.clone());
-                    }
-                    let batch: Vec<NewMemory> = texts
+                    let store = Store::open(&copy).expect("open copy");
+                    let engine = match &embedder {
+                        Some(e) => Engine::from_config(Config {
+                            mode: Mode::Hybrid,
+                            ..Config::default()
+                        })
+                        .expect("default configuration")
+                        .with_embedder(e.clone()),
+                        None => Engine::from_config(Config::default()).expect("default"),
+                    };
+                    let batch: Vec<_> = texts
                         .iter()
-                        .map(|t| NewMemory::new(t.clone(), MemoryType::Lesson))
+                        .map(|t| (NewMemory::new(t.clone(), MemoryType::Lesson), None))
                         .collect();
-                    (store, batch)
+                    (engine, store, batch)
                 },
-                |(mut store, batch)| store.remember_batch(batch, &dedup).expect("ingest"),
+                |(mut engine, mut store, batch)| {
+                    engine.remember(&mut store, batch, &dedup).expect("ingest")
+                },
                 BatchSize::PerIteration,
             );
         });

@@ -27,16 +27,17 @@ fn main() {
     for enabled in [false, true, true, true] {
         std::fs::copy(&template, &copy).expect("copy the store");
         let mut store = Store::open(&copy).expect("open the copy");
-        let batch: Vec<NewMemory> = texts
+        let mut engine = oro_mem_benches::fts_engine();
+        let batch: Vec<_> = texts
             .iter()
-            .map(|t| NewMemory::new(t.clone(), MemoryType::Lesson))
+            .map(|t| (NewMemory::new(t.clone(), MemoryType::Lesson), None))
             .collect();
         let dedup = DedupConfig {
             enabled,
             ..DedupConfig::default()
         };
         let started = std::time::Instant::now();
-        store.remember_batch(batch, &dedup).expect("write");
+        engine.remember(&mut store, batch, &dedup).expect("write");
         println!(
             "{n} memories, dedup {}: {:.2} ms per write",
             if enabled { "on " } else { "off" },

@@ -9,7 +9,8 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 use oro_mem_core::config::DedupConfig;
-use oro_mem_core::{Filter, MemoryType, NewMemory};
+use oro_mem_core::{Config, Filter, MemoryType, Mode, NewMemory};
+use oro_mem_engine::Engine;
 use oro_mem_rank_vector::{Embedder, MiniLm, MINILM_MODEL_ID};
 use oro_mem_store_sqlite::Store;
 
@@ -30,7 +31,13 @@ fn main() {
     let model = Arc::new(MiniLm::load_default().expect("model (run scripts/fetch-model)"));
     let tmp = tempfile::tempdir().expect("tempdir");
     let mut store = Store::open(tmp.path().join("scifact.db")).expect("store");
-    store.set_embedder(model.clone());
+    let config = Config {
+        mode: Mode::Hybrid,
+        ..Config::default()
+    };
+    let mut engine = Engine::from_config(config)
+        .expect("default configuration")
+        .with_embedder(model.clone());
     let off = DedupConfig {
         enabled: false,
         ..DedupConfig::default()
@@ -46,10 +53,10 @@ fn main() {
                     d["title"].as_str().unwrap_or(""),
                     d["text"].as_str().unwrap_or("")
                 );
-                NewMemory::new(text.trim(), MemoryType::Lesson)
+                (NewMemory::new(text.trim(), MemoryType::Lesson), None)
             })
             .collect();
-        store.remember_batch(batch, &off).expect("insert");
+        engine.remember(&mut store, batch, &off).expect("insert");
     }
     eprintln!(
         "embedded {} documents in {:.0} s",

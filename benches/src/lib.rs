@@ -341,9 +341,18 @@ fn build_store_with(
     embedder: Option<Arc<dyn Embedder>>,
 ) -> Store {
     let mut store = Store::open(path).expect("open bench store");
-    if let Some(e) = embedder {
-        store.set_embedder(e);
-    }
+    let mut engine = match embedder {
+        Some(e) => {
+            let config = Config {
+                mode: Mode::Hybrid,
+                ..Config::default()
+            };
+            Engine::from_config(config)
+                .expect("default configuration")
+                .with_embedder(e)
+        }
+        None => fts_engine(),
+    };
     let off = DedupConfig {
         enabled: false,
         ..DedupConfig::default()
@@ -359,11 +368,11 @@ fn build_store_with(
                 let mut m = NewMemory::new(t.clone(), types[rng.below(types.len())])
                     .created_at(Timestamp(now - rng.below(365 * 86_400) as i64));
                 m.access_count = rng.below(4) as u64;
-                m
+                (m, None)
             })
             .collect();
-        store
-            .remember_batch(batch, &off)
+        engine
+            .remember(&mut store, batch, &off)
             .expect("insert bench memories");
     }
     store

@@ -101,9 +101,9 @@ pub fn extract(ctx: &mut Ctx, a: &ExtractArgs) -> Result<()> {
     let outcomes = if batch.is_empty() {
         Vec::new()
     } else {
-        ctx.embed_writes();
-        ctx.store
-            .remember_batch(batch, &dedup_config(ctx.engine.config(), false))?
+        let dedup = dedup_config(ctx.engine.config(), false);
+        ctx.remember(batch.into_iter().map(|m| (m, None)).collect(), &dedup)?
+            .outcomes
     };
     let mut tally = Tally::default();
     outcomes.iter().for_each(|o| tally.add(o));
@@ -178,20 +178,13 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
     let mut tally = Tally::default();
     let mut reused = 0;
     if !a.dry_run && !new.is_empty() {
-        ctx.embed_writes();
         let dedup = dedup_config(ctx.engine.config(), false);
-        let store = &mut ctx.store;
-        // The worker's embeddings of the model this store uses are written, not remade.
-        if let Some(model) = store.embedder() {
-            reused = new
-                .iter()
-                .filter_map(|(_, e)| e.as_ref())
-                .filter(|e| e.is_from(model.as_ref()))
-                .count();
-        }
-        // One transaction: all of it lands or none.
-        for o in store.remember_batch_reusing(new, &dedup)? {
-            tally.add(&o);
+        // One transaction: all of it lands or none. The worker's embeddings of the model
+        // this store uses are written, not remade.
+        let done = ctx.remember(new, &dedup)?;
+        reused = done.reused;
+        for o in &done.outcomes {
+            tally.add(o);
         }
     }
     let other = a.other.display().to_string();

@@ -240,19 +240,21 @@ fn import(dataset: &Dataset, now: Option<Timestamp>) -> Result<Corpus> {
     })
 }
 
-/// Embeds the corpus through the cache, then leaves the bare model on the store for queries
-/// (so query latency includes embedding the query, as in `recall`).
+/// Embeds the corpus through the cache; queries are embedded by the bare model (so query
+/// latency includes embedding the query, as in `recall`).
 fn embed(corpus: &mut Corpus, engine: &mut Engine, cache: Option<&Path>) -> Result<()> {
     let model = engine.embedder()?;
     let cache = match cache {
         Some(path) => EmbeddingCache::create(path)?,
         None => EmbeddingCache::in_memory()?,
     };
-    let cached = Arc::new(CachedEmbedder::new(model.clone(), cache));
-    corpus.store.set_embedder(cached.clone());
+    let cached = Arc::new(CachedEmbedder::new(model, cache));
+    let mut caching = engine
+        .reconfigured(engine.config().clone())?
+        .with_embedder(cached.clone());
     let started = Instant::now();
     let mut next_line = 0;
-    corpus.store.embed_missing(64, |p| {
+    caching.embed_missing(&mut corpus.store, 64, |p| {
         if p.total > 0 && (p.done >= next_line || p.done == p.total) {
             eprintln!("eval: embedding corpus {}/{}", p.done, p.total);
             next_line = p.done + p.total.div_ceil(10);
@@ -265,7 +267,6 @@ fn embed(corpus: &mut Corpus, engine: &mut Engine, cache: Option<&Path>) -> Resu
         stats.hits,
         stats.misses
     );
-    corpus.store.set_embedder(model);
     Ok(())
 }
 

@@ -7,6 +7,7 @@ mod eval;
 mod mcp;
 mod render;
 
+use std::collections::HashSet;
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::Path;
 
@@ -15,8 +16,8 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::{Config, Filter, MetaCondition, NewMemory, Query, Source, Status, Timestamp};
-use oro_mem_engine::{Answer, Engine};
-use oro_mem_store_sqlite::{ListOrder, Store, WriteOutcome};
+use oro_mem_engine::{Answer, Engine, Remembered};
+use oro_mem_store_sqlite::{Embedding, ListOrder, Store, WriteOutcome};
 
 use crate::args::{Cli, Command, FilterArgs, Format, MemoriesCommand, Sort};
 
@@ -32,19 +33,26 @@ struct Ctx {
     store: Store,
     /// Holds the configuration too ([`Engine::config`]).
     engine: Engine,
+    /// Warnings of the write path already printed.
+    warned: HashSet<String>,
 }
 
 impl Ctx {
-    /// In hybrid mode, gives the store the embedding model so that what it writes is
-    /// embedded. A model that does not load is one line on stderr: the memories are stored
-    /// anyway, and `oro-mem embed` adds their embeddings later.
-    fn embed_writes(&mut self) {
-        if let Err(e) = self.engine.embed_writes(&mut self.store) {
-            eprintln!(
-                "oro-mem: {e}; storing without embeddings (run `oro-mem embed` once the model \
-                 is in place)"
-            );
+    /// Stores `batch` through the engine, which embeds it in hybrid mode. A model that does
+    /// not load is one line on stderr (once per process): the memories are stored anyway,
+    /// and `oro-mem embed` adds their embeddings later.
+    fn remember(
+        &mut self,
+        batch: Vec<(NewMemory, Option<Embedding>)>,
+        dedup: &DedupConfig,
+    ) -> Result<Remembered> {
+        let done = self.engine.remember(&mut self.store, batch, dedup)?;
+        for w in &done.warnings {
+            if self.warned.insert(w.clone()) {
+                eprintln!("oro-mem: {w} (run `oro-mem embed` once the model is in place)");
+            }
         }
+        Ok(done)
     }
 }
 
@@ -62,7 +70,11 @@ fn open(cli: &Cli) -> Result<Ctx> {
     let config = config_file::load(config_path.as_deref())?;
     let store = Store::open(&db)?;
     let engine = Engine::from_config(config)?;
-    Ok(Ctx { store, engine })
+    Ok(Ctx {
+        store,
+        engine,
+        warned: HashSet::new(),
+    })
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -222,8 +234,7 @@ fn remember(mut ctx: Ctx, a: &args::RememberArgs) -> Result<()> {
         }
     }
     let dedup = dedup_config(ctx.engine.config(), a.no_dedup);
-    ctx.embed_writes();
-    let outcome = ctx.store.remember(m, &dedup)?;
+    let outcome = ctx.remember(vec![(m, None)], &dedup)?.outcomes[0];
     if a.json {
         println!("{}", serde_json::to_string(&outcome)?);
     } else {
@@ -444,14 +455,14 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
             })?;
         }
     }
-    ctx.embed_writes();
     let (reader, len) = open_input(&a.file)?;
     let bar = progress(len, "importing");
     let dedup = dedup_config(ctx.engine.config(), a.no_dedup);
     let (mut inserted, mut merged, mut skipped) = (0u64, 0u64, 0u64);
     let mut batch = Vec::with_capacity(a.batch_size);
-    let mut flush = |batch: &mut Vec<NewMemory>, store: &mut Store| -> Result<()> {
-        for o in store.remember_batch(std::mem::take(batch), &dedup)? {
+    let mut flush = |batch: &mut Vec<NewMemory>, ctx: &mut Ctx| -> Result<()> {
+        let memories = std::mem::take(batch).into_iter().map(|m| (m, None));
+        for o in ctx.remember(memories.collect(), &dedup)?.outcomes {
             match o {
                 WriteOutcome::Inserted { .. } => inserted += 1,
                 WriteOutcome::Merged { .. } => merged += 1,
@@ -468,10 +479,10 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
         }
         batch.push(parse_import_line(&line).with_context(|| format!("line {}", i + 1))?);
         if batch.len() >= a.batch_size {
-            flush(&mut batch, &mut ctx.store)?;
+            flush(&mut batch, &mut ctx)?;
         }
     }
-    flush(&mut batch, &mut ctx.store)?;
+    flush(&mut batch, &mut ctx)?;
     bar.finish_and_clear();
     println!("imported: {inserted} inserted, {merged} merged, {skipped} skipped");
     Ok(())
@@ -481,9 +492,7 @@ fn embed(mut ctx: Ctx, a: &args::EmbedArgs) -> Result<()> {
     if a.batch_size == 0 {
         bail!("--batch-size must be at least 1");
     }
-    let embedder = ctx.engine.embedder()?;
-    let model = embedder.model_id().to_string();
-    ctx.store.set_embedder(embedder);
+    let model = ctx.engine.embedder()?.model_id().to_string();
     if a.rebuild_index {
         ctx.store.rebuild_index()?;
     }
@@ -499,7 +508,7 @@ fn embed(mut ctx: Ctx, a: &args::EmbedArgs) -> Result<()> {
         ProgressBar::hidden()
     };
     let mut next_line = 0u64;
-    let done = ctx.store.embed_missing(a.batch_size, |p| {
+    let done = ctx.engine.embed_missing(&mut ctx.store, a.batch_size, |p| {
         bar.set_length(p.total);
         bar.set_position(p.done);
         if !tty && p.total > 0 && (p.done >= next_line || p.done == p.total) {

@@ -188,14 +188,19 @@ impl MemoryServer {
             m = m.confidence(c);
         }
         self.with(|s| {
-            let outcome = s.store.remember(m, &s.engine.config().dedup)?;
-            Ok(match outcome {
+            let dedup = s.engine.config().dedup.clone();
+            let done = s.remember(vec![(m, None)], &dedup)?;
+            let mut out = match done.outcomes[0] {
                 WriteOutcome::Inserted { id } => serde_json::json!({ "stored": id }),
                 WriteOutcome::Merged { into, .. } => serde_json::json!({ "merged_into": into }),
                 WriteOutcome::Skipped { duplicate_of, .. } => {
                     serde_json::json!({ "duplicate_of": duplicate_of })
                 }
-            })
+            };
+            if !done.warnings.is_empty() {
+                out["warnings"] = serde_json::json!(done.warnings);
+            }
+            Ok(out)
         })
     }
 }
@@ -270,8 +275,12 @@ impl ServerHandler for MemoryServer {
 
 /// Serves MCP on standard input and output until the client disconnects.
 pub fn serve(mut ctx: Ctx) -> Result<()> {
-    // Load the model once, not per search.
-    ctx.embed_writes();
+    // Load the model once, before the first search.
+    if ctx.engine.config().mode.uses_vectors() {
+        if let Err(e) = ctx.engine.embedder() {
+            eprintln!("oro-mem: {e}; answering FTS-only and storing without embeddings");
+        }
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -95,5 +95,5 @@ pub use rank::{Fuser, Ranker, Weighted};
 pub use ranking::{Candidate, Candidates, Hit, Ranking, Signal};
 pub use recall::{Pipeline, Recall, Recalled};
 pub use signals::{AccessFrequency, Recency};
-pub use store::{CandidateSearch, ListOrder, MemoryRead, MemoryWrite, WriteOutcome};
+pub use store::{CandidateSearch, Embedding, ListOrder, MemoryRead, MemoryWrite, WriteOutcome};
 pub use time::Timestamp;

@@ -284,6 +284,29 @@ impl NewMemory {
     }
 }
 
+/// Validates every memory of `batch` ([`NewMemory::validate`]); when there is more than one,
+/// the error names the position of the first bad one (from 1).
+///
+/// # Errors
+///
+/// As [`NewMemory::validate`].
+pub fn validate_batch<'a>(batch: impl IntoIterator<Item = &'a mut NewMemory>) -> Result<()> {
+    let mut batch = batch.into_iter().peekable();
+    let mut i = 0;
+    while let Some(m) = batch.next() {
+        i += 1;
+        let many = i > 1 || batch.peek().is_some();
+        m.validate().map_err(|e| {
+            if many {
+                Error::invalid_input(format!("memory {i} of the batch: {e}"))
+            } else {
+                e
+            }
+        })?;
+    }
+    Ok(())
+}
+
 /// The stored memory as something to store elsewhere: everything but the id and `updated_at`
 /// is kept (times, confidence, access counts, pin, status, metadata).
 impl From<Memory> for NewMemory {

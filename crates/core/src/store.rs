@@ -5,12 +5,16 @@
 //! - [`CandidateSearch`]: the candidates of a query: the best lexical matches, the nearest
 //!   embeddings, and exact similarities of given memories.
 //! - [`MemoryWrite`]: remembering (with duplicate detection), forgetting, pinning, archiving,
-//!   and recording access.
+//!   recording access, and keeping the [`Embedding`]s the caller made.
+//!
+//! A store holds embeddings but never makes them: the caller (the engine, which owns the
+//! model) hands them over with the memories ([`MemoryWrite::remember_embedded`]) or later
+//! ([`MemoryWrite::set_embeddings`], for what [`CandidateSearch::unembedded`] lists).
 
 use serde::Serialize;
 
 use crate::config::DedupConfig;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::memory::{Memory, MemoryId, NewMemory, Status};
 use crate::query::Filter;
 use crate::time::Timestamp;
@@ -65,6 +69,50 @@ impl WriteOutcome {
             WriteOutcome::Skipped { duplicate_of, .. } => duplicate_of,
         }
     }
+}
+
+/// An embedding as a store keeps it: the model that made it and the vector.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Embedding {
+    /// The model's id (an embedder's `model_id`); stored beside the vector, so a model change
+    /// is detected and the text embedded again.
+    pub model: String,
+    /// The vector, unit length as embedders return it (so a cosine is a dot product).
+    pub vector: Vec<f32>,
+}
+
+impl Embedding {
+    /// Checks what a store relies on: a model id, and a non-empty vector of finite numbers.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) saying what was wrong.
+    pub fn validate(&self) -> Result<()> {
+        check_vector(&self.model, &self.vector)
+    }
+}
+
+/// [`Embedding::validate`] for a vector and its model given apart.
+///
+/// # Errors
+///
+/// As [`Embedding::validate`].
+pub fn check_vector(model: &str, vector: &[f32]) -> Result<()> {
+    if model.trim().is_empty() {
+        return Err(Error::invalid_input("embedding model id is empty"));
+    }
+    if vector.is_empty() {
+        return Err(Error::invalid_input(format!(
+            "embedding of model {model} has no values"
+        )));
+    }
+    if let Some(i) = vector.iter().position(|x| !x.is_finite()) {
+        return Err(Error::invalid_input(format!(
+            "embedding of model {model} has a value that is not a finite number ({} at {i})",
+            vector[i]
+        )));
+    }
+    Ok(())
 }
 
 /// Reading memories.
@@ -151,23 +199,65 @@ pub trait CandidateSearch: MemoryRead {
     ///
     /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
     fn count_unembedded(&self, model: &str) -> Result<u64>;
+
+    /// Up to `limit` memories with an id above `after` and no embedding by `model` (none, or
+    /// one by another model), by ascending id: `(id, content)`, the text to embed.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
+    fn unembedded(
+        &self,
+        model: &str,
+        after: MemoryId,
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, String)>>;
 }
 
 /// Changing memories. Each call is atomic: it happens whole or not at all.
 pub trait MemoryWrite {
-    /// Validates and stores `batch`, each memory checked for duplicates of its namespace
-    /// under `dedup`: inserted, merged into a duplicate, or skipped. All or nothing.
+    /// Validates and stores `batch`, each memory with its embedding if it has one, and each
+    /// checked for duplicates of its namespace under `dedup`: inserted, merged into a
+    /// duplicate, or skipped. All or nothing.
+    ///
+    /// A memory is a duplicate when its content matches an existing memory's lexically above
+    /// `dedup.bm25`, or when its embedding's cosine with one of the same model (already
+    /// stored, or earlier in the batch) is above `dedup.cosine`.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) naming the bad memory;
-    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails. Nothing is
-    /// written then.
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) naming the bad memory or
+    /// embedding; [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
+    /// Nothing is written then.
+    fn remember_embedded(
+        &mut self,
+        batch: Vec<(NewMemory, Option<Embedding>)>,
+        dedup: &DedupConfig,
+    ) -> Result<Vec<WriteOutcome>>;
+
+    /// [`MemoryWrite::remember_embedded`] for memories without embeddings.
+    ///
+    /// # Errors
+    ///
+    /// As [`MemoryWrite::remember_embedded`].
     fn remember_batch(
         &mut self,
         batch: Vec<NewMemory>,
         dedup: &DedupConfig,
-    ) -> Result<Vec<WriteOutcome>>;
+    ) -> Result<Vec<WriteOutcome>> {
+        self.remember_embedded(batch.into_iter().map(|m| (m, None)).collect(), dedup)
+    }
+
+    /// Stores `rows`' vectors as the memories' embeddings by `model`, replacing any they had
+    /// (by this model or another). Memories that no longer exist are skipped; the number
+    /// stored is returned. All or nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for an empty model id, or
+    /// vectors that are empty, not finite, or not all of one dimension;
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
+    fn set_embeddings(&mut self, model: &str, rows: &[(MemoryId, Vec<f32>)]) -> Result<usize>;
 
     /// Deletes a memory.
     ///

@@ -2,13 +2,14 @@
 //! `testing`).
 //!
 //! [`store_conformance`] takes a function that makes an empty store and checks what the
-//! engine and the commands rely on: reading, filtering, lexical search, vector search where the
-//! store embeds, and every write. It panics with a message naming the broken rule.
+//! engine and the commands rely on: reading, filtering, lexical search, keeping and searching
+//! the embeddings it is given, and every write. It panics with a message naming the broken
+//! rule.
 
 use crate::config::DedupConfig;
 use crate::memory::{MemoryType, NewMemory, Status};
 use crate::query::Filter;
-use crate::store::{CandidateSearch, ListOrder, MemoryWrite, WriteOutcome};
+use crate::store::{CandidateSearch, Embedding, ListOrder, MemoryWrite, WriteOutcome};
 use crate::time::Timestamp;
 use crate::ErrorKind;
 
@@ -43,6 +44,8 @@ pub fn store_conformance<S: CandidateSearch + MemoryWrite>(mut make: impl FnMut(
     writes_change_what_they_say(&mut make());
     invalid_batches_write_nothing(&mut make());
     duplicates_are_merged_or_skipped(&mut make());
+    embeddings_are_kept_searched_and_replaced(&mut make());
+    cosine_duplicates_are_caught(&mut make());
 }
 
 fn written_memories_read_back<S: CandidateSearch + MemoryWrite>(s: &mut S) {
@@ -249,4 +252,146 @@ fn duplicates_are_merged_or_skipped<S: CandidateSearch + MemoryWrite>(s: &mut S)
         "a less confident duplicate is skipped: {third:?}"
     );
     assert_eq!(s.count(&Filter::default()).expect("count"), 1);
+}
+
+/// A unit vector of 4 along `(x, y)`.
+fn unit(x: f32, y: f32) -> Vec<f32> {
+    let n = (x * x + y * y).sqrt();
+    vec![x / n, y / n, 0.0, 0.0]
+}
+
+fn embedded(text: &str, model: &str, vector: Vec<f32>) -> (NewMemory, Option<Embedding>) {
+    let e = Embedding {
+        model: model.into(),
+        vector,
+    };
+    (NewMemory::new(text, MemoryType::Lesson), Some(e))
+}
+
+fn embeddings_are_kept_searched_and_replaced<S: CandidateSearch + MemoryWrite>(s: &mut S) {
+    let out = s
+        .remember_embedded(
+            vec![
+                embedded("along x", "m1", unit(1.0, 0.0)),
+                embedded("along y", "m1", unit(0.0, 1.0)),
+                embedded("between", "m1", unit(1.0, 1.0)),
+                (NewMemory::new("no vector", MemoryType::Lesson), None),
+            ],
+            &no_dedup(),
+        )
+        .expect("remember_embedded");
+    let ids: Vec<_> = out.iter().map(WriteOutcome::id).collect();
+    let near = s
+        .vector_candidates("m1", &unit(1.0, 0.2), &Filter::default(), 2)
+        .expect("vector search");
+    assert_eq!(
+        near.iter().map(|h| h.0).collect::<Vec<_>>(),
+        [ids[0], ids[2]],
+        "nearest first, depth honoured"
+    );
+    let exact = f64::from(unit(1.0, 0.2)[0]);
+    assert!(
+        (near[0].1 - exact).abs() < 1e-5,
+        "the cosine is exact: {} vs {exact}",
+        near[0].1
+    );
+    assert!(
+        s.vector_candidates("other", &unit(1.0, 0.0), &Filter::default(), 5)
+            .expect("vector search")
+            .is_empty(),
+        "another model's query finds nothing"
+    );
+    let sims = s
+        .similarities("m1", &unit(0.0, 1.0), &[ids[3], ids[1], ids[0]])
+        .expect("similarities");
+    assert_eq!(
+        sims.iter().map(|h| h.0).collect::<Vec<_>>(),
+        [ids[1], ids[0]],
+        "similarities of the ids with an embedding, in the order asked"
+    );
+    assert!((sims[0].1 - 1.0).abs() < 1e-5 && sims[1].1.abs() < 1e-5);
+
+    assert_eq!(s.count_unembedded("m1").expect("count"), 1);
+    let todo = s.unembedded("m1", 0, 10).expect("unembedded");
+    assert_eq!(todo, [(ids[3], "no vector".to_string())]);
+    assert_eq!(
+        s.unembedded("m2", ids[0], 2).expect("unembedded"),
+        [
+            (ids[1], "along y".to_string()),
+            (ids[2], "between".to_string())
+        ],
+        "after an id, by id, limited"
+    );
+    let stored = s
+        .set_embeddings(
+            "m2",
+            &[(ids[0], unit(0.0, 1.0)), (ids[3] + 1_000, unit(1.0, 0.0))],
+        )
+        .expect("set_embeddings");
+    assert_eq!(stored, 1, "an unknown id is skipped");
+    assert_eq!(
+        s.count_unembedded("m1").expect("count"),
+        2,
+        "the new model's embedding replaced the old"
+    );
+    let near = s
+        .vector_candidates("m2", &unit(0.0, 1.0), &Filter::default(), 5)
+        .expect("vector search");
+    assert_eq!(near.iter().map(|h| h.0).collect::<Vec<_>>(), [ids[0]]);
+    assert!(
+        s.vector_candidates("m1", &unit(1.0, 0.0), &Filter::default(), 5)
+            .expect("vector search")
+            .iter()
+            .all(|h| h.0 != ids[0]),
+        "the replaced embedding is no longer searched"
+    );
+
+    let bad = s
+        .remember_embedded(vec![embedded("nan", "m1", vec![f32::NAN; 4])], &no_dedup())
+        .expect_err("a NaN vector");
+    assert_eq!(bad.kind(), ErrorKind::InvalidInput);
+    let bad = s
+        .set_embeddings("m1", &[(ids[1], vec![1.0, 0.0]), (ids[2], vec![1.0])])
+        .expect_err("two dimensions");
+    assert_eq!(bad.kind(), ErrorKind::InvalidInput);
+    assert_eq!(s.count(&Filter::default()).expect("count"), 4);
+    assert_eq!(
+        s.count_unembedded("m1").expect("count"),
+        2,
+        "nothing written"
+    );
+}
+
+fn cosine_duplicates_are_caught<S: CandidateSearch + MemoryWrite>(s: &mut S) {
+    let dedup = DedupConfig {
+        bm25: 2.0, // never: only the cosine rule can fire
+        ..DedupConfig::default()
+    };
+    let out = s
+        .remember_embedded(
+            vec![
+                embedded("alpha words", "m1", unit(1.0, 0.0)),
+                embedded("other words entirely", "m1", unit(1.0, 0.01)),
+                embedded("another model", "m2", unit(1.0, 0.0)),
+            ],
+            &dedup,
+        )
+        .expect("remember_embedded");
+    assert!(
+        matches!(out[1], WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == out[0].id()),
+        "a near-identical embedding earlier in the batch is a duplicate: {:?}",
+        out[1]
+    );
+    assert!(
+        matches!(out[2], WriteOutcome::Inserted { .. }),
+        "another model's embedding is not compared: {:?}",
+        out[2]
+    );
+    let again = s
+        .remember_embedded(vec![embedded("again", "m1", unit(1.0, 0.02))], &dedup)
+        .expect("remember_embedded")[0];
+    assert!(
+        matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == out[0].id()),
+        "a stored near-identical embedding is a duplicate: {again:?}"
+    );
 }

@@ -10,7 +10,6 @@ use oro_mem_core::{
 use oro_mem_fusion::Scaled;
 use oro_mem_rank_bm25::Bm25Ranker;
 use oro_mem_rank_vector::Embedder;
-use oro_mem_store_sqlite::Store;
 use serde::Serialize;
 
 use crate::registry::Registry;
@@ -172,21 +171,6 @@ impl Engine {
         let e = (self.loader)()?;
         self.embedder = Some(e.clone());
         Ok(e)
-    }
-
-    /// In hybrid and vector mode, gives `store` the embedding model so that what it writes is
-    /// embedded.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::Embedding`] when the model cannot load: the store then writes without
-    /// embeddings, which `embed_missing` adds later.
-    pub fn embed_writes(&mut self, store: &mut Store) -> Result<()> {
-        if !self.config.mode.uses_vectors() || store.embedder().is_some() {
-            return Ok(());
-        }
-        store.set_embedder(self.embedder()?);
-        Ok(())
     }
 
     /// The pipeline the configuration describes for `mode`: the registered rankers with a

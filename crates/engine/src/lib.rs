@@ -35,10 +35,9 @@
 //!   built-in or your own, and which sources each mode runs.
 //! - [`CandidateSource`]: finds candidates and gives them a per-query signal ([`Lexical`]:
 //!   FTS5 BM25; [`Nearest`]: embeddings).
-//! - [`Registry`]: the plug-ins a configuration names — candidate sources, rankers, fusers —
-//!   built-in or your own, and which sources each mode runs.
-//! - [`CandidateSource`]: finds candidates and gives them a per-query signal ([`Lexical`]:
-//!   FTS5 BM25; [`Nearest`]: embeddings).
+//! - [`Engine::remember`] and [`Engine::embed_missing`]: the write path. The engine embeds
+//!   (in hybrid and vector mode) and the store keeps the vectors ([`Remembered`],
+//!   [`EmbedProgress`]).
 //!
 //! # Crate features
 //!
@@ -54,7 +53,9 @@ mod registry;
 mod source;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod write;
 
 pub use engine::{Answer, EmbedderLoader, Engine, Gathered};
 pub use registry::{FuserFactory, RankerFactory, Registry, SourceFactory};
 pub use source::{CandidateSource, Found, Lexical, Nearest, QueryEmbedding, Search, SourceContext};
+pub use write::{EmbedProgress, Remembered};

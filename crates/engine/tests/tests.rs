@@ -1,13 +1,20 @@
-//! The engine driven from outside: plug-ins defined here and chosen by configuration, and the
-//! shared recall fixtures (`fixtures/recall/*.toml`) in FTS and hybrid mode.
+//! The engine driven from outside: plug-ins defined here and chosen by configuration, the
+//! shared recall fixtures (`fixtures/recall/*.toml`) in FTS and hybrid mode, and the write
+//! path (the engine embeds, the store keeps).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::{
-    Candidates, Config, ErrorKind, Filter, MemoryId, MemoryType, Mode, NewMemory, Query, Ranker,
-    Ranking, Result,
+    Candidates, Config, Embedding, Error, ErrorKind, Filter, MemoryId, MemoryType, Mode, NewMemory,
+    Query, Ranker, Ranking, Result, WriteOutcome,
 };
 use oro_mem_engine::testing::{recall_cases, recall_fixture_dir};
-use oro_mem_engine::{CandidateSource, Engine, Found, Registry, Search, SourceContext};
+use oro_mem_engine::{
+    CandidateSource, EmbedderLoader, Engine, Found, Registry, Search, SourceContext,
+};
+use oro_mem_rank_vector::{normalize, Embedder};
 use oro_mem_store_sqlite::Store;
 
 /// Shorter memories first: a ranker that needs only the memories.
@@ -78,16 +85,19 @@ impl Ranker for TagMatch {
     }
 }
 
-fn store(memories: &[(&str, &[&str])]) -> Store {
-    let mut store = Store::open_in_memory().unwrap();
-    let off = DedupConfig {
+fn off() -> DedupConfig {
+    DedupConfig {
         enabled: false,
         ..DedupConfig::default()
-    };
+    }
+}
+
+fn store(memories: &[(&str, &[&str])]) -> Store {
+    let mut store = Store::open_in_memory().unwrap();
     for (content, tags) in memories {
         let m =
             NewMemory::new(*content, MemoryType::Lesson).tags(tags.iter().map(|t| t.to_string()));
-        store.remember(m, &off).unwrap();
+        store.remember(m, &off()).unwrap();
     }
     store
 }
@@ -210,15 +220,13 @@ fn fixtures_pass_in_fts_and_hybrid_mode() {
             .with_embedder(model.clone());
         for (path, case) in recall_cases(&recall_fixture_dir()) {
             let mut s = Store::open_in_memory().unwrap();
-            engine.embed_writes(&mut s).unwrap();
-            let off = DedupConfig {
-                enabled: false,
-                ..DedupConfig::default()
-            };
             for m in &case.memories {
                 let memory = NewMemory::new(m.content.as_str(), m.memory_type.parse().unwrap())
                     .tags(m.tags.iter().cloned());
-                s.remember(memory, &off).unwrap();
+                let done = engine
+                    .remember(&mut s, vec![(memory, None)], &off())
+                    .unwrap();
+                assert!(done.warnings.is_empty(), "{:?}", done.warnings);
             }
             let filter = Filter::default();
             let answer = engine
@@ -241,4 +249,208 @@ fn fixtures_pass_in_fts_and_hybrid_mode() {
             );
         }
     }
+}
+
+/// A pseudo-random unit vector per text, counting calls, failing from call `fail_after` on.
+struct Random {
+    model: &'static str,
+    dim: usize,
+    calls: AtomicUsize,
+    fail_after: usize,
+}
+
+impl Random {
+    fn new(model: &'static str, dim: usize) -> Random {
+        Random {
+            model,
+            dim,
+            calls: AtomicUsize::new(0),
+            fail_after: usize::MAX,
+        }
+    }
+
+    fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+}
+
+impl Embedder for Random {
+    fn model_id(&self) -> &str {
+        self.model
+    }
+
+    fn dimension(&self) -> usize {
+        self.dim
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if self.calls.fetch_add(1, Ordering::SeqCst) >= self.fail_after {
+            return Err(Error::new(ErrorKind::Embedding, "model went away"));
+        }
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut state = t.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+                });
+                let mut v: Vec<f32> = (0..self.dim)
+                    .map(|_| {
+                        state = state
+                            .wrapping_mul(6_364_136_223_846_793_005)
+                            .wrapping_add(1);
+                        (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+                    })
+                    .collect();
+                normalize(&mut v);
+                v
+            })
+            .collect())
+    }
+}
+
+fn hybrid_engine(model: Arc<dyn Embedder>) -> Engine {
+    let config = Config {
+        mode: Mode::Hybrid,
+        ..Config::default()
+    };
+    Engine::from_config(config).unwrap().with_embedder(model)
+}
+
+fn lessons(texts: &[&str]) -> Vec<(NewMemory, Option<Embedding>)> {
+    texts
+        .iter()
+        .map(|t| (NewMemory::new(*t, MemoryType::Lesson), None))
+        .collect()
+}
+
+#[test]
+fn remember_reuses_embeddings_of_its_model_and_makes_the_rest() {
+    let worker = Random::new("test/random", 16);
+    let made = worker.embed(&["alpha lesson", "beta lesson"]).unwrap();
+    let mut batch = lessons(&[
+        "alpha lesson",
+        "beta lesson",
+        "gamma lesson",
+        "delta lesson",
+    ]);
+    for (i, v) in made.into_iter().enumerate() {
+        batch[i].1 = Some(Embedding {
+            model: "test/random".into(),
+            vector: v,
+        });
+    }
+    // Another model's embedding is not reused: delta is embedded again.
+    batch[3].1 = Some(Embedding {
+        model: "test/other".into(),
+        vector: vec![1.0; 16],
+    });
+    let model = Arc::new(Random::new("test/random", 16));
+    let mut engine = hybrid_engine(model.clone());
+    let mut s = Store::open_in_memory().unwrap();
+    let done = engine.remember(&mut s, batch, &off()).unwrap();
+    assert_eq!(done.reused, 2);
+    assert!(done.warnings.is_empty());
+    assert_eq!(model.calls(), 1, "one call, for gamma and delta");
+    assert_eq!(s.count_unembedded("test/random").unwrap(), 0);
+    let delta = model.embed(&["delta lesson"]).unwrap().remove(0);
+    let hits = s
+        .vector_candidates("test/random", &delta, &Filter::default(), 1)
+        .unwrap();
+    assert_eq!(hits[0].0, 4);
+    assert!((hits[0].1 - 1.0).abs() < 1e-5, "{hits:?}");
+
+    // In FTS mode nothing is embedded, and what came with the memories is not written.
+    let mut fts = Engine::from_config(Config::default())
+        .unwrap()
+        .with_embedder(model.clone());
+    let mut batch = lessons(&["epsilon lesson"]);
+    batch[0].1 = Some(Embedding {
+        model: "test/random".into(),
+        vector: model.embed(&["epsilon lesson"]).unwrap().remove(0),
+    });
+    fts.remember(&mut s, batch, &off()).unwrap();
+    assert_eq!(model.calls(), 3);
+    assert_eq!(s.count_unembedded("test/random").unwrap(), 1);
+}
+
+#[test]
+fn remember_validates_before_the_model_runs() {
+    let model = Arc::new(Random::new("test/random", 8));
+    let mut engine = hybrid_engine(model.clone());
+    let mut s = Store::open_in_memory().unwrap();
+    let err = engine
+        .remember(&mut s, lessons(&["fine", "  "]), &off())
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("memory 2 of the batch"), "{err}");
+    assert_eq!(model.calls(), 0);
+    assert_eq!(s.count(&Filter::default()).unwrap(), 0);
+}
+
+#[test]
+fn without_the_model_memories_are_stored_unembedded_with_a_warning() {
+    let loader: EmbedderLoader =
+        Arc::new(|| Err(Error::new(ErrorKind::Embedding, "no model here")));
+    let config = Config {
+        mode: Mode::Hybrid,
+        ..Config::default()
+    };
+    let mut engine = Engine::from_config(config).unwrap().with_loader(loader);
+    let mut s = Store::open_in_memory().unwrap();
+    let done = engine
+        .remember(&mut s, lessons(&["alpha lesson"]), &off())
+        .unwrap();
+    assert!(matches!(done.outcomes[..], [WriteOutcome::Inserted { .. }]));
+    assert_eq!(done.warnings.len(), 1);
+    assert!(
+        done.warnings[0].contains("no model here"),
+        "{:?}",
+        done.warnings
+    );
+    assert_eq!(s.count_unembedded("test/random").unwrap(), 1);
+    // Embedding later needs the model: a clear error, nothing changed.
+    let err = engine.embed_missing(&mut s, 10, |_| {}).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Embedding);
+}
+
+#[test]
+fn embed_missing_is_resumable_and_replaces_other_models() {
+    let mut s = Store::open_in_memory().unwrap();
+    let texts: Vec<String> = (0..1100).map(|i| format!("text {i}")).collect();
+    let batch: Vec<NewMemory> = texts
+        .iter()
+        .map(|t| NewMemory::new(t.as_str(), MemoryType::Lesson))
+        .collect();
+    s.remember_batch(batch, &off()).unwrap();
+
+    // The model fails during the third batch: two batches stay written.
+    let flaky = Random {
+        fail_after: 2,
+        ..Random::new("test/random", 16)
+    };
+    let mut engine = hybrid_engine(Arc::new(flaky));
+    let mut seen = Vec::new();
+    let err = engine
+        .embed_missing(&mut s, 400, |p| seen.push(p.done))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Embedding);
+    assert_eq!(seen, [0, 400, 800]);
+    assert_eq!(s.count_unembedded("test/random").unwrap(), 300);
+
+    let mut engine = hybrid_engine(Arc::new(Random::new("test/random", 16)));
+    let done = engine.embed_missing(&mut s, 400, |_| {}).unwrap();
+    assert_eq!((done.done, done.total), (300, 300));
+    assert_eq!(s.count_unembedded("test/random").unwrap(), 0);
+
+    // Another model: everything is embedded again, and recall finds by its vectors.
+    let other = Arc::new(Random::new("test/other", 8));
+    let mut engine = hybrid_engine(other.clone());
+    let done = engine.embed_missing(&mut s, 500, |_| {}).unwrap();
+    assert_eq!(done.done, 1100);
+    assert_eq!(s.count_unembedded("test/other").unwrap(), 0);
+    let q = other.embed(&["text 5"]).unwrap().remove(0);
+    let hits = s
+        .vector_candidates("test/other", &q, &Filter::default(), 1)
+        .unwrap();
+    assert_eq!(hits[0].0, 6);
 }

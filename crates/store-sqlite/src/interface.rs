@@ -1,7 +1,9 @@
 //! [`Store`] as the core's store interface.
 
 use oro_mem_core::config::DedupConfig;
-use oro_mem_core::store::{CandidateSearch, ListOrder, MemoryRead, MemoryWrite, WriteOutcome};
+use oro_mem_core::store::{
+    CandidateSearch, Embedding, ListOrder, MemoryRead, MemoryWrite, WriteOutcome,
+};
 use oro_mem_core::{Filter, Memory, MemoryId, NewMemory, Result, Status, Timestamp};
 
 use crate::Store;
@@ -58,15 +60,28 @@ impl CandidateSearch for Store {
     fn count_unembedded(&self, model: &str) -> Result<u64> {
         Store::count_unembedded(self, model)
     }
+
+    fn unembedded(
+        &self,
+        model: &str,
+        after: MemoryId,
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, String)>> {
+        Store::unembedded(self, model, after, limit)
+    }
 }
 
 impl MemoryWrite for Store {
-    fn remember_batch(
+    fn remember_embedded(
         &mut self,
-        batch: Vec<NewMemory>,
+        batch: Vec<(NewMemory, Option<Embedding>)>,
         dedup: &DedupConfig,
     ) -> Result<Vec<WriteOutcome>> {
-        Store::remember_batch(self, batch, dedup)
+        Store::remember_embedded(self, batch, dedup)
+    }
+
+    fn set_embeddings(&mut self, model: &str, rows: &[(MemoryId, Vec<f32>)]) -> Result<usize> {
+        Store::set_embeddings(self, model, rows)
     }
 
     fn forget(&mut self, id: MemoryId) -> Result<()> {

@@ -35,11 +35,15 @@
 //!
 //! # Main types
 //!
-//! - [`Store`]: open, remember, get, list, forget, pin, search (lexical and vector), record
-//!   access, consolidate, embed what lacks an embedding ([`Store::embed_missing`]).
+//! - [`Store`]: open, remember (with the embeddings the caller made:
+//!   [`Store::remember_embedded`]), get, list, forget, pin, search (lexical and vector),
+//!   record access, consolidate, list what lacks an embedding and store those made later
+//!   ([`Store::unembedded`], [`Store::set_embeddings`]). The store never runs a model.
+//! - [`fts5_query`]: any text as a safe FTS5 `MATCH` expression.
+//! - [`quant`]: the `i8` quantization and SIMD scans of the vector index.
 //! - [`WriteOutcome`]: inserted, merged into a duplicate, or skipped.
 //! - [`OtherMemory`] and [`Embedding`]: another store's memories, read by
-//!   [`Store::read_other`], written here by [`Store::remember_batch_reusing`].
+//!   [`Store::read_other`], written here by [`Store::remember_embedded`].
 //! - [`Stats`], [`ConsolidateReport`], [`ListOrder`].
 //!
 //! # Crate features
@@ -61,10 +65,11 @@ mod vectors;
 mod write;
 
 pub use fts5::fts5_query;
+pub use oro_mem_core::store::Embedding;
 pub use oro_mem_core::store::{ListOrder, WriteOutcome};
 pub use schema::SCHEMA_VERSION;
 pub use store::{Stats, Store};
-pub use write::{ConsolidateReport, EmbedProgress, Embedding, OtherMemory};
+pub use write::{ConsolidateReport, OtherMemory};
 
 #[cfg(test)]
 mod tests;

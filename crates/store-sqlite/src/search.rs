@@ -1,12 +1,12 @@
 //! Reading candidates for recall: lexical (FTS5), nearest embeddings (the quantized index, or
 //! an exact scan under a filter), and exact cosines for candidates found otherwise.
 
-use crate::quant::{dot_f32, TopK};
 use oro_mem_core::{Filter, Memory, MemoryId, Result, Status};
 use rusqlite::{params, params_from_iter, OptionalExtension};
 
 use crate::filter::Where;
 use crate::fts5::fts5_query;
+use crate::quant::{dot_f32, TopK};
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
 use crate::store::{to_i64, SqlContext, Store};
 use crate::vectors;

@@ -2,12 +2,10 @@
 //! Writing new memories is in `write.rs`, finding candidates for recall in `search.rs`.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use oro_mem_core::store::ListOrder;
 use oro_mem_core::{Error, ErrorKind, Filter, Memory, MemoryId, Result, Status, Timestamp};
-use oro_mem_rank_vector::Embedder;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 
@@ -74,7 +72,6 @@ pub struct Store {
     pub(crate) conn: Connection,
     path: Option<PathBuf>,
     migrated_from: u32,
-    pub(crate) embedder: Option<Arc<dyn Embedder>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -82,7 +79,6 @@ impl std::fmt::Debug for Store {
         f.debug_struct("Store")
             .field("path", &self.path)
             .field("migrated_from", &self.migrated_from)
-            .field("embedder", &self.embedder.as_ref().map(|e| e.model_id()))
             .finish()
     }
 }
@@ -144,7 +140,6 @@ impl Store {
             conn,
             path,
             migrated_from: from,
-            embedder: None,
         })
     }
 
@@ -161,18 +156,6 @@ impl Store {
     /// The underlying connection, for tools that need SQL the store does not offer.
     pub fn connection(&self) -> &Connection {
         &self.conn
-    }
-
-    /// Embeds every memory written from now on with `embedder` (and enables the cosine
-    /// duplicate check). Without one, memories are stored without embeddings and
-    /// [`Store::embed_missing`] can add them later.
-    pub fn set_embedder(&mut self, embedder: Arc<dyn Embedder>) {
-        self.embedder = Some(embedder);
-    }
-
-    /// The embedder set with [`Store::set_embedder`].
-    pub fn embedder(&self) -> Option<&Arc<dyn Embedder>> {
-        self.embedder.as_ref()
     }
 
     /// The memory with `id`.

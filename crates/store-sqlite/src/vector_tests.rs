@@ -1,20 +1,12 @@
-//! The vector index and the embedding write path, with deterministic test embedders (the
-//! real model is exercised by the CLI tests).
+//! The vector index and the embedding write path, with deterministic test vectors (the engine
+//! makes embeddings; its tests and the CLI tests run the real model).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
+use oro_mem_core::{Embedding, ErrorKind, Filter, MemoryType, NewMemory, Status, Timestamp};
 
 use crate::quant::dot_f32;
-use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
-use oro_mem_core::{ErrorKind, Filter, MemoryType, NewMemory, Result, Status, Timestamp};
-use oro_mem_rank_vector::{normalize, Embedder};
-
 use crate::schema;
 use crate::{Store, WriteOutcome};
-
-/// Hashes each word to a signed coordinate: texts sharing words point the same way.
-#[derive(Debug)]
-struct Words;
 
 fn fnv(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
@@ -22,81 +14,58 @@ fn fnv(s: &str) -> u64 {
     })
 }
 
-impl Embedder for Words {
-    fn model_id(&self) -> &str {
-        "test/words"
+fn normalize(mut v: Vec<f32>) -> Vec<f32> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
     }
-    fn dimension(&self) -> usize {
-        64
+    v
+}
+
+/// Each word hashed to a signed coordinate of 64: texts sharing words point the same way.
+fn words(text: &str) -> Vec<f32> {
+    let mut v = vec![0.0f32; 64];
+    for w in text.split_whitespace() {
+        let h = fnv(&w.to_lowercase());
+        v[(h % 64) as usize] += if h & 64 == 0 { 1.0 } else { -1.0 };
     }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        Ok(texts
-            .iter()
-            .map(|t| {
-                let mut v = vec![0.0f32; 64];
-                for w in t.split_whitespace() {
-                    let h = fnv(&w.to_lowercase());
-                    v[(h % 64) as usize] += if h & 64 == 0 { 1.0 } else { -1.0 };
-                }
-                normalize(&mut v);
-                v
-            })
-            .collect())
-    }
+    normalize(v)
 }
 
 /// A pseudo-random unit vector per text: no structure, the hardest case for quantization.
-#[derive(Debug)]
-struct Random {
-    dim: usize,
-    model: &'static str,
-    calls: AtomicUsize,
-    fail_after: usize,
-}
-
-impl Random {
-    fn new(dim: usize) -> Random {
-        Random {
-            dim,
-            model: "test/random",
-            calls: AtomicUsize::new(0),
-            fail_after: usize::MAX,
-        }
-    }
-}
-
-impl Embedder for Random {
-    fn model_id(&self) -> &str {
-        self.model
-    }
-    fn dimension(&self) -> usize {
-        self.dim
-    }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        if self.calls.fetch_add(1, Ordering::SeqCst) >= self.fail_after {
-            return Err(oro_mem_core::Error::new(
-                ErrorKind::Embedding,
-                "model went away",
-            ));
-        }
-        Ok(texts
-            .iter()
-            .map(|t| {
-                let mut state = fnv(t);
-                let mut v: Vec<f32> = (0..self.dim)
-                    .map(|_| {
-                        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                        let mut z = state;
-                        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                        ((z ^ (z >> 31)) >> 11) as f32 / (1u64 << 53) as f32 - 0.5
-                    })
-                    .collect();
-                normalize(&mut v);
-                v
+fn random(text: &str, dim: usize) -> Vec<f32> {
+    let mut state = fnv(text);
+    normalize(
+        (0..dim)
+            .map(|_| {
+                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut z = state;
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                ((z ^ (z >> 31)) >> 11) as f32 / (1u64 << 53) as f32 - 0.5
             })
-            .collect())
-    }
+            .collect(),
+    )
+}
+
+/// `text` as a lesson with its [`words`] embedding.
+fn with_words(text: &str) -> (NewMemory, Option<Embedding>) {
+    let e = Embedding {
+        model: "test/words".into(),
+        vector: words(text),
+    };
+    (lesson(text), Some(e))
+}
+
+/// Rows of the vector index per model.
+fn index_rows(s: &Store) -> Vec<(String, i64)> {
+    s.connection()
+        .prepare("SELECT model, sum(len) FROM vector_chunks GROUP BY model ORDER BY model")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
 }
 
 fn no_dedup() -> DedupConfig {
@@ -110,14 +79,21 @@ fn lesson(text: &str) -> NewMemory {
     NewMemory::new(text, MemoryType::Lesson)
 }
 
-fn embedded_store(embedder: Arc<dyn Embedder>, n: usize) -> Store {
+/// `n` memories with [`random`] embeddings of `dim` by "test/random".
+fn embedded_store(dim: usize, n: usize) -> Store {
     let mut s = Store::open_in_memory().unwrap();
-    s.set_embedder(embedder);
-    let batch: Vec<NewMemory> = (0..n)
-        .map(|i| lesson(&format!("memory number {i}")))
+    let batch: Vec<(NewMemory, Option<Embedding>)> = (0..n)
+        .map(|i| {
+            let text = format!("memory number {i}");
+            let e = Embedding {
+                model: "test/random".into(),
+                vector: random(&text, dim),
+            };
+            (lesson(&text), Some(e))
+        })
         .collect();
     for chunk in batch.chunks(700) {
-        s.remember_batch(chunk.to_vec(), &no_dedup()).unwrap();
+        s.remember_embedded(chunk.to_vec(), &no_dedup()).unwrap();
     }
     s
 }
@@ -138,12 +114,11 @@ fn exact(s: &Store, model: &str, q: &[f32], k: usize) -> Vec<i64> {
 
 #[test]
 fn quantized_index_finds_the_exact_nearest() {
-    let emb = Arc::new(Random::new(96));
-    let s = embedded_store(emb.clone(), 3000);
+    let s = embedded_store(96, 3000);
     let mut hits = 0;
     let queries = 40;
     for i in 0..queries {
-        let q = &emb.embed(&[&format!("query {i}")]).unwrap()[0];
+        let q = &random(&format!("query {i}"), 96);
         let fast = s
             .vector_candidates("test/random", q, &Filter::default(), 10)
             .unwrap();
@@ -159,9 +134,8 @@ fn quantized_index_finds_the_exact_nearest() {
 
 #[test]
 fn index_follows_forget_consolidate_and_rebuild() {
-    let emb = Arc::new(Random::new(32));
-    let mut s = embedded_store(emb.clone(), 1200);
-    let q = emb.embed(&["memory number 7"]).unwrap().remove(0);
+    let mut s = embedded_store(32, 1200);
+    let q = random("memory number 7", 32);
     let top = s
         .vector_candidates("test/random", &q, &Filter::default(), 3)
         .unwrap();
@@ -181,7 +155,7 @@ fn index_follows_forget_consolidate_and_rebuild() {
 
     // Archived memories leave the active answer but stay indexed.
     s.set_status(9, Status::Archived).unwrap();
-    let q9 = emb.embed(&["memory number 8"]).unwrap().remove(0);
+    let q9 = random("memory number 8", 32);
     let top = s
         .vector_candidates("test/random", &q9, &Filter::default(), 5)
         .unwrap();
@@ -213,13 +187,9 @@ fn index_follows_forget_consolidate_and_rebuild() {
 
     // Consolidation deletes merged memories; their rows leave the index.
     let mut s = Store::open_in_memory().unwrap();
-    s.set_embedder(Arc::new(Words));
-    for t in [
-        "the build cache must be cleared after upgrading rust",
-        "the build cache must be cleared after upgrading rust",
-    ] {
-        s.remember(lesson(t), &no_dedup()).unwrap();
-    }
+    let t = "the build cache must be cleared after upgrading rust";
+    s.remember_embedded(vec![with_words(t), with_words(t)], &no_dedup())
+        .unwrap();
     let report = s
         .consolidate(&ConsolidateConfig::default(), Timestamp::now(), false)
         .unwrap();
@@ -234,21 +204,18 @@ fn index_follows_forget_consolidate_and_rebuild() {
 #[test]
 fn cosine_duplicates_merge_like_lexical_ones() {
     let mut s = Store::open_in_memory().unwrap();
-    s.set_embedder(Arc::new(Words));
     let dedup = DedupConfig {
         bm25: 2.0, // off: only the cosine rule can fire
         ..DedupConfig::default()
     };
     let first = s
-        .remember(lesson("Alpha beta gamma delta epsilon"), &dedup)
-        .unwrap();
+        .remember_embedded(vec![with_words("Alpha beta gamma delta epsilon")], &dedup)
+        .unwrap()[0];
     // Same words, other order and case: identical bag-of-words vector.
+    let (m, e) = with_words("epsilon DELTA gamma beta alpha");
     let again = s
-        .remember(
-            lesson("epsilon DELTA gamma beta alpha").confidence(0.95),
-            &dedup,
-        )
-        .unwrap();
+        .remember_embedded(vec![(m.confidence(0.95), e)], &dedup)
+        .unwrap()[0];
     match again {
         WriteOutcome::Merged {
             into, similarity, ..
@@ -260,70 +227,63 @@ fn cosine_duplicates_merge_like_lexical_ones() {
     }
     // In one batch, the second of two duplicates is caught before the index holds the first.
     let out = s
-        .remember_batch(
-            vec![lesson("zeta eta theta iota"), lesson("iota theta eta zeta")],
+        .remember_embedded(
+            vec![
+                with_words("zeta eta theta iota"),
+                with_words("iota theta eta zeta"),
+            ],
             &dedup,
         )
         .unwrap();
     assert!(
         matches!(out[1], WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == out[0].id())
     );
-    // Another namespace is not a duplicate.
+    // Another namespace is not a duplicate, nor is an embedding of another model.
+    let (m, e) = with_words("alpha beta gamma delta epsilon");
     let other = s
-        .remember(
-            lesson("alpha beta gamma delta epsilon").namespace("elsewhere"),
-            &dedup,
-        )
-        .unwrap();
+        .remember_embedded(vec![(m.namespace("elsewhere"), e)], &dedup)
+        .unwrap()[0];
+    assert!(matches!(other, WriteOutcome::Inserted { .. }));
+    let (m, e) = with_words("alpha beta gamma delta epsilon");
+    let e = e.map(|e| Embedding {
+        model: "test/other".into(),
+        ..e
+    });
+    let other = s.remember_embedded(vec![(m, e)], &dedup).unwrap()[0];
     assert!(matches!(other, WriteOutcome::Inserted { .. }));
 }
 
 #[test]
-fn embed_missing_is_resumable_and_replaces_other_models() {
+fn unembedded_pages_and_set_embeddings_replaces_other_models() {
     let mut s = Store::open_in_memory().unwrap();
     let batch: Vec<NewMemory> = (0..1100).map(|i| lesson(&format!("text {i}"))).collect();
     s.remember_batch(batch, &no_dedup()).unwrap();
     assert_eq!(s.count_unembedded("test/random").unwrap(), 1100);
 
-    // The model fails during the third batch: two batches stay written.
-    let flaky = Random {
-        fail_after: 2,
-        ..Random::new(16)
-    };
-    s.set_embedder(Arc::new(flaky));
-    let mut seen = Vec::new();
-    let err = s.embed_missing(400, |p| seen.push(p.done)).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Embedding);
-    assert_eq!(seen, [0, 400, 800]);
-    assert_eq!(s.count_unembedded("test/random").unwrap(), 300);
+    let page = s.unembedded("test/random", 0, 400).unwrap();
+    assert_eq!(page.len(), 400);
+    assert_eq!(page[0], (1, "text 0".to_string()));
+    let rows: Vec<(i64, Vec<f32>)> = page.iter().map(|(id, t)| (*id, random(t, 16))).collect();
+    assert_eq!(s.set_embeddings("test/random", &rows).unwrap(), 400);
+    assert_eq!(s.count_unembedded("test/random").unwrap(), 700);
+    // Listing goes on after the last id, and no longer lists what was embedded.
+    assert_eq!(s.unembedded("test/random", 0, 1).unwrap()[0].0, 401);
+    assert_eq!(s.unembedded("test/random", 1000, 500).unwrap().len(), 100);
 
-    s.set_embedder(Arc::new(Random::new(16)));
-    let done = s.embed_missing(400, |_| {}).unwrap();
-    assert_eq!((done.done, done.total), (300, 300));
-    assert_eq!(s.count_unembedded("test/random").unwrap(), 0);
+    // Two writers embedding the same memories: the second replaces, the index holds each
+    // once. A memory deleted meanwhile is skipped.
+    s.forget(3).unwrap();
+    assert_eq!(s.set_embeddings("test/random", &rows).unwrap(), 399);
+    assert_eq!(index_rows(&s), [("test/random".to_string(), 399)]);
 
-    // Another model id: everything is re-embedded and the old rows leave the index.
-    let other = Random {
-        model: "test/other",
-        ..Random::new(8)
-    };
-    s.set_embedder(Arc::new(other));
-    assert_eq!(s.count_unembedded("test/other").unwrap(), 1100);
-    s.embed_missing(500, |_| {}).unwrap();
-    let per_model: Vec<(String, i64)> = s
-        .connection()
-        .prepare("SELECT model, sum(len) FROM vector_chunks GROUP BY model")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<rusqlite::Result<_>>()
-        .unwrap();
-    assert_eq!(per_model, [("test/other".to_string(), 1100)]);
-    let e = Random {
-        model: "test/other",
-        ..Random::new(8)
-    };
-    let q = e.embed(&["text 5"]).unwrap().remove(0);
+    // Another model: its embeddings replace the old ones, in the memories and the index.
+    let all = s.unembedded("test/other", 0, 2000).unwrap();
+    assert_eq!(all.len(), 1099);
+    let rows: Vec<(i64, Vec<f32>)> = all.iter().map(|(id, t)| (*id, random(t, 8))).collect();
+    s.set_embeddings("test/other", &rows).unwrap();
+    assert_eq!(index_rows(&s), [("test/other".to_string(), 1099)]);
+    assert_eq!(s.count_unembedded("test/random").unwrap(), 1099);
+    let q = random("text 5", 8);
     assert_eq!(
         s.vector_candidates("test/other", &q, &Filter::default(), 1)
             .unwrap()[0]
@@ -333,17 +293,51 @@ fn embed_missing_is_resumable_and_replaces_other_models() {
 }
 
 #[test]
+fn bad_embeddings_are_refused_and_write_nothing() {
+    let mut s = Store::open_in_memory().unwrap();
+    let (m, _) = with_words("alpha beta");
+    let nan = Embedding {
+        model: "test/words".into(),
+        vector: vec![f32::NAN; 4],
+    };
+    let err = s
+        .remember_embedded(vec![with_words("fine one"), (m, Some(nan))], &no_dedup())
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("memory 2 of the batch"), "{err}");
+    assert!(err.to_string().contains("not a finite number"), "{err}");
+    let empty = Embedding {
+        model: " ".into(),
+        vector: vec![1.0],
+    };
+    let err = s
+        .remember_embedded(vec![(lesson("gamma"), Some(empty))], &no_dedup())
+        .unwrap_err();
+    assert!(err.to_string().contains("model id is empty"), "{err}");
+    assert_eq!(s.count(&Filter::default()).unwrap(), 0);
+
+    s.remember_batch(vec![lesson("one"), lesson("two")], &no_dedup())
+        .unwrap();
+    let err = s
+        .set_embeddings("test/words", &[(1, vec![1.0, 0.0]), (2, vec![1.0])])
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("memory 2"), "{err}");
+    assert_eq!(s.count_unembedded("test/words").unwrap(), 2);
+    assert!(index_rows(&s).is_empty());
+}
+
+#[test]
 fn lexical_hits_get_their_exact_cosine() {
     let mut s = Store::open_in_memory().unwrap();
-    s.set_embedder(Arc::new(Words));
-    for t in [
+    let batch = [
         "sqlite lock contention between writers",
         "database timeout when two agents write",
         "completely unrelated note about gardening",
-    ] {
-        s.remember(lesson(t), &no_dedup()).unwrap();
-    }
-    let q = Words.embed(&["gardening tips"]).unwrap().remove(0);
+    ]
+    .map(with_words);
+    s.remember_embedded(batch.to_vec(), &no_dedup()).unwrap();
+    let q = words("gardening tips");
     let lexical = s
         .lexical_candidates("database timeout", &Filter::default(), 10)
         .unwrap();
@@ -356,9 +350,7 @@ fn lexical_hits_get_their_exact_cosine() {
     assert_eq!(exact.iter().map(|&(id, _)| id).collect::<Vec<_>>(), [2, 3]);
     let cosine_3 = f64::from(dot_f32(
         &q,
-        &Words
-            .embed(&["completely unrelated note about gardening"])
-            .unwrap()[0],
+        &words("completely unrelated note about gardening"),
     ));
     assert_eq!(
         exact[1].1, nearest[0].1,
@@ -386,10 +378,12 @@ fn version_2_database_gains_the_vector_index() {
     }
     let mut s = Store::open(&path).unwrap();
     assert_eq!(s.migrated_from(), 2);
-    s.set_embedder(Arc::new(Words));
     assert_eq!(s.count_unembedded("test/words").unwrap(), 1);
-    s.embed_missing(10, |_| {}).unwrap();
-    let q = Words.embed(&["old one"]).unwrap().remove(0);
+    let todo = s.unembedded("test/words", 0, 10).unwrap();
+    assert_eq!(todo, [(1, "old one".to_string())]);
+    s.set_embeddings("test/words", &[(1, words("old one"))])
+        .unwrap();
+    let q = words("old one");
     assert_eq!(
         s.vector_candidates("test/words", &q, &Filter::default(), 1)
             .unwrap()[0]
@@ -399,86 +393,65 @@ fn version_2_database_gains_the_vector_index() {
 }
 
 #[test]
-fn embeddings_of_the_same_model_are_reused_others_are_made() {
+fn another_stores_embeddings_are_read_and_written_as_they_were() {
     let dir = tempfile::tempdir().unwrap();
     let worker = dir.path().join("worker.db");
     {
         let mut w = Store::open(&worker).unwrap();
-        w.set_embedder(Arc::new(Random::new(16)));
-        for text in ["alpha lesson", "beta lesson"] {
-            w.remember(
-                NewMemory::new(text, MemoryType::Lesson),
-                &DedupConfig::default(),
-            )
+        let batch = ["alpha lesson", "beta lesson"].map(|t| {
+            let e = Embedding {
+                model: "test/random".into(),
+                vector: random(t, 16),
+            };
+            (lesson(t), Some(e))
+        });
+        w.remember_embedded(batch.to_vec(), &DedupConfig::default())
             .unwrap();
-        }
+        // One memory without an embedding.
+        w.remember(lesson("gamma lesson"), &DedupConfig::default())
+            .unwrap();
     }
-    // One memory without an embedding (written with no model).
-    Store::open(&worker)
-        .unwrap()
-        .remember(
-            NewMemory::new("gamma lesson", MemoryType::Lesson),
-            &DedupConfig::default(),
-        )
-        .unwrap();
     let theirs = Store::read_other(&worker).unwrap();
     let models: Vec<Option<&str>> = theirs
         .iter()
         .map(|o| o.embedding.as_ref().map(|e| e.model.as_str()))
         .collect();
     assert_eq!(models, [Some("test/random"), Some("test/random"), None]);
+    let worker_alpha = theirs[0].embedding.clone().unwrap();
+    assert_eq!(worker_alpha.vector, random("alpha lesson", 16));
 
-    // Same model: only the memory without an embedding is embedded, in one call.
-    let model = Arc::new(Random::new(16));
     let mut main = Store::open_in_memory().unwrap();
-    main.set_embedder(model.clone());
     let batch = theirs
-        .iter()
-        .map(|o| (o.memory.clone(), o.embedding.clone()))
+        .into_iter()
+        .map(|o| (o.memory, o.embedding))
         .collect();
     let out = main
-        .remember_batch_reusing(batch, &DedupConfig::default())
+        .remember_embedded(batch, &DedupConfig::default())
         .unwrap();
     assert!(
         out.iter()
             .all(|o| matches!(o, WriteOutcome::Inserted { .. })),
         "{out:?}"
     );
-    assert_eq!(model.calls.load(Ordering::SeqCst), 1, "one call, for gamma");
     let stored: Vec<Vec<u8>> = main
         .connection()
-        .prepare("SELECT embedding FROM memories ORDER BY id")
+        .prepare("SELECT embedding FROM memories WHERE embedding IS NOT NULL ORDER BY id")
         .unwrap()
         .query_map([], |r| r.get(0))
         .unwrap()
         .collect::<rusqlite::Result<_>>()
         .unwrap();
-    let worker_alpha = theirs[0].embedding.as_ref().unwrap();
+    assert_eq!(stored.len(), 2);
     assert_eq!(
         stored[0],
         bytemuck::cast_slice::<f32, u8>(&worker_alpha.vector),
         "written as it was"
     );
-    // The index holds the reused vectors too: a search for alpha's vector finds it first.
+    // The index holds them: a search for alpha's vector finds it first.
     let hits = main
         .vector_candidates("test/random", &worker_alpha.vector, &Filter::default(), 3)
         .unwrap();
     assert_eq!(hits.first().map(|h| h.0), Some(1), "{hits:?}");
     assert!((hits[0].1 - 1.0).abs() < 1e-5, "{hits:?}");
-
-    // Another model (or dimension): everything is embedded again.
-    let other = Arc::new(Random {
-        model: "test/other",
-        ..Random::new(16)
-    });
-    let mut main = Store::open_in_memory().unwrap();
-    main.set_embedder(other.clone());
-    let batch = theirs
-        .into_iter()
-        .map(|o| (o.memory, o.embedding))
-        .collect();
-    main.remember_batch_reusing(batch, &DedupConfig::default())
-        .unwrap();
-    assert_eq!(other.calls.load(Ordering::SeqCst), 1);
-    assert_eq!(main.stats().unwrap().embedded, 3);
+    assert_eq!(main.count_unembedded("test/random").unwrap(), 1);
 }

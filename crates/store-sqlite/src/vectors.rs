@@ -9,10 +9,10 @@
 //! Chunk layout (little-endian): `ids` = `len × i64`, `scales` = `len × f32`,
 //! `codes` = `len × dim × i8`. Removing a row moves the chunk's last row into its place.
 
-use crate::quant::{quantize, scan_i8, TopK};
 use oro_mem_core::{Error, ErrorKind, MemoryId, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 
+use crate::quant::{quantize, scan_i8, TopK};
 use crate::store::SqlContext;
 
 /// Rows per chunk. Appending rewrites the last chunk, so this bounds the write per insert

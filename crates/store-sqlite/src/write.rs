@@ -1,17 +1,19 @@
-//! The write path: remembering (validation, duplicate checks, embeddings), reading another
-//! store for a merge, embedding what lacks an embedding, and consolidation.
+//! The write path: remembering (validation, duplicate checks, the embeddings given), reading
+//! another store for a merge, the memories that lack an embedding and adding theirs, and
+//! consolidation.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::quant::dot_f32;
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
-use oro_mem_core::store::WriteOutcome;
+use oro_mem_core::memory::validate_batch;
+use oro_mem_core::store::{check_vector, Embedding, WriteOutcome};
 use oro_mem_core::text::spaced_cjk;
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Timestamp};
-use oro_mem_rank_vector::Embedder;
-use rusqlite::{params, Connection, OpenFlags, TransactionBehavior};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 
+use crate::quant::dot_f32;
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
 use crate::schema::{self, SCHEMA_VERSION};
 use crate::search::embedding_row;
@@ -19,39 +21,14 @@ use crate::similar::similar;
 use crate::store::{to_i64, SqlContext, Store, BUSY_TIMEOUT};
 use crate::vectors;
 
-/// An embedding as a store holds it: the model that made it and the vector.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Embedding {
-    /// The embedder's [`model_id`](Embedder::model_id).
-    pub model: String,
-    /// The vector (unit length, as embedders return it).
-    pub vector: Vec<f32>,
-}
-
-impl Embedding {
-    /// True when `embedder` would have made this embedding: same model id and dimension.
-    pub fn is_from(&self, embedder: &dyn Embedder) -> bool {
-        self.model == embedder.model_id() && self.vector.len() == embedder.dimension()
-    }
-}
-
 /// A memory of another store, read by [`Store::read_other`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct OtherMemory {
     /// The memory, ready to write here.
     pub memory: NewMemory,
-    /// Its embedding there, if it had one; [`Store::remember_batch_reusing`] writes it instead
-    /// of embedding the text again when it comes from this store's model.
+    /// Its embedding there, if it had one; written here as it is
+    /// ([`Store::remember_embedded`]), it spares embedding the text again.
     pub embedding: Option<Embedding>,
-}
-
-/// What [`Store::embed_missing`] did in one batch.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct EmbedProgress {
-    /// Memories embedded so far in this run.
-    pub done: u64,
-    /// Memories that needed embedding when the run started.
-    pub total: u64,
 }
 
 /// What [`Store::consolidate`] did (or would do, on a dry run).
@@ -143,14 +120,14 @@ impl Store {
     ///
     /// A new memory is a duplicate when its content, used as a query, scores against the best
     /// existing match at more than `dedup.bm25` of what it scores against itself (both with
-    /// FTS5's BM25 over the whole store), or, with an [embedder](Store::set_embedder), when its
-    /// embedding's cosine with an existing one is above `dedup.cosine`.
+    /// FTS5's BM25 over the whole store), or, for a memory written with an embedding
+    /// ([`Store::remember_embedded`]), when its cosine with an existing embedding of the same
+    /// model is above `dedup.cosine`.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::InvalidInput`] for a memory that fails [`NewMemory::validate`];
-    /// [`ErrorKind::Embedding`] when the embedder fails; nothing is written then.
-    /// [`ErrorKind::Storage`] when SQLite fails; the transaction is rolled back.
+    /// [`ErrorKind::InvalidInput`] for a memory that fails [`NewMemory::validate`]; nothing is
+    /// written then. [`ErrorKind::Storage`] when SQLite fails; the transaction is rolled back.
     pub fn remember(&mut self, memory: NewMemory, dedup: &DedupConfig) -> Result<WriteOutcome> {
         let mut out = self.remember_batch(vec![memory], dedup)?;
         Ok(out.remove(0))
@@ -167,86 +144,64 @@ impl Store {
         dedup: &DedupConfig,
     ) -> Result<Vec<WriteOutcome>> {
         let batch = batch.into_iter().map(|m| (m, None)).collect();
-        self.remember_batch_reusing(batch, dedup)
+        self.remember_embedded(batch, dedup)
     }
 
-    /// [`Store::remember_batch`] for memories that may come with an embedding already (say,
-    /// from another store: [`Store::read_other`]). An embedding of this store's embedder
-    /// (same model id and dimension) is written as it is; the other memories are embedded as
-    /// usual. Without an embedder, embeddings are ignored, as they are by
-    /// [`Store::remember_batch`].
+    /// [`Store::remember_batch`] for memories that may come with an embedding, written with
+    /// the memory and indexed, and used for the cosine duplicate check against the
+    /// embeddings of the same model.
     ///
     /// # Errors
     ///
-    /// As [`Store::remember_batch`].
-    pub fn remember_batch_reusing(
+    /// As [`Store::remember_batch`], and [`ErrorKind::InvalidInput`] for an embedding that
+    /// fails [`Embedding::validate`].
+    pub fn remember_embedded(
         &mut self,
         batch: Vec<(NewMemory, Option<Embedding>)>,
         dedup: &DedupConfig,
     ) -> Result<Vec<WriteOutcome>> {
         let now = Timestamp::now();
-        let (mut batch, known): (Vec<NewMemory>, Vec<Option<Embedding>>) =
+        let (mut batch, embeddings): (Vec<NewMemory>, Vec<Option<Embedding>>) =
             batch.into_iter().unzip();
+        validate_batch(&mut batch)?;
         let many = batch.len() > 1;
-        for (i, m) in batch.iter_mut().enumerate() {
-            m.validate().map_err(|e| {
-                if many {
-                    Error::invalid_input(format!("memory {} of the batch: {e}", i + 1))
-                } else {
-                    e
-                }
-            })?;
-        }
-        // Embed before taking the write lock: the model is the slow part.
-        let embedded = match &self.embedder {
-            Some(embedder) => {
-                let mut vectors: Vec<Option<Vec<f32>>> = known
-                    .into_iter()
-                    .map(|e| e.filter(|e| e.is_from(embedder.as_ref())).map(|e| e.vector))
-                    .collect();
-                let missing: Vec<usize> =
-                    (0..batch.len()).filter(|&i| vectors[i].is_none()).collect();
-                if !missing.is_empty() {
-                    let texts: Vec<&str> =
-                        missing.iter().map(|&i| batch[i].content.as_str()).collect();
-                    let made = embedder.embed(&texts)?;
-                    check_vectors(embedder.as_ref(), &made, texts.len())?;
-                    for (i, v) in missing.into_iter().zip(made) {
-                        vectors[i] = Some(v);
+        for (i, e) in embeddings.iter().enumerate() {
+            if let Some(e) = e {
+                e.validate().map_err(|err| {
+                    if many {
+                        Error::invalid_input(format!("memory {} of the batch: {err}", i + 1))
+                    } else {
+                        err
                     }
-                }
-                let made: Vec<Vec<f32>> = vectors.into_iter().flatten().collect();
-                Some((embedder.model_id().to_string(), made))
+                })?;
             }
-            None => None,
-        };
+        }
         let mut tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .context("cannot start write transaction")?;
         let mut outcomes = Vec::with_capacity(batch.len());
-        let mut added: Vec<(MemoryId, &[f32], &str)> = Vec::new();
-        for (i, m) in batch.iter().enumerate() {
-            let vector = embedded
-                .as_ref()
-                .map(|(model, made)| (model.as_str(), made[i].as_slice()));
+        let mut added: Vec<Added<'_>> = Vec::new();
+        for (m, e) in batch.iter().zip(&embeddings) {
+            let vector = e.as_ref().map(|e| (e.model.as_str(), e.vector.as_slice()));
             let outcome = write_one(&mut tx, m, vector, &added, dedup, now)?;
-            if let (WriteOutcome::Inserted { id }, Some((_, v))) = (outcome, vector) {
-                added.push((id, v, m.namespace.as_str()));
+            if let (WriteOutcome::Inserted { id }, Some((model, vector))) = (outcome, vector) {
+                added.push(Added {
+                    id,
+                    model,
+                    vector,
+                    namespace: m.namespace.as_str(),
+                });
             }
             outcomes.push(outcome);
         }
-        if let Some((model, made)) = &embedded {
-            let dim = made.first().map_or(0, Vec::len);
-            let rows: Vec<(MemoryId, &[f32])> = added.iter().map(|&(id, v, _)| (id, v)).collect();
-            vectors::append(&tx, model, dim, &rows)?;
-        }
+        index_added(&tx, &added)?;
         tx.commit().context("cannot commit")?;
         Ok(outcomes)
     }
 
     /// Number of memories without an embedding from `model` (missing, or made by another
-    /// model): what [`Store::embed_missing`] would embed.
+    /// model): what [`Store::unembedded`] lists.
     ///
     /// # Errors
     ///
@@ -266,77 +221,90 @@ impl Store {
             .context("cannot count embeddings")
     }
 
-    /// Embeds every memory that lacks an embedding from the [embedder](Store::set_embedder)'s
-    /// model, `batch_size` at a time, one transaction per batch, calling `progress` after
-    /// each. Interrupted, it keeps every finished batch; run again, it goes on from there.
+    /// Up to `limit` memories with an id above `after` and no embedding from `model`
+    /// (missing, or made by another model), by ascending id: `(id, content)`.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Config`] without an embedder; [`ErrorKind::Embedding`] when the model
-    /// fails; [`ErrorKind::Storage`] when SQLite fails. Finished batches stay written.
-    pub fn embed_missing(
-        &mut self,
-        batch_size: usize,
-        mut progress: impl FnMut(EmbedProgress),
-    ) -> Result<EmbedProgress> {
-        let embedder = self
-            .embedder
-            .clone()
-            .ok_or_else(|| Error::config("no embedding model is loaded"))?;
-        let model = embedder.model_id().to_string();
-        let batch_size = batch_size.max(1);
-        let mut state = EmbedProgress {
-            done: 0,
-            total: self.count_unembedded(&model)?,
+    /// [`ErrorKind::Storage`] when SQLite fails.
+    pub fn unembedded(
+        &self,
+        model: &str,
+        after: MemoryId,
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, String)>> {
+        self.conn
+            .prepare_cached(
+                "SELECT id, content FROM memories \
+                 WHERE id > ?1 AND (embedding_model IS NULL OR embedding_model <> ?2) \
+                 ORDER BY id LIMIT ?3",
+            )
+            .and_then(|mut s| {
+                s.query_map(params![after, model, to_i64(limit)], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })?
+                .collect()
+            })
+            .context("cannot read memories to embed")
+    }
+
+    /// Stores each of `rows` as the embedding by `model` of its memory, replacing the one it
+    /// had (of any model) in the memory and in the vector index, in one transaction.
+    /// Memories deleted meanwhile are skipped; returns how many were stored. Two processes
+    /// embedding the same memories leave one index entry each.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`] for an empty model id, or vectors that are empty, not
+    /// finite, or of different dimensions; nothing is written then. [`ErrorKind::Storage`]
+    /// when SQLite fails.
+    pub fn set_embeddings(&mut self, model: &str, rows: &[(MemoryId, Vec<f32>)]) -> Result<usize> {
+        let Some((_, first)) = rows.first() else {
+            return Ok(0);
         };
-        progress(state);
-        let mut after: MemoryId = 0;
-        loop {
-            // (id, content, whether an older embedding is in the index)
-            let batch: Vec<(MemoryId, String, bool)> = self
-                .conn
-                .prepare_cached(
-                    "SELECT id, content, embedding_model IS NOT NULL FROM memories \
-                     WHERE id > ?1 AND (embedding_model IS NULL OR embedding_model <> ?2) \
-                     ORDER BY id LIMIT ?3",
-                )
-                .and_then(|mut s| {
-                    s.query_map(params![after, model, to_i64(batch_size)], |r| {
-                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                    })?
-                    .collect()
-                })
-                .context("cannot read memories to embed")?;
-            let Some(&(last, _, _)) = batch.last() else {
-                break;
-            };
-            after = last;
-            let texts: Vec<&str> = batch.iter().map(|(_, c, _)| c.as_str()).collect();
-            let embedded = embedder.embed(&texts)?;
-            check_vectors(embedder.as_ref(), &embedded, texts.len())?;
-            let tx = self
-                .conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .context("cannot start write transaction")?;
-            let ids: Vec<MemoryId> = batch.iter().map(|&(id, _, _)| id).collect();
-            let replaced: Vec<MemoryId> = batch
-                .iter()
-                .filter(|&&(_, _, old)| old)
-                .map(|&(id, _, _)| id)
-                .collect();
-            vectors::remove(&tx, &replaced)?;
-            let mut rows = Vec::with_capacity(ids.len());
-            for (&id, v) in ids.iter().zip(&embedded) {
-                store_embedding(&tx, id, &model, v)?;
-                rows.push((id, v.as_slice()));
+        let dim = first.len();
+        for (id, v) in rows {
+            check_vector(model, v)
+                .map_err(|e| Error::invalid_input(format!("memory {id}: {e}")))?;
+            if v.len() != dim {
+                return Err(Error::invalid_input(format!(
+                    "embedding of memory {id} has {} values, the first of the batch {dim}",
+                    v.len()
+                )));
             }
-            vectors::append(&tx, &model, embedder.dimension(), &rows)?;
-            tx.commit().context("cannot commit")?;
-            state.done += ids.len() as u64;
-            state.total = state.total.max(state.done);
-            progress(state);
         }
-        Ok(state)
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context("cannot start write transaction")?;
+        // Read inside the transaction: what another writer embedded meanwhile is replaced,
+        // not indexed twice.
+        let mut present = Vec::with_capacity(rows.len());
+        let mut replaced = Vec::new();
+        {
+            let mut stmt = tx
+                .prepare_cached("SELECT embedding_model IS NOT NULL FROM memories WHERE id = ?1")
+                .context("cannot read memories to embed")?;
+            for (id, v) in rows {
+                let had: Option<bool> = stmt
+                    .query_row([id], |r| r.get(0))
+                    .optional()
+                    .context("cannot read memories to embed")?;
+                match had {
+                    None => continue,
+                    Some(true) => replaced.push(*id),
+                    Some(false) => {}
+                }
+                present.push((*id, v.as_slice()));
+            }
+        }
+        vectors::remove(&tx, &replaced)?;
+        for &(id, v) in &present {
+            store_embedding(&tx, id, model, v)?;
+        }
+        vectors::append(&tx, model, dim, &present)?;
+        tx.commit().context("cannot commit")?;
+        Ok(present.len())
     }
 
     /// Merges near-duplicates and archives stale low-confidence memories.
@@ -474,14 +442,36 @@ fn insert(conn: &Connection, m: &NewMemory, now: Timestamp) -> Result<MemoryId> 
     Ok(conn.last_insert_rowid())
 }
 
+/// A memory this batch inserted with an embedding, which the vector index does not hold yet.
+struct Added<'a> {
+    id: MemoryId,
+    model: &'a str,
+    vector: &'a [f32],
+    namespace: &'a str,
+}
+
+/// Adds the batch's new embeddings to the vector index, one append per model and dimension.
+fn index_added(conn: &Connection, added: &[Added<'_>]) -> Result<()> {
+    let mut groups = BTreeMap::<(&str, usize), Vec<(MemoryId, &[f32])>>::new();
+    for a in added {
+        groups
+            .entry((a.model, a.vector.len()))
+            .or_default()
+            .push((a.id, a.vector));
+    }
+    for ((model, dim), rows) in groups {
+        vectors::append(conn, model, dim, &rows)?;
+    }
+    Ok(())
+}
+
 /// Inserts `m` (with its embedding `vector` of model `.0`) unless it duplicates an active
-/// memory of its namespace. `added` are the memories this batch inserted so far, which the
-/// vector index does not hold yet.
+/// memory of its namespace. `added` are the memories this batch inserted so far.
 fn write_one(
     tx: &mut rusqlite::Transaction<'_>,
     m: &NewMemory,
     vector: Option<(&str, &[f32])>,
-    added: &[(MemoryId, &[f32], &str)],
+    added: &[Added<'_>],
     dedup: &DedupConfig,
     now: Timestamp,
 ) -> Result<WriteOutcome> {
@@ -555,15 +545,15 @@ fn store_embedding(conn: &Connection, id: MemoryId, model: &str, v: &[f32]) -> R
     Ok(())
 }
 
-/// The active memory of `namespace` (other than `self_id`) whose embedding is most similar
-/// to `v`, among the index's nearest and this batch's `added`: `(id, cosine)`.
+/// The active memory of `namespace` (other than `self_id`) whose embedding by `model` is most
+/// similar to `v`, among the index's nearest and this batch's `added`: `(id, cosine)`.
 fn similar_vector(
     conn: &Connection,
     self_id: MemoryId,
     model: &str,
     v: &[f32],
     namespace: &str,
-    added: &[(MemoryId, &[f32], &str)],
+    added: &[Added<'_>],
 ) -> Result<Option<(MemoryId, f64)>> {
     let mut best: Option<(MemoryId, f64)> = None;
     let mut offer = |id: MemoryId, cosine: f64| {
@@ -571,9 +561,9 @@ fn similar_vector(
             best = Some((id, cosine));
         }
     };
-    for &(id, other, ns) in added {
-        if ns == namespace {
-            offer(id, f64::from(dot_f32(v, other)));
+    for a in added {
+        if a.namespace == namespace && a.model == model && a.vector.len() == v.len() {
+            offer(a.id, f64::from(dot_f32(v, a.vector)));
         }
     }
     let near = vectors::search(conn, model, v, 16)?;
@@ -589,22 +579,6 @@ fn similar_vector(
         }
     }
     Ok(best)
-}
-
-/// Checks an embedder's answer: one vector per text, all of its dimension.
-fn check_vectors(embedder: &dyn Embedder, vectors: &[Vec<f32>], texts: usize) -> Result<()> {
-    let dim = embedder.dimension();
-    if vectors.len() != texts || vectors.iter().any(|v| v.len() != dim) {
-        return Err(Error::new(
-            ErrorKind::Embedding,
-            format!(
-                "{} returned {} vectors for {texts} texts, or a vector not of dimension {dim}",
-                embedder.model_id(),
-                vectors.len()
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Folds `drop` into `keep` and deletes `drop` (consolidation).

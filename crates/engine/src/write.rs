@@ -1,0 +1,165 @@
+//! The write path: the engine embeds what is written (its model, its decision) and hands the
+//! vectors to the store, which only keeps them.
+
+use oro_mem_core::config::DedupConfig;
+use oro_mem_core::memory::validate_batch;
+use oro_mem_core::{
+    CandidateSearch, Embedding, Error, ErrorKind, MemoryWrite, NewMemory, Result, WriteOutcome,
+};
+use oro_mem_rank_vector::Embedder;
+use serde::Serialize;
+
+use crate::Engine;
+
+/// What [`Engine::remember`] did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Remembered {
+    /// What became of each memory, in the order given.
+    pub outcomes: Vec<WriteOutcome>,
+    /// Embeddings that came with the memories, of the engine's model, written as they were
+    /// instead of embedding the text again.
+    pub reused: usize,
+    /// Problems that did not stop the write: the model could not load, so the memories were
+    /// stored without embeddings ([`Engine::embed_missing`] adds them later).
+    pub warnings: Vec<String>,
+}
+
+/// How far [`Engine::embed_missing`] has gone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct EmbedProgress {
+    /// Memories embedded so far in this run.
+    pub done: u64,
+    /// Memories that needed embedding when the run started.
+    pub total: u64,
+}
+
+impl Engine {
+    /// Stores `batch` in `store`, each memory checked for duplicates under `dedup`
+    /// ([`MemoryWrite::remember_embedded`]), in one transaction: all or nothing.
+    ///
+    /// In hybrid and vector mode each memory is written with its embedding by the engine's
+    /// model: the one it came with when that model made it (same model id and dimension),
+    /// else one made now, all in one call to the model. When the model cannot load, the
+    /// memories are stored without embeddings and [`Remembered::warnings`] says why. In FTS
+    /// mode no embedding is written.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`] naming the bad memory, before the model runs;
+    /// [`ErrorKind::Embedding`] when the model fails; [`ErrorKind::Storage`] when the store
+    /// fails. Nothing is written then.
+    pub fn remember<S: MemoryWrite + ?Sized>(
+        &mut self,
+        store: &mut S,
+        mut batch: Vec<(NewMemory, Option<Embedding>)>,
+        dedup: &DedupConfig,
+    ) -> Result<Remembered> {
+        validate_batch(batch.iter_mut().map(|(m, _)| m))?;
+        let mut done = Remembered::default();
+        let model = if self.config().mode.uses_vectors() {
+            match self.embedder() {
+                Ok(model) => Some(model),
+                Err(e) => {
+                    done.warnings
+                        .push(format!("{e}; storing without embeddings"));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        match model {
+            None => batch.iter_mut().for_each(|(_, e)| *e = None),
+            Some(model) => {
+                let mut missing = Vec::new();
+                for (i, (_, e)) in batch.iter_mut().enumerate() {
+                    if e.as_ref().is_some_and(|e| is_from(e, model.as_ref())) {
+                        done.reused += 1;
+                    } else {
+                        *e = None;
+                        missing.push(i);
+                    }
+                }
+                if !missing.is_empty() {
+                    let texts: Vec<&str> = missing
+                        .iter()
+                        .map(|&i| batch[i].0.content.as_str())
+                        .collect();
+                    let made = embed_checked(model.as_ref(), &texts)?;
+                    for (i, vector) in missing.into_iter().zip(made) {
+                        batch[i].1 = Some(Embedding {
+                            model: model.model_id().to_string(),
+                            vector,
+                        });
+                    }
+                }
+            }
+        }
+        done.outcomes = store.remember_embedded(batch, dedup)?;
+        Ok(done)
+    }
+
+    /// Embeds every memory of `store` that has no embedding by the engine's model (none, or
+    /// one by another model), `batch_size` at a time, each batch stored in one transaction,
+    /// calling `progress` before the first and after each. Interrupted, it keeps every
+    /// finished batch; run again, it goes on from there.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Embedding`] when the model cannot load or fails;
+    /// [`ErrorKind::Storage`] when the store fails. Finished batches stay written.
+    pub fn embed_missing<S: CandidateSearch + MemoryWrite + ?Sized>(
+        &mut self,
+        store: &mut S,
+        batch_size: usize,
+        mut progress: impl FnMut(EmbedProgress),
+    ) -> Result<EmbedProgress> {
+        let embedder = self.embedder()?;
+        let model = embedder.model_id();
+        let batch_size = batch_size.max(1);
+        let mut state = EmbedProgress {
+            done: 0,
+            total: store.count_unembedded(model)?,
+        };
+        progress(state);
+        let mut after = 0;
+        loop {
+            let batch = store.unembedded(model, after, batch_size)?;
+            let Some(&(last, _)) = batch.last() else {
+                break;
+            };
+            after = last;
+            let texts: Vec<&str> = batch.iter().map(|(_, text)| text.as_str()).collect();
+            let made = embed_checked(embedder.as_ref(), &texts)?;
+            let rows: Vec<_> = batch.iter().map(|&(id, _)| id).zip(made).collect();
+            store.set_embeddings(model, &rows)?;
+            state.done += rows.len() as u64;
+            state.total = state.total.max(state.done);
+            progress(state);
+        }
+        Ok(state)
+    }
+}
+
+/// True when `embedder` would have made `e`: same model id and dimension.
+fn is_from(e: &Embedding, embedder: &dyn Embedder) -> bool {
+    e.model == embedder.model_id() && e.vector.len() == embedder.dimension()
+}
+
+/// `texts` embedded, checked: one vector per text, each of the model's dimension.
+fn embed_checked(embedder: &dyn Embedder, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+    let vectors = embedder.embed(texts)?;
+    let dim = embedder.dimension();
+    if vectors.len() != texts.len() || vectors.iter().any(|v| v.len() != dim) {
+        return Err(Error::new(
+            ErrorKind::Embedding,
+            format!(
+                "{} returned {} vectors for {} texts, or a vector not of dimension {dim}",
+                embedder.model_id(),
+                vectors.len(),
+                texts.len()
+            ),
+        ));
+    }
+    Ok(vectors)
+}
