@@ -63,8 +63,9 @@
 //!
 //! # Crate features
 //!
-//! - `testing` (off by default): `testing::store_conformance`, the checks any
-//!   store implementation runs in its tests.
+//! - `testing` (off by default): `testing`, the conformance kit for plug-ins written
+//!   elsewhere: the store conformance suite, the ranker contract check, the fuser contract
+//!   property tests and a `Memory` builder.
 
 #![deny(missing_docs)]
 
@@ -79,7 +80,7 @@ pub mod recall;
 mod signals;
 mod stopwords;
 pub mod store;
-#[cfg(feature = "testing")]
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod text;
 mod time;

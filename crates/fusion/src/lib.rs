@@ -254,8 +254,9 @@ fn finish(acc: HashMap<MemoryId, f64>, limit: usize) -> Ranking {
 
 #[cfg(test)]
 mod tests {
+    use oro_mem_core::testing::fuser_contract;
+
     use super::*;
-    use proptest::prelude::*;
 
     fn ids(r: &Ranking) -> Vec<MemoryId> {
         r.hits().iter().map(|h| h.id).collect()
@@ -339,81 +340,11 @@ mod tests {
         assert!(Rrf::new(f64::NAN).is_err());
     }
 
-    fn arb_ranking() -> impl Strategy<Value = Ranking> {
-        prop::collection::vec((0i64..40, 0u8..10), 0..25)
-            .prop_map(|v| Ranking::from_scores(v.into_iter().map(|(id, s)| (id, f64::from(s)))))
-    }
-
-    fn arb_lists() -> impl Strategy<Value = Vec<(Ranking, f64)>> {
-        prop::collection::vec((arb_ranking(), prop_oneof![Just(0.0), 0.0f64..3.0]), 0..5)
-    }
-
-    fn fusers() -> [Box<dyn Fuser>; 4] {
-        [
-            Box::new(Rrf::default()),
-            Box::new(Rrf::new(1.0).unwrap()),
-            Box::new(WeightedScore),
-            Box::new(Scaled::new(4.0).unwrap()),
-        ]
-    }
-
-    fn weighted(lists: &[(Ranking, f64)]) -> Vec<Weighted<'_>> {
-        lists
-            .iter()
-            .map(|(r, w)| Weighted::new("l", *w, r).unwrap())
-            .collect()
-    }
-
-    proptest! {
-        #[test]
-        fn fused_is_sorted_unique_and_limited(lists in arb_lists(), limit in 0usize..30) {
-            for f in fusers() {
-                let r = f.fuse(&weighted(&lists), limit);
-                prop_assert!(r.len() <= limit);
-                let mut seen = std::collections::HashSet::new();
-                for w in r.hits().windows(2) {
-                    prop_assert!(w[0].score > w[1].score
-                        || (w[0].score == w[1].score && w[0].id < w[1].id));
-                }
-                for h in r.hits() {
-                    prop_assert!(seen.insert(h.id));
-                    prop_assert!(lists.iter().any(|(l, w)| *w > 0.0 && l.rank_of(h.id).is_some()));
-                }
-            }
-        }
-
-        #[test]
-        fn input_order_is_irrelevant(lists in arb_lists()) {
-            let mut reversed = lists.clone();
-            reversed.reverse();
-            for f in fusers() {
-                let a = f.fuse(&weighted(&lists), 100);
-                let b = f.fuse(&weighted(&reversed), 100);
-                prop_assert_eq!(ids(&a), ids(&b));
-                for (x, y) in a.hits().iter().zip(b.hits()) {
-                    prop_assert!((x.score - y.score).abs() < 1e-12);
-                }
-            }
-        }
-
-        #[test]
-        fn weight_zero_list_changes_nothing(lists in arb_lists(), extra in arb_ranking()) {
-            let mut with = lists.clone();
-            with.push((extra, 0.0));
-            for f in fusers() {
-                prop_assert_eq!(f.fuse(&weighted(&lists), 100), f.fuse(&weighted(&with), 100));
-            }
-        }
-
-        #[test]
-        fn contributions_sum_to_the_fused_score(lists in arb_lists()) {
-            for f in fusers() {
-                let w = weighted(&lists);
-                for h in f.fuse(&w, 100).hits() {
-                    let sum: f64 = f.contributions(&w, h.id).iter().sum();
-                    prop_assert!((sum - h.score).abs() < 1e-9);
-                }
-            }
-        }
+    #[test]
+    fn every_fuser_keeps_the_contract() {
+        fuser_contract(&Rrf::default());
+        fuser_contract(&Rrf::new(1.0).unwrap());
+        fuser_contract(&WeightedScore);
+        fuser_contract(&Scaled::new(4.0).unwrap());
     }
 }

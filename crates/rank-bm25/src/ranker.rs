@@ -26,3 +26,15 @@ impl Ranker for Bm25Ranker {
         Ok(Ranking::from_scores(candidates.scores(Bm25Ranker::SIGNAL)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use oro_mem_core::testing::ranker_contract;
+
+    use super::*;
+
+    #[test]
+    fn keeps_the_ranker_contract() {
+        ranker_contract(&Bm25Ranker);
+    }
+}

@@ -117,6 +117,11 @@ mod tests {
     use super::*;
 
     #[test]
+    fn vector_ranker_keeps_the_ranker_contract() {
+        oro_mem_core::testing::ranker_contract(&VectorRanker);
+    }
+
+    #[test]
     fn cosine_of_orthogonal_and_mismatched_vectors() {
         assert_eq!(cosine(&[1.0, 0.0], &[0.0, 1.0]), 0.0);
         assert_eq!(cosine(&[1.0], &[1.0, 0.0]), 0.0);

@@ -1,5 +1,4 @@
-//! Conformance checks that any store implementation can run in its own tests (feature
-//! `testing`).
+//! The store conformance suite.
 //!
 //! [`store_conformance`] takes a function that makes an empty store and checks what the
 //! engine and the commands rely on: reading, filtering, lexical search, keeping and searching
