@@ -112,6 +112,8 @@ prune_after_days = 90.0       # ... unused for this long are archived
 
 #[cfg(test)]
 mod tests {
+    use oro_mem_core::config::{HALF_LIFE_BY_TYPE_PREFIX, KEYS, WEIGHT_PREFIX};
+
     use super::*;
 
     /// Every key of `value`, dotted (`recall.weights`); a map of weights or half-lives, whose
@@ -136,11 +138,13 @@ mod tests {
         }
     }
 
-    /// The keys of [`Config`]: the one definition the template and the README follow.
+    /// The configuration's keys as core's key table defines them (`KEYS`, and the two families
+    /// of weights and per-type half-lives), which core checks against `Config`'s fields.
     fn config_keys() -> Vec<String> {
-        let defaults = toml::Value::try_from(Config::default()).unwrap();
-        let mut all = Vec::new();
-        keys(&defaults, "", &mut all);
+        let mut all: Vec<String> = KEYS.iter().map(|k| k.name.to_string()).collect();
+        for family in [WEIGHT_PREFIX, HALF_LIFE_BY_TYPE_PREFIX] {
+            all.push(family.trim_end_matches('.').to_string());
+        }
         all.sort();
         all
     }

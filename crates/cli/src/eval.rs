@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use oro_mem_core::config::{DedupConfig, WEIGHT_PREFIX};
 use oro_mem_core::{
-    config::DedupConfig, Config, Filter, MemoryId, MemoryType, Mode, NewMemory, Query, Source,
-    Timestamp,
+    Config, Filter, MemoryId, MemoryType, Mode, NewMemory, Query, Source, Timestamp,
 };
 use oro_mem_engine::{Engine, Registry};
 use oro_mem_eval::metrics::QueryResult;
@@ -34,85 +34,74 @@ pub struct Axis {
     values: Vec<String>,
 }
 
+/// Short names `--grid` and `--set` take besides the configuration's own keys, and the keys
+/// each sets. A registered ranker's name sets its weight (`bm25=0.5`).
+const ALIASES: &[(&str, &[&str])] = &[
+    ("k", &["recall.rrf_k"]),
+    ("rrf_k", &["recall.rrf_k"]),
+    ("fusion", &["recall.fusion"]),
+    ("decay", &["decay.enabled"]),
+    ("half_life", &["decay.half_life_days"]),
+    ("depth", &["recall.depth", "recall.vector_depth"]),
+    ("lexical_depth", &["recall.depth"]),
+    ("vector_depth", &["recall.vector_depth"]),
+    ("min_similarity", &["recall.min_similarity"]),
+];
+
 /// The keys `--grid` (and `--set`) understand, for error messages and `--help`.
-pub const GRID_KEYS: &str = "mode, k (rrf_k), fusion (rrf|weighted_score), decay (on|off), \
-                             half_life, depth (lexical and vector), lexical_depth, vector_depth, \
-                             min_similarity, and the weight of any ranker (bm25, vector, \
-                             recency, access)";
+pub fn grid_keys() -> String {
+    let aliases: Vec<String> = ALIASES
+        .iter()
+        .map(|(short, keys)| format!("{short} ({})", keys.join(" and ")))
+        .collect();
+    let registry = Registry::default();
+    let rankers: Vec<&str> = registry.ranker_names().collect();
+    format!(
+        "{}, mode, the weight of any ranker by its name ({}), or any configuration key in \
+         full (recall.min_score, dedup.cosine, ...)",
+        aliases.join(", "),
+        rankers.join(", ")
+    )
+}
 
 /// The text after `oro-mem eval --help`'s options.
 pub fn after_help() -> String {
     format!(
-        "Keys for --grid and --set: {GRID_KEYS}.\n\nExample: oro-mem eval --dataset \
-         ../shared/eval/scifact --grid mode=fts,vector,hybrid --grid k=20,60"
+        "Keys for --grid and --set: {}.\n\nExample: oro-mem eval --dataset \
+         ../shared/eval/scifact --grid mode=fts,vector,hybrid --grid k=20,60",
+        grid_keys()
     )
 }
 
-/// Sets `key` to `value` in `config`.
+/// Sets `key` (an alias, a ranker's name, or a configuration key) to `value` in `config`,
+/// checked against the key's domain ([`oro_mem_core::config::KEYS`]).
 fn apply(config: &mut Config, key: &str, value: &str) -> Result<()> {
-    let num = || -> Result<f64> {
-        value
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && *v >= 0.0)
-            .with_context(|| format!("{key}={value}: expected a number >= 0"))
+    let full: Vec<String> = match ALIASES.iter().find(|(short, _)| *short == key) {
+        Some((_, keys)) => keys.iter().map(|k| k.to_string()).collect(),
+        None if Registry::default().ranker_names().any(|n| n == key) => {
+            vec![format!("{WEIGHT_PREFIX}{key}")]
+        }
+        None => vec![key.to_string()],
     };
-    let count = || -> Result<usize> {
-        value
-            .parse::<usize>()
-            .ok()
-            .filter(|&v| v > 0)
-            .with_context(|| format!("{key}={value}: expected a whole number >= 1"))
-    };
-    let r = &mut config.recall;
-    match key {
-        "mode" => config.mode = value.parse()?,
-        "k" | "rrf_k" => r.rrf_k = num()?,
-        "fusion" => {
-            r.fusion = parse_fusion(value).map_err(|e| anyhow::anyhow!("fusion={value}: {e}"))?;
-        }
-        "decay" => {
-            config.decay.enabled = match value {
-                "on" | "true" => true,
-                "off" | "false" => false,
-                _ => bail!("decay={value}: expected on or off"),
-            }
-        }
-        "half_life" => {
-            let days = num()?;
-            if days == 0.0 {
-                bail!("half_life={value}: expected a number of days > 0");
-            }
-            config.decay.half_life_days = days;
-        }
-        "depth" => {
-            let n = count()?;
-            r.depth = n;
-            r.vector_depth = n;
-        }
-        "lexical_depth" => r.depth = count()?,
-        "vector_depth" => r.vector_depth = count()?,
-        // A ranker's weight, by its registered name.
-        ranker if Registry::default().ranker_names().any(|n| n == ranker) => {
-            r.weights.set(ranker, num()?);
-        }
-        "min_similarity" => {
-            let cosine = num()?;
-            if !(0.0..=1.0).contains(&cosine) {
-                bail!("min_similarity={value}: expected a cosine between 0 and 1");
-            }
-            r.min_similarity = cosine;
-        }
-        _ => bail!("unknown setting {key:?}: expected one of {GRID_KEYS}"),
+    for k in &full {
+        config
+            .set(k, value)
+            .map_err(|e| anyhow::anyhow!("{key}={value}: {e}"))?;
+    }
+    if key == "fusion" || key == "recall.fusion" {
+        parse_fusion(value).map_err(|e| anyhow::anyhow!("{key}={value}: {e}"))?;
     }
     Ok(())
 }
 
 /// Parses `KEY=V1,V2,...`, checking every value.
 pub fn parse_axis(text: &str) -> Result<Axis> {
-    let (key, values) = text
-        .split_once('=')
-        .with_context(|| format!("--grid {text:?}: expected KEY=V1,V2,... (keys: {GRID_KEYS})"))?;
+    let (key, values) = text.split_once('=').with_context(|| {
+        format!(
+            "--grid {text:?}: expected KEY=V1,V2,... (keys: {})",
+            grid_keys()
+        )
+    })?;
     let key = key.trim().to_string();
     let values: Vec<String> = values
         .split(',')

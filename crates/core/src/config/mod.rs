@@ -1,5 +1,8 @@
 //! Every knob of recall and the write path, with serde defaults so a configuration file only
 //! needs the keys it changes. Parsing the file (TOML) is the caller's business.
+//!
+//! Each key is defined once, in [`KEYS`]: its name, the values it takes ([`Domain`]), and
+//! how it is read and set. [`Config::validate`] and [`Config::set`] work from that table.
 
 use std::collections::BTreeMap;
 
@@ -7,6 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::memory::MemoryType;
+
+mod keys;
+
+pub use keys::{key, Domain, Key, HALF_LIFE_BY_TYPE_PREFIX, KEYS, WEIGHT_PREFIX};
 
 /// Which retrieval a recall uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -315,89 +322,6 @@ impl Default for ConsolidateConfig {
             prune_below_confidence: 0.3,
             prune_after_days: 90.0,
         }
-    }
-}
-
-impl Config {
-    /// Checks ranges the type system cannot.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::Config`](crate::ErrorKind::Config) naming the first bad key.
-    pub fn validate(&self) -> Result<()> {
-        let r = &self.recall;
-        let non_negative = [
-            ("recall.rrf_k", r.rrf_k),
-            ("recall.min_score", r.min_score),
-            ("recall.hybrid_min_score", r.hybrid_min_score),
-            ("recall.simple_min_score", r.simple_min_score),
-            (
-                "consolidate.prune_after_days",
-                self.consolidate.prune_after_days,
-            ),
-        ];
-        let weights = r
-            .weights
-            .iter()
-            .map(|(name, v)| (format!("recall.weights.{name}"), v));
-        let non_negative = non_negative
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .chain(weights);
-        for (key, v) in non_negative {
-            if !v.is_finite() || v < 0.0 {
-                return Err(Error::config(format!(
-                    "{key} must be a finite number >= 0, got {v}"
-                )));
-            }
-        }
-        // Above 1 no word overlap reaches it: the skip is off (as `oro-mem eval` runs).
-        if r.near_duplicate.is_nan() || r.near_duplicate < 0.0 {
-            return Err(Error::config(format!(
-                "recall.near_duplicate must be a number >= 0 (above 1 turns the skip off), got {}",
-                r.near_duplicate
-            )));
-        }
-        let unit = [
-            ("recall.min_similarity", r.min_similarity),
-            ("dedup.bm25", self.dedup.bm25),
-            ("dedup.cosine", self.dedup.cosine),
-            ("consolidate.merge_bm25", self.consolidate.merge_bm25),
-            (
-                "consolidate.prune_below_confidence",
-                self.consolidate.prune_below_confidence,
-            ),
-        ];
-        for (key, v) in unit {
-            if !(0.0..=1.0).contains(&v) {
-                return Err(Error::config(format!(
-                    "{key} must be between 0 and 1, got {v}"
-                )));
-            }
-        }
-        let half_lives = std::iter::once((
-            "decay.half_life_days".to_string(),
-            self.decay.half_life_days,
-        ))
-        .chain(
-            self.decay
-                .half_life_by_type
-                .iter()
-                .map(|(t, v)| (format!("decay.half_life_by_type.{t}"), *v)),
-        );
-        for (key, v) in half_lives {
-            if !v.is_finite() || v <= 0.0 {
-                return Err(Error::config(format!(
-                    "{key} must be a number > 0, got {v}"
-                )));
-            }
-        }
-        if r.depth == 0 || r.max_results == 0 {
-            return Err(Error::config(
-                "recall.depth and recall.max_results must be at least 1",
-            ));
-        }
-        Ok(())
     }
 }
 
