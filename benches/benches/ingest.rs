@@ -1,4 +1,4 @@
-//! Ingest throughput: one `remember_batch` of 100 new memories (dedup on, as `import` runs it)
+//! Ingest throughput: one `Engine::remember` of 100 new memories (dedup on, as `import` runs it)
 //! into a store that already holds 10k, each iteration on a fresh copy of that store.
 //!
 //! - `ingest/fts`: no embeddings (FTS mode).

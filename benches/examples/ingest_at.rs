@@ -1,5 +1,5 @@
 //! The cost of deduplicated writes at a store size criterion would take too long to build per
-//! run: one `remember_batch` of 100 new memories into a copy of an N-memory synthetic store,
+//! run: one `Engine::remember` of 100 new memories into a copy of an N-memory synthetic store,
 //! with dedup off (the baseline) and then on, three times.
 //!
 //! `cargo run --release -p oro-mem-benches --example ingest_at -- [N=100000] [DIR]`; the

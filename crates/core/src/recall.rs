@@ -579,6 +579,45 @@ mod tests {
     }
 
     #[test]
+    fn rank_stage_gives_each_rankers_list_in_order_and_a_failing_one_empty() {
+        struct Failing;
+        impl Ranker for Failing {
+            fn name(&self) -> &str {
+                "failing"
+            }
+            fn rank(&self, _: &Query<'_>, _: &Candidates) -> Result<Ranking> {
+                Err(crate::Error::invalid_input("no signal today"))
+            }
+        }
+        let p = pipeline(RecallConfig::default()).ranker(Failing, 0.5);
+        let mut candidates = Candidates::new([1, 2, 3].map(|id| Candidate::new(memory(id, "x"))));
+        candidates.set_signal("lexical", Signal::new([(2, 5.0), (3, 9.0)]));
+        let f = Filter::default();
+        let mut warnings = Vec::new();
+        let lists = p.rank(&Query::new("q", &f), &candidates, &mut warnings);
+        let got: Vec<_> = lists
+            .iter()
+            .map(|(name, w, r)| (*name, *w, r.hits().iter().map(|h| h.id).collect::<Vec<_>>()))
+            .collect();
+        assert_eq!(got, [("bm25", 1.0, vec![3, 2]), ("failing", 0.5, vec![])]);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("failing") && warnings[0].contains("no signal today"));
+    }
+
+    #[test]
+    fn fuse_stage_adds_the_pinned_bonus_to_pinned_memories_only() {
+        let p = pipeline_with(Sum { bonus: 0.25 }, RecallConfig::default());
+        let (a, mut b) = (memory(1, "a"), memory(2, "b"));
+        b.pinned = true;
+        let by_id: HashMap<MemoryId, &Memory> = [(1, &a), (2, &b)].into();
+        let ranking = Ranking::from_scores([(1, 1.0), (2, 0.5)]);
+        let inputs = [Weighted::new("bm25", 2.0, &ranking).unwrap()];
+        let mut fused = p.fuse(&inputs, &by_id);
+        fused.sort_by_key(|&(id, _)| id);
+        assert_eq!(fused, [(1, 2.0), (2, 1.25)]);
+    }
+
+    #[test]
     fn score_stage_applies_confidence_and_the_minimum_and_sorts() {
         let config = RecallConfig {
             min_score: 0.5,
