@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use oro_mem_core::{Mode, Scoring};
 use oro_mem_engine::Registry;
+use oro_mem_eval::tune::Metric;
 
 /// `--mode`, parsed as the configuration parses it (case-insensitive, the error lists the
 /// modes).
@@ -367,6 +368,18 @@ pub struct EvalArgs {
     /// Embed the corpus afresh and cache nothing on disk
     #[arg(long, conflicts_with = "cache")]
     pub no_cache: bool,
+    /// Also score each mode out of sample, leaving one conversation out: for each namespace
+    /// of the queries, the grid's best setting on the other namespaces, scored on this one
+    #[arg(long, conflicts_with = "tune_on")]
+    pub cross_validate: bool,
+    /// Also score each mode out of sample: the grid's best setting on this split's queries
+    /// (say train), scored on --split's (say test); the table shows the tuning split
+    #[arg(long, value_name = "SPLIT")]
+    pub tune_on: Option<String>,
+    /// What --cross-validate and --tune-on choose by: ndcg@10, recall@5, recall@10,
+    /// recall@100, mrr@10, precision or useful
+    #[arg(long, value_name = "METRIC", default_value = "ndcg@10")]
+    pub tune_metric: Metric,
     /// Print JSON
     #[arg(long)]
     pub json: bool,

@@ -15,6 +15,7 @@ use oro_mem_core::{
 };
 use oro_mem_engine::{Engine, Registry};
 use oro_mem_eval::metrics::QueryResult;
+use oro_mem_eval::tune::{best_run, leave_one_out, Metric};
 use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache, QueryScores, Summary};
 use oro_mem_store_sqlite::Store;
 use serde::Serialize;
@@ -278,6 +279,31 @@ struct Report {
     depth: usize,
     as_recalled: bool,
     runs: Vec<RunReport>,
+    /// Each mode's best setting chosen on other queries than those it is scored on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    out_of_sample: Vec<OutOfSample>,
+}
+
+/// One mode scored out of sample (`--cross-validate`, `--tune-on`).
+#[derive(Debug, Serialize)]
+struct OutOfSample {
+    mode: Mode,
+    /// How the setting was chosen.
+    method: String,
+    /// What it was chosen by.
+    metric: Metric,
+    /// The setting chosen for each held-out group (one, for a split).
+    chosen: Vec<Chosen>,
+    #[serde(flatten)]
+    summary: Summary,
+}
+
+/// The setting chosen for queries it was not chosen on.
+#[derive(Debug, Serialize)]
+struct Chosen {
+    /// The held-out namespace, or the split scored.
+    held_out: String,
+    label: String,
 }
 
 fn evaluate(
@@ -386,8 +412,36 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         embed(&mut corpus, &mut engine, cache.as_deref())?;
     }
 
+    // With --tune-on, every run is scored on the tuning split (the table) and each mode's
+    // best on the split asked for.
+    let tuning = a
+        .tune_on
+        .as_deref()
+        .map(|split| Dataset::load(&a.dataset, split))
+        .transpose()?;
+    if let Some(t) = &tuning {
+        if t.docs.len() != dataset.docs.len() {
+            bail!("--tune-on {}: the corpus differs from --split's", t.split);
+        }
+    }
+    let (table_set, table_queries) = match &tuning {
+        Some(t) => (
+            t,
+            &t.queries[..a.queries.unwrap_or(usize::MAX).min(t.queries.len())],
+        ),
+        None => (&dataset, queries),
+    };
+    if a.cross_validate && queries.iter().any(|q| q.namespace.is_none()) {
+        bail!(
+            "--cross-validate leaves one namespace (conversation) out at a time, and some \
+             queries of {} have none; use --tune-on SPLIT",
+            dataset.name()
+        );
+    }
+
     let mut warnings = Vec::new();
     let mut reports = Vec::with_capacity(runs.len());
+    let mut all_results = Vec::with_capacity(runs.len());
     for (i, run) in runs.iter().enumerate() {
         if runs.len() > 1 {
             eprintln!("eval: [{}/{}] {}", i + 1, runs.len(), run.label());
@@ -398,8 +452,8 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         let results = evaluate(
             &mut corpus,
             &mut run_engine,
-            &dataset,
-            queries,
+            table_set,
+            table_queries,
             run,
             &mut warnings,
         )?;
@@ -409,18 +463,77 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
             mode: run.config.mode,
             summary: Summary::of(&results),
         });
+        all_results.push(results);
+    }
+
+    let mut out_of_sample = Vec::new();
+    for mode in Mode::ALL {
+        let of_mode: Vec<usize> = (0..runs.len())
+            .filter(|&i| runs[i].config.mode == mode)
+            .collect();
+        let results: Vec<&[QueryResult]> =
+            of_mode.iter().map(|&i| all_results[i].as_slice()).collect();
+        if a.cross_validate && !of_mode.is_empty() {
+            let group_of: Vec<String> = queries
+                .iter()
+                .map(|q| q.namespace.clone().unwrap_or_default())
+                .collect();
+            let (folds, held) = leave_one_out(&results, &group_of, a.tune_metric);
+            out_of_sample.push(OutOfSample {
+                mode,
+                method: "leave one namespace out".into(),
+                metric: a.tune_metric,
+                chosen: folds
+                    .into_iter()
+                    .map(|f| Chosen {
+                        held_out: f.held_out,
+                        label: runs[of_mode[f.chosen]].label(),
+                    })
+                    .collect(),
+                summary: Summary::of(&held),
+            });
+        }
+        if let (Some(t), Some(best)) = (&tuning, best_run(&results, a.tune_metric, |_| true)) {
+            let run = &runs[of_mode[best]];
+            eprintln!(
+                "eval: {mode}: chosen on {}: {}, scoring on {}",
+                t.split,
+                run.label(),
+                dataset.split
+            );
+            let mut run_engine = engine.reconfigured(run.config.clone())?;
+            let held = evaluate(
+                &mut corpus,
+                &mut run_engine,
+                &dataset,
+                queries,
+                run,
+                &mut warnings,
+            )?;
+            out_of_sample.push(OutOfSample {
+                mode,
+                method: format!("chosen on {}", t.split),
+                metric: a.tune_metric,
+                chosen: vec![Chosen {
+                    held_out: dataset.split.clone(),
+                    label: run.label(),
+                }],
+                summary: Summary::of(&held),
+            });
+        }
     }
     for w in &warnings {
         eprintln!("eval: warning: {w}");
     }
     let report = Report {
         dataset: dataset.name(),
-        split: dataset.split.clone(),
+        split: table_set.split.clone(),
         documents: dataset.docs.len(),
-        queries: queries.len(),
+        queries: table_queries.len(),
         depth: base.recall.depth,
         as_recalled: a.as_recalled,
         runs: reports,
+        out_of_sample,
     };
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -464,6 +577,12 @@ fn table(report: &Report) -> String {
         .runs
         .iter()
         .map(|r| r.label.len())
+        .chain(
+            report
+                .out_of_sample
+                .iter()
+                .map(|o| format!("mode={} ({})", o.mode, o.method).len()),
+        )
         .max()
         .unwrap_or(0)
         .max(6);
@@ -509,6 +628,38 @@ fn table(report: &Report) -> String {
                 r.summary.latency_p50_ms,
                 r.summary.latency_p95_ms
             );
+        }
+    }
+    if !report.out_of_sample.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nOut of sample: each mode's best setting by {} on other queries than those scored",
+            report.out_of_sample[0].metric
+        );
+        for o in &report.out_of_sample {
+            let m = &o.summary.mean;
+            let label = format!("mode={} ({})", o.mode, o.method);
+            if report.as_recalled {
+                let _ = writeln!(
+                    s,
+                    "{label:width$}  {:.4}   {:.4}  {:8.2}  {:9.4}  {:6.4}  {:6.4}",
+                    m.ndcg_10,
+                    m.recall_5,
+                    m.returned,
+                    m.precision(),
+                    m.success,
+                    m.empty,
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "{label:width$}  {:.4}   {:.4}  {:.4}  {:.4}  {:.4}",
+                    m.ndcg_10, m.recall_5, m.recall_10, m.recall_100, m.mrr_10,
+                );
+            }
+            for c in &o.chosen {
+                let _ = writeln!(s, "    {}: {}", c.held_out, c.label);
+            }
         }
     }
     let categories: Vec<&String> = report

@@ -1102,6 +1102,101 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
 }
 
 #[test]
+fn eval_scores_settings_out_of_sample() {
+    let env = Env::new();
+    let dataset = fixture("eval-mini");
+    let d = dataset.to_str().unwrap();
+    // Leave one conversation (namespace) out: each of a and b is scored by the setting best
+    // on the other. With one setting per mode, that is the in-sample figure, each query once.
+    let out = env.run(&[
+        "eval",
+        "--dataset",
+        d,
+        "--set",
+        "decay=off",
+        "--cross-validate",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let oos = report["out_of_sample"].as_array().unwrap();
+    assert_eq!(oos.len(), 1);
+    assert_eq!(oos[0]["mode"], "fts");
+    assert_eq!(oos[0]["metric"], "ndcg@10");
+    assert_eq!(oos[0]["queries"], 3);
+    assert_eq!(oos[0]["ndcg_10"], report["runs"][0]["ndcg_10"]);
+    let held: Vec<&str> = oos[0]["chosen"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["held_out"].as_str().unwrap())
+        .collect();
+    assert_eq!(held, ["a", "b"]);
+
+    // A grid: one choice per fold among the mode's settings, named in the text table.
+    let text = env.ok(&[
+        "eval",
+        "--dataset",
+        d,
+        "--grid",
+        "fusion=rrf",
+        "--grid",
+        "k=20,60",
+        "--cross-validate",
+        "--tune-metric",
+        "recall@10",
+    ]);
+    assert!(
+        text.contains("Out of sample") && text.contains("by recall@10"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mode=fts (leave one namespace out)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    a: fusion=rrf k=") && text.contains("    b: fusion=rrf k="),
+        "{text}"
+    );
+
+    // Train -> test: the table shows the tuning split, the out-of-sample row the split asked.
+    let out = env.run(&[
+        "eval",
+        "--dataset",
+        d,
+        "--grid",
+        "k=20,60",
+        "--tune-on",
+        "test",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let oos = &report["out_of_sample"][0];
+    assert_eq!(oos["method"], "chosen on test");
+    assert_eq!(
+        oos["chosen"][0]["label"], "k=20",
+        "the first of equal settings"
+    );
+    assert_eq!(oos["ndcg_10"], report["runs"][0]["ndcg_10"]);
+
+    for (args, says) in [
+        (vec!["--tune-on", "train"], "train"),
+        (vec!["--tune-metric", "speed"], "unknown metric"),
+        (
+            vec!["--cross-validate", "--tune-on", "test"],
+            "cannot be used with",
+        ),
+    ] {
+        let mut all = vec!["eval", "--dataset", d];
+        all.extend(args);
+        let out = env.run(&all);
+        assert!(!out.status.success());
+        assert!(stderr(&out).contains(says), "{all:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
 fn eval_refuses_bad_datasets_and_settings_clearly() {
     let env = Env::new();
     let dir = env.dir.path().join("broken");

@@ -5,6 +5,8 @@
 //!   fields that memory benchmarks such as LoCoMo add.
 //! - [`metrics`]: nDCG@k, Recall@k and MRR@k as pytrec_eval defines them, and the means and
 //!   latency percentiles of a run ([`Summary`]).
+//! - [`tune`]: choosing a setting out of sample: leave one group (conversation) out, or
+//!   pick on one split and score another.
 //! - [`CachedEmbedder`]: wraps an [`Embedder`](oro_mem_rank_vector::Embedder) with an SQLite
 //!   cache keyed by model id and a hash of the text, so a corpus is embedded once per model.
 //!
@@ -34,6 +36,7 @@
 mod cache;
 mod dataset;
 pub mod metrics;
+pub mod tune;
 
 pub use cache::{CacheStats, CachedEmbedder, EmbeddingCache};
 pub use dataset::{Dataset, Doc, EvalQuery, Qrels};
