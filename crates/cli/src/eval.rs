@@ -719,7 +719,7 @@ mod tests {
             ("k=-1", "number >= 0"),
             ("depth=0", "whole number >= 1"),
             ("decay=maybe", "on or off"),
-            ("fusion=borda", "weighted_score, rrf"),
+            ("fusion=borda", "weighted_score, weighted_max, rrf"),
             ("mode=semantic", "unknown mode"),
             ("speed=fast", "unknown setting"),
         ] {

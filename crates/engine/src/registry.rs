@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use oro_mem_core::config::RecallConfig;
 use oro_mem_core::{AccessFrequency, Config, Error, Fuser, Mode, Ranker, Recency, Result};
-use oro_mem_fusion::{Rrf, WeightedScore};
+use oro_mem_fusion::{Rrf, WeightedMax, WeightedScore};
 use oro_mem_rank_bm25::Bm25Ranker;
 use oro_mem_rank_vector::VectorRanker;
 
@@ -91,6 +91,7 @@ impl Default for Registry {
             .ranker("recency", |_| Ok(Box::new(Recency)))
             .ranker("access", |_| Ok(Box::new(AccessFrequency)))
             .fuser("weighted_score", |_| Ok(Box::new(WeightedScore)))
+            .fuser("weighted_max", |_| Ok(Box::new(WeightedMax)))
             .fuser("rrf", |r| Ok(Box::new(Rrf::new(r.rrf_k)?)))
             .mode(Mode::Fts, ["lexical"])
             .mode(Mode::Hybrid, ["lexical", "vector"])
@@ -286,7 +287,7 @@ mod tests {
         };
         assert_eq!(
             err.to_string(),
-            "unknown fuser \"borda\" in recall.fusion: expected weighted_score or rrf"
+            "unknown fuser \"borda\" in recall.fusion: expected weighted_score, weighted_max or rrf"
         );
     }
 
@@ -295,7 +296,7 @@ mod tests {
         let registry = Registry::default().fuser("rrf", |_| Ok(Box::new(Rrf::new(1.0)?)));
         assert_eq!(
             registry.fuser_names().collect::<Vec<_>>(),
-            ["weighted_score", "rrf"]
+            ["weighted_score", "weighted_max", "rrf"]
         );
         let recall = RecallConfig {
             fusion: "rrf".to_string(),

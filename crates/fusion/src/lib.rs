@@ -5,6 +5,8 @@
 //!   timestamps) fuse without calibration.
 //! - [`WeightedScore`]: `score(d) = Σ wᵢ · normᵢ(d)` with each list's scores min-max normalized
 //!   to `[0, 1]`. Keeps score gaps that RRF throws away.
+//! - [`WeightedMax`]: as [`WeightedScore`], each list divided by its best score instead of
+//!   min-max normalized, so the weakest candidate keeps what it earned.
 //! - [`Scaled`]: `score(d) = Σ wᵢ · clamp(sᵢ(d) / scale, 0, 1)`, scores on an absolute scale
 //!   (oro-mem's "simple" scoring is BM25 alone at scale 25).
 //!
@@ -150,6 +152,48 @@ impl Fuser for WeightedScore {
     /// A quarter of what a weight-1 list spans (its scores are normalized to `[0, 1]`),
     /// comparable to RRF's bonus at k = 60, which is about a third of the spread of a 50-deep
     /// RRF list.
+    fn pinned_bonus(&self) -> f64 {
+        0.25
+    }
+}
+
+/// Weighted sum of scores divided by each list's best (Bruch et al.'s "theoretical min-max"
+/// with 0 as the floor): `normᵢ(d) = max(sᵢ(d), 0) / maxᵢ`.
+///
+/// Unlike [`WeightedScore`], a list's weakest candidate keeps the share of the best score it
+/// earned instead of 0, so a second good BM25 match is not scored as if it had not matched.
+/// For lists whose scores are on a ratio scale (BM25, cosine, access counts), not timestamps.
+/// A list whose best score is not above 0 gives nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WeightedMax;
+
+fn over_max(ranking: &Ranking) -> impl Iterator<Item = (MemoryId, f64)> + '_ {
+    let hits = ranking.hits();
+    let max = hits.first().map_or(0.0, |h| h.score);
+    hits.iter().map(move |h| {
+        let n = if max > 0.0 {
+            h.score.max(0.0) / max
+        } else {
+            0.0
+        };
+        (h.id, n)
+    })
+}
+
+impl Fuser for WeightedMax {
+    fn name(&self) -> &str {
+        "weighted_max"
+    }
+
+    fn fuse(&self, inputs: &[Weighted<'_>], limit: usize) -> Ranking {
+        weighted_sum(inputs, limit, over_max)
+    }
+
+    fn contributions(&self, inputs: &[Weighted<'_>], id: MemoryId) -> Vec<f64> {
+        weighted_parts(inputs, id, over_max)
+    }
+
+    /// As [`WeightedScore`]'s: a quarter of a weight-1 list's span.
     fn pinned_bonus(&self) -> f64 {
         0.25
     }
@@ -318,6 +362,28 @@ mod tests {
     }
 
     #[test]
+    fn weighted_max_divides_by_the_best_and_floors_at_zero() {
+        let a = Ranking::from_scores([(1, 10.0), (2, 8.0)]);
+        let b = Ranking::from_scores([(2, 0.5), (1, -0.25)]);
+        let lists = [
+            Weighted::new("a", 1.0, &a).unwrap(),
+            Weighted::new("b", 2.0, &b).unwrap(),
+        ];
+        let r = WeightedMax.fuse(&lists, 10);
+        // 1: 1.0 + 2 × 0 (negative floored); 2: 0.8 + 2 × 1.0. The weaker BM25 match keeps 0.8.
+        assert_eq!(ids(&r), [2, 1]);
+        assert!((r.hits()[0].score - 2.8).abs() < 1e-12);
+        assert_eq!(r.hits()[1].score, 1.0);
+        let flat = Ranking::from_scores([(1, 0.0), (2, -1.0)]);
+        let nothing = [Weighted::new("c", 1.0, &flat).unwrap()];
+        assert!(WeightedMax
+            .fuse(&nothing, 10)
+            .hits()
+            .iter()
+            .all(|h| h.score == 0.0));
+    }
+
+    #[test]
     fn pinned_bonus_is_ten_places_of_rrf_and_a_quarter_of_a_score_list() {
         let bonus = Rrf::new(60.0).unwrap().pinned_bonus();
         assert!((bonus - (1.0 / 61.0 - 1.0 / 71.0)).abs() < 1e-15);
@@ -345,6 +411,7 @@ mod tests {
         fuser_contract(&Rrf::default());
         fuser_contract(&Rrf::new(1.0).unwrap());
         fuser_contract(&WeightedScore);
+        fuser_contract(&WeightedMax);
         fuser_contract(&Scaled::new(4.0).unwrap());
     }
 }
