@@ -543,6 +543,27 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
     Ok(())
 }
 
+/// A row's metrics, in the columns of [`table`]'s header (latencies apart).
+fn metrics(summary: &Summary, as_recalled: bool) -> String {
+    let m = &summary.mean;
+    if as_recalled {
+        format!(
+            "{:.4}   {:.4}  {:8.2}  {:9.4}  {:6.4}  {:6.4}",
+            m.ndcg_10,
+            m.recall_5,
+            m.returned,
+            m.precision(),
+            m.success,
+            m.empty
+        )
+    } else {
+        format!(
+            "{:.4}   {:.4}  {:.4}  {:.4}  {:.4}",
+            m.ndcg_10, m.recall_5, m.recall_10, m.recall_100, m.mrr_10
+        )
+    }
+}
+
 /// The report as text: one row per configuration, then Recall@10 by category if there are
 /// categories.
 fn table(report: &Report) -> String {
@@ -600,35 +621,14 @@ fn table(report: &Report) -> String {
         );
     }
     for r in &report.runs {
-        let m = &r.summary.mean;
-        if report.as_recalled {
-            let _ = writeln!(
-                s,
-                "{:width$}  {:.4}   {:.4}  {:8.2}  {:9.4}  {:6.4}  {:6.4}  {:6.2}  {:6.2}",
-                r.label,
-                m.ndcg_10,
-                m.recall_5,
-                m.returned,
-                m.precision(),
-                m.success,
-                m.empty,
-                r.summary.latency_p50_ms,
-                r.summary.latency_p95_ms
-            );
-        } else {
-            let _ = writeln!(
-                s,
-                "{:width$}  {:.4}   {:.4}  {:.4}  {:.4}  {:.4}  {:6.2}  {:6.2}",
-                r.label,
-                m.ndcg_10,
-                m.recall_5,
-                m.recall_10,
-                m.recall_100,
-                m.mrr_10,
-                r.summary.latency_p50_ms,
-                r.summary.latency_p95_ms
-            );
-        }
+        let _ = writeln!(
+            s,
+            "{:width$}  {}  {:6.2}  {:6.2}",
+            r.label,
+            metrics(&r.summary, report.as_recalled),
+            r.summary.latency_p50_ms,
+            r.summary.latency_p95_ms
+        );
     }
     if !report.out_of_sample.is_empty() {
         let _ = writeln!(
@@ -637,26 +637,12 @@ fn table(report: &Report) -> String {
             report.out_of_sample[0].metric
         );
         for o in &report.out_of_sample {
-            let m = &o.summary.mean;
             let label = format!("mode={} ({})", o.mode, o.method);
-            if report.as_recalled {
-                let _ = writeln!(
-                    s,
-                    "{label:width$}  {:.4}   {:.4}  {:8.2}  {:9.4}  {:6.4}  {:6.4}",
-                    m.ndcg_10,
-                    m.recall_5,
-                    m.returned,
-                    m.precision(),
-                    m.success,
-                    m.empty,
-                );
-            } else {
-                let _ = writeln!(
-                    s,
-                    "{label:width$}  {:.4}   {:.4}  {:.4}  {:.4}  {:.4}",
-                    m.ndcg_10, m.recall_5, m.recall_10, m.recall_100, m.mrr_10,
-                );
-            }
+            let _ = writeln!(
+                s,
+                "{label:width$}  {}",
+                metrics(&o.summary, report.as_recalled)
+            );
             for c in &o.chosen {
                 let _ = writeln!(s, "    {}: {}", c.held_out, c.label);
             }
