@@ -240,6 +240,14 @@ impl Ranking {
         })
     }
 
+    /// True when the ranking tells `candidates` candidates nothing apart: it holds every one of
+    /// them and gives all the same score (any ranking of fewer than two candidates does).
+    pub fn is_flat_over(&self, candidates: usize) -> bool {
+        candidates < 2
+            || (self.hits.len() == candidates
+                && self.hits.first().map(|h| h.score) == self.hits.last().map(|h| h.score))
+    }
+
     /// The tie-aware rank of `id`, if present.
     pub fn rank_of(&self, id: MemoryId) -> Option<usize> {
         self.ranks().find(|&(i, _)| i == id).map(|(_, r)| r)

@@ -145,6 +145,11 @@ impl Pipeline {
     /// The rank stage: every ranker's list over `candidates`, as `(name, weight, ranking)`
     /// in the order the rankers were added. A ranker that fails gives an empty list and a line
     /// in `warnings`.
+    ///
+    /// A list with no information contributes nothing: a prior (a ranker that reads no
+    /// query signal, such as recency or access) that gives every candidate the same score
+    /// (all never accessed, all of one age, or a single candidate) is emptied, so it lifts no
+    /// candidate and fused scores stay comparable to a threshold.
     pub fn rank<'p>(
         &'p self,
         query: &Query<'_>,
@@ -154,10 +159,13 @@ impl Pipeline {
         self.rankers
             .iter()
             .map(|(ranker, weight)| {
-                let ranking = ranker.rank(query, candidates).unwrap_or_else(|e| {
+                let mut ranking = ranker.rank(query, candidates).unwrap_or_else(|e| {
                     warnings.push(format!("ranker {} failed, ignored: {e}", ranker.name()));
                     Ranking::default()
                 });
+                if ranker.signal().is_none() && ranking.is_flat_over(candidates.len()) {
+                    ranking = Ranking::default();
+                }
                 (ranker.name(), *weight, ranking)
             })
             .collect()
@@ -374,7 +382,7 @@ mod tests {
     use crate::config::Config;
     use crate::memory::MemoryId;
     use crate::rank::Weighted;
-    use crate::signals::Recency;
+    use crate::signals::{AccessFrequency, Recency};
     use crate::test_support::memory;
     use crate::{Candidate, Filter, Hit, Signal};
 
@@ -419,6 +427,9 @@ mod tests {
     impl Ranker for Bm25Field {
         fn name(&self) -> &str {
             "bm25"
+        }
+        fn signal(&self) -> Option<&str> {
+            Some("lexical")
         }
         fn rank(&self, _: &Query<'_>, c: &Candidates) -> Result<Ranking> {
             Ok(Ranking::from_scores(c.scores("lexical")))
@@ -681,6 +692,86 @@ mod tests {
             1.0,
             "off by default"
         );
+    }
+
+    /// `(id, bm25, access count)` as candidates with a lexical signal.
+    fn accessed(cands: &[(MemoryId, f64, u64)]) -> Candidates {
+        let mut c = Candidates::new(cands.iter().map(|&(id, _, n)| {
+            let mut m = memory(id, &format!("memory {id}"));
+            m.access_count = n;
+            Candidate::new(m)
+        }));
+        c.set_signal(
+            "lexical",
+            Signal::new(cands.iter().map(|&(id, s, _)| (id, s))),
+        );
+        c
+    }
+
+    fn recalled(p: &Pipeline, c: Candidates) -> Vec<(MemoryId, f64)> {
+        let f = Filter::default();
+        p.recall(&Query::new("q", &f).now(Timestamp(0)), c)
+            .unwrap()
+            .results
+            .iter()
+            .map(|r| (r.memory.id, r.raw_score))
+            .collect()
+    }
+
+    #[test]
+    fn a_prior_that_ties_every_candidate_contributes_nothing() {
+        let config = RecallConfig {
+            min_score: 0.0,
+            max_results: 10,
+            ..RecallConfig::default()
+        };
+        let plain = pipeline(config.clone());
+        let primed = pipeline(config).ranker(AccessFrequency, 0.4);
+        // Never accessed: the access list says nothing, so nothing changes.
+        let never = [(1, 3.0, 0), (2, 2.0, 0), (3, 1.0, 0)];
+        assert_eq!(
+            recalled(&primed, accessed(&never)),
+            recalled(&plain, accessed(&never))
+        );
+        // One candidate: nothing to tell apart either.
+        let one = [(1, 3.0, 5)];
+        assert_eq!(
+            recalled(&primed, accessed(&one)),
+            recalled(&plain, accessed(&one))
+        );
+        // Accessed differently: the list lifts the accessed one.
+        let some = [(1, 3.0, 0), (2, 3.0, 4)];
+        let got = recalled(&primed, accessed(&some));
+        assert_eq!(got[0].0, 2);
+        assert!(got[0].1 > recalled(&plain, accessed(&some))[0].1);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn equal_access_counts_change_no_score(
+            scores in proptest::collection::vec(0.0f64..20.0, 1..12),
+            count in 0u64..5,
+            weight in 0.0f64..2.0,
+        ) {
+            let config = RecallConfig {
+                min_score: 0.0,
+                max_results: 20,
+                budget_tokens: 10_000,
+                near_duplicate: 2.0,
+                ..RecallConfig::default()
+            };
+            let cands: Vec<(MemoryId, f64, u64)> = scores
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| (i as MemoryId + 1, s, count))
+                .collect();
+            let plain = pipeline(config.clone());
+            let with = pipeline(config).ranker(AccessFrequency, weight);
+            proptest::prop_assert_eq!(
+                recalled(&with, accessed(&cands)),
+                recalled(&plain, accessed(&cands))
+            );
+        }
     }
 
     #[test]

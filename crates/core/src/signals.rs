@@ -7,7 +7,8 @@ use crate::query::Query;
 use crate::rank::Ranker;
 use crate::ranking::{Candidates, Ranking};
 
-/// Newest first, by `created_at`.
+/// Newest first: scored by minus the age in seconds at the query's `now` (`created_at − now`),
+/// a signed score with no natural zero, so score fusion min-max normalizes it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Recency;
 
@@ -16,12 +17,11 @@ impl Ranker for Recency {
         "recency"
     }
 
-    fn rank(&self, _query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
-        Ok(Ranking::from_scores(
-            candidates
-                .iter()
-                .map(|c| (c.id(), c.memory.created_at.as_second() as f64)),
-        ))
+    fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
+        let now = query.now.as_second();
+        Ok(Ranking::from_scores(candidates.iter().map(|c| {
+            (c.id(), (c.memory.created_at.as_second() - now) as f64)
+        })))
     }
 }
 

@@ -72,7 +72,7 @@ impl Default for Registry {
     ///   `recall.vector_depth`, gated at `recall.min_similarity`); `fts` mode runs the first,
     ///   `vector` the second, `hybrid` both;
     /// - rankers `bm25` (reads `lexical`), `vector` (reads `vector`), `recency` and `access`;
-    /// - fusers `weighted_score` and `rrf` (with `recall.rrf_k`).
+    /// - fusers `weighted_score`, `weighted_max` and `rrf` (with `recall.rrf_k`).
     fn default() -> Registry {
         Registry::empty()
             .source("lexical", |c| {

@@ -192,8 +192,10 @@ fn a_source_defined_outside_gives_its_ranker_a_signal() {
         "{:?}",
         first.lists
     );
-    // Without the source in the mode, the ranker has no signal and is left out.
+    // Without the source in the mode, the ranker has no signal and is left out (and with
+    // bm25 at 0 and every access count 0, no list would tell the memories apart: bm25 back).
     let registry = registry.mode(Mode::Fts, ["lexical"]);
+    config.recall.weights.set("bm25", 1.0);
     let mut engine = Engine::with_registry(config, registry).unwrap();
     let answer = engine.recall(&mut s, &query, false).unwrap();
     assert!(answer.recall.results[0]
