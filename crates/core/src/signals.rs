@@ -7,8 +7,8 @@ use crate::query::Query;
 use crate::rank::Ranker;
 use crate::ranking::{Candidates, Ranking};
 
-/// Newest first: scored by minus the age in seconds at the query's `now` (`created_at − now`),
-/// a signed score with no natural zero, so score fusion min-max normalizes it.
+/// Newest first: scored by the seconds a memory is newer than the oldest candidate, so the
+/// oldest scores 0 and a fuser that divides by the best (`weighted_max`) gets min-max.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Recency;
 
@@ -17,10 +17,14 @@ impl Ranker for Recency {
         "recency"
     }
 
-    fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
-        let now = query.now.as_second();
+    fn rank(&self, _query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
+        let oldest = candidates
+            .iter()
+            .map(|c| c.memory.created_at.as_second())
+            .min()
+            .unwrap_or(0);
         Ok(Ranking::from_scores(candidates.iter().map(|c| {
-            (c.id(), (c.memory.created_at.as_second() - now) as f64)
+            (c.id(), (c.memory.created_at.as_second() - oldest) as f64)
         })))
     }
 }

@@ -17,7 +17,7 @@ use oro_mem_engine::{
 use oro_mem_rank_vector::{normalize, Embedder};
 use oro_mem_store_sqlite::Store;
 
-/// Shorter memories first: a ranker that needs only the memories.
+/// Shorter memories first (scored by 1 / length): a ranker that needs only the memories.
 struct Brevity;
 
 impl Ranker for Brevity {
@@ -26,9 +26,9 @@ impl Ranker for Brevity {
     }
 
     fn rank(&self, _: &Query<'_>, c: &Candidates) -> Result<Ranking> {
-        Ok(Ranking::from_scores(
-            c.iter().map(|c| (c.id(), -(c.memory.content.len() as f64))),
-        ))
+        Ok(Ranking::from_scores(c.iter().map(|c| {
+            (c.id(), 1.0 / c.memory.content.len().max(1) as f64)
+        })))
     }
 }
 

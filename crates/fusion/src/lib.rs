@@ -157,27 +157,23 @@ impl Fuser for WeightedScore {
     }
 }
 
-/// Weighted sum of scores normalized from each list's theoretical floor (Bruch et al.'s
-/// "theoretical min-max"): `normᵢ(d) = (sᵢ(d) − floorᵢ) / (maxᵢ − floorᵢ)`, where the floor
-/// is 0 for a list of scores ≥ 0 (BM25, access frequency: 0 is "no match"), so each is its
-/// share of the best, and the list's own minimum for a list that goes below 0 (a signed score
-/// with no natural zero, such as recency's age), which is min-max.
+/// Weighted sum of scores divided by each list's best (Bruch et al.'s "theoretical min-max",
+/// with 0 as every list's floor): `normᵢ(d) = max(sᵢ(d), 0) / maxᵢ`.
 ///
-/// Unlike [`WeightedScore`], the weakest candidate of a BM25 list keeps the share of the best
-/// score it earned instead of 0, so a second good match is not scored as if it had not
-/// matched. A list whose scores are all 0 gives nothing; one whose scores are all equal and
-/// above 0 gives each 1.
+/// Unlike [`WeightedScore`], a list's weakest candidate keeps the share of the best score it
+/// earned instead of 0, so a second good BM25 match is not scored as if it had not matched.
+/// It suits scores whose 0 means "nothing" (BM25, cosine, access frequency, recency as time
+/// since the oldest candidate); a negative score counts as 0, and a list whose best score is
+/// not above 0 gives nothing.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct WeightedMax;
 
 fn over_max(ranking: &Ranking) -> impl Iterator<Item = (MemoryId, f64)> + '_ {
     let hits = ranking.hits();
     let max = hits.first().map_or(0.0, |h| h.score);
-    let floor = hits.last().map_or(0.0, |h| h.score.min(0.0));
-    let span = max - floor;
     hits.iter().map(move |h| {
-        let n = if span > 0.0 {
-            (h.score - floor) / span
+        let n = if max > 0.0 {
+            h.score.max(0.0) / max
         } else {
             0.0
         };
@@ -367,7 +363,7 @@ mod tests {
     }
 
     #[test]
-    fn weighted_max_takes_shares_of_the_best_and_min_max_for_signed_lists() {
+    fn weighted_max_divides_by_the_best_and_floors_at_zero() {
         let a = Ranking::from_scores([(1, 10.0), (2, 8.0)]);
         let b = Ranking::from_scores([(2, 0.5), (1, -0.25)]);
         let lists = [
@@ -375,8 +371,8 @@ mod tests {
             Weighted::new("b", 2.0, &b).unwrap(),
         ];
         let r = WeightedMax.fuse(&lists, 10);
-        // a is >= 0: shares of its best (1.0, 0.8); b goes below 0: min-max (0 and 1).
-        // 1: 1.0 + 2 × 0; 2: 0.8 + 2 × 1.0. The weaker match of a keeps 0.8.
+        // 1: 1.0 + 2 × 0 (a negative score counts as 0); 2: 0.8 + 2 × 1.0. The weaker match
+        // of a keeps 0.8.
         assert_eq!(ids(&r), [2, 1]);
         assert!((r.hits()[0].score - 2.8).abs() < 1e-12);
         assert_eq!(r.hits()[1].score, 1.0);
