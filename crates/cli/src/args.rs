@@ -380,6 +380,11 @@ pub struct EvalArgs {
     /// recall@100, mrr@10, precision or useful
     #[arg(long, value_name = "METRIC", default_value = "ndcg@10")]
     pub tune_metric: Metric,
+    /// Also ask each setting the judged (test) queries of this other dataset, which the
+    /// corpus knows nothing about, over the whole store, and report the share answered with
+    /// nothing (as recalled only)
+    #[arg(long, value_name = "DIR", requires = "as_recalled")]
+    pub unrelated: Option<PathBuf>,
     /// Print JSON
     #[arg(long)]
     pub json: bool,

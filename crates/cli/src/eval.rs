@@ -268,6 +268,9 @@ struct RunReport {
     mode: Mode,
     #[serde(flatten)]
     summary: Summary,
+    /// With `--unrelated`: the share of the other dataset's queries answered with nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unrelated_empty: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -278,6 +281,9 @@ struct Report {
     queries: usize,
     depth: usize,
     as_recalled: bool,
+    /// With `--unrelated`: the other dataset and how many of its queries were asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unrelated: Option<(String, usize)>,
     runs: Vec<RunReport>,
     /// Each mode's best setting chosen on other queries than those it is scored on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -355,6 +361,35 @@ fn evaluate(
         });
     }
     Ok(out)
+}
+
+/// The share of `other`'s queries that recall answers with nothing from the corpus, searching
+/// the whole store (the queries' own namespaces belong to the other dataset).
+fn empty_share(
+    corpus: &mut Corpus,
+    engine: &mut Engine,
+    other: &Dataset,
+    run: &Run,
+) -> Result<f64> {
+    let filter = Filter::default();
+    let now = corpus.now[""];
+    let mut empty = 0usize;
+    for q in &other.queries {
+        let query = Query::new(&q.text, &filter).now(now);
+        let answer = engine
+            .recall(&mut corpus.store, &query, false)
+            .with_context(|| format!("unrelated query {}", q.id))?;
+        if answer.mode != run.config.mode {
+            bail!(
+                "unrelated query {}: asked for {} but {} answered",
+                q.id,
+                run.config.mode,
+                answer.mode
+            );
+        }
+        empty += usize::from(answer.recall.results.is_empty());
+    }
+    Ok(empty as f64 / other.queries.len().max(1) as f64)
 }
 
 /// Runs `oro-mem eval`.
@@ -439,6 +474,13 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         );
     }
 
+    let unrelated = a
+        .unrelated
+        .as_deref()
+        .map(|dir| Dataset::load(dir, "test"))
+        .transpose()
+        .context("--unrelated")?;
+
     let mut warnings = Vec::new();
     let mut reports = Vec::with_capacity(runs.len());
     let mut all_results = Vec::with_capacity(runs.len());
@@ -457,11 +499,16 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
             run,
             &mut warnings,
         )?;
+        let unrelated_empty = match &unrelated {
+            Some(other) => Some(empty_share(&mut corpus, &mut run_engine, other, run)?),
+            None => None,
+        };
         reports.push(RunReport {
             label: run.label(),
             settings: run.settings.iter().cloned().collect(),
             mode: run.config.mode,
             summary: Summary::of(&results),
+            unrelated_empty,
         });
         all_results.push(results);
     }
@@ -532,6 +579,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         queries: table_queries.len(),
         depth: base.recall.depth,
         as_recalled: a.as_recalled,
+        unrelated: unrelated.as_ref().map(|u| (u.name(), u.queries.len())),
         runs: reports,
         out_of_sample,
     };
@@ -629,6 +677,16 @@ fn table(report: &Report) -> String {
             r.summary.latency_p50_ms,
             r.summary.latency_p95_ms
         );
+    }
+    if let Some((other, n)) = &report.unrelated {
+        let _ = writeln!(
+            s,
+            "\nUnrelated queries ({n} of {other}, over the whole store) answered with nothing"
+        );
+        for r in &report.runs {
+            let share = r.unrelated_empty.unwrap_or_default();
+            let _ = writeln!(s, "{:width$}  {:.1}%", r.label, share * 100.0);
+        }
     }
     if !report.out_of_sample.is_empty() {
         let _ = writeln!(

@@ -1197,6 +1197,55 @@ fn eval_scores_settings_out_of_sample() {
 }
 
 #[test]
+fn eval_counts_unrelated_queries_answered_with_nothing() {
+    let env = Env::new();
+    let dataset = fixture("eval-mini");
+    // Another "dataset" about gardening: one question shares no word with eval-mini's
+    // corpus, the other shares "cargo".
+    let other = env.dir.path().join("garden");
+    std::fs::create_dir_all(other.join("qrels")).unwrap();
+    std::fs::write(
+        other.join("corpus.jsonl"),
+        "{\"_id\": \"d1\", \"text\": \"Prune roses in late winter.\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        other.join("queries.jsonl"),
+        "{\"_id\": \"q1\", \"text\": \"when should roses be pruned\"}\n\
+         {\"_id\": \"q2\", \"text\": \"cargo of compost for roses\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        other.join("qrels/test.tsv"),
+        "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td1\t1\n",
+    )
+    .unwrap();
+    let out = env.run(&[
+        "eval",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--as-recalled",
+        "--unrelated",
+        other.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["unrelated"][1], 2);
+    assert_eq!(report["runs"][0]["unrelated_empty"], 0.5);
+    // Ranking only returns 100 whatever the query: the check needs --as-recalled.
+    let out = env.run(&[
+        "eval",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--unrelated",
+        other.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--as-recalled"), "{}", stderr(&out));
+}
+
+#[test]
 fn eval_refuses_bad_datasets_and_settings_clearly() {
     let env = Env::new();
     let dir = env.dir.path().join("broken");
