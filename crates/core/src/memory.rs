@@ -291,12 +291,26 @@ impl NewMemory {
 ///
 /// As [`NewMemory::validate`].
 pub fn validate_batch<'a>(batch: impl IntoIterator<Item = &'a mut NewMemory>) -> Result<()> {
+    check_batch(batch, NewMemory::validate)
+}
+
+/// Runs `check` on every item of `batch` in order; when there is more than one item, the
+/// error names the position of the first bad one (`memory 2 of the batch: ...`).
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) with `check`'s message, for a
+/// batch; `check`'s own error for a single item.
+pub fn check_batch<T>(
+    batch: impl IntoIterator<Item = T>,
+    mut check: impl FnMut(T) -> Result<()>,
+) -> Result<()> {
     let mut batch = batch.into_iter().peekable();
     let mut i = 0;
-    while let Some(m) = batch.next() {
+    while let Some(item) = batch.next() {
         i += 1;
         let many = i > 1 || batch.peek().is_some();
-        m.validate().map_err(|e| {
+        check(item).map_err(|e| {
             if many {
                 Error::invalid_input(format!("memory {i} of the batch: {e}"))
             } else {

@@ -123,7 +123,7 @@ impl QueryScores {
         }
     }
 
-    fn mean<'a>(all: impl IntoIterator<Item = &'a QueryScores>) -> QueryScores {
+    pub(crate) fn mean<'a>(all: impl IntoIterator<Item = &'a QueryScores>) -> QueryScores {
         let mut sum = QueryScores::default();
         let mut n = 0usize;
         for s in all {

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::metrics::{QueryResult, Summary};
+use crate::metrics::{QueryResult, QueryScores};
 
 /// What a setting is chosen for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -53,10 +53,9 @@ impl Metric {
         }
     }
 
-    /// The metric of `results`, as [`Summary`] averages (pools) it.
+    /// The metric of `results`, as [`Summary`](crate::Summary) averages (pools) it.
     pub fn of<'a>(self, results: impl IntoIterator<Item = &'a QueryResult>) -> f64 {
-        let owned: Vec<QueryResult> = results.into_iter().cloned().collect();
-        let m = Summary::of(&owned).mean;
+        let m = QueryScores::mean(results.into_iter().map(|r| &r.scores));
         match self {
             Metric::Ndcg10 => m.ndcg_10,
             Metric::Recall5 => m.recall_5,
@@ -166,7 +165,6 @@ pub fn leave_one_out(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::QueryScores;
 
     fn result(id: &str, ndcg: f64) -> QueryResult {
         QueryResult {

@@ -30,7 +30,7 @@ pub(crate) fn fts5_phrases(text: &str) -> Vec<String> {
 /// A term as an FTS5 string: a quoted phrase; CJK characters separated so they match the
 /// adjacent single-character tokens of the index (built with
 /// [`spaced_cjk`](oro_mem_core::text::spaced_cjk)).
-pub(crate) fn fts5_phrase(term: &Term) -> String {
+fn fts5_phrase(term: &Term) -> String {
     match term {
         // Words hold only letters and digits, so they never contain a quote.
         Term::Word(w) => format!("\"{w}\""),

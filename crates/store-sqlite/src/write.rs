@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
-use oro_mem_core::memory::validate_batch;
+use oro_mem_core::memory::{check_batch, validate_batch};
 use oro_mem_core::store::{check_vector, Embedding, WriteOutcome};
 use oro_mem_core::text::spaced_cjk;
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Timestamp};
@@ -164,18 +164,9 @@ impl Store {
         let (mut batch, embeddings): (Vec<NewMemory>, Vec<Option<Embedding>>) =
             batch.into_iter().unzip();
         validate_batch(&mut batch)?;
-        let many = batch.len() > 1;
-        for (i, e) in embeddings.iter().enumerate() {
-            if let Some(e) = e {
-                e.validate().map_err(|err| {
-                    if many {
-                        Error::invalid_input(format!("memory {} of the batch: {err}", i + 1))
-                    } else {
-                        err
-                    }
-                })?;
-            }
-        }
+        check_batch(&embeddings, |e| {
+            e.as_ref().map_or(Ok(()), Embedding::validate)
+        })?;
         let mut tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
