@@ -385,6 +385,24 @@ pub struct EvalArgs {
     /// nothing (as recalled only)
     #[arg(long, value_name = "DIR", requires = "as_recalled")]
     pub unrelated: Option<PathBuf>,
+    /// Fit each setting's relevance model (recall.calibration) on the judged queries'
+    /// best candidates and score it as recalled on queries it was not fitted on: each
+    /// namespace left out in turn with --cross-validate, --split with --tune-on SPLIT; prints
+    /// the model fitted on everything, for the configuration file
+    #[arg(long, requires = "as_recalled")]
+    pub fit_calibration: bool,
+    /// With --fit-calibration: also fit on these examples (written by --features from another
+    /// dataset; repeatable)
+    #[arg(long, value_name = "FILE", requires = "fit_calibration")]
+    pub fit_also: Vec<PathBuf>,
+    /// With --fit-calibration: also fit on candidates of queries the store knows nothing
+    /// about, all irrelevant: the titles (or first sentences) of 300 documents of this other
+    /// dataset, asked over the whole store
+    #[arg(long, value_name = "DIR", requires = "fit_calibration")]
+    pub fit_unrelated: Option<PathBuf>,
+    /// With --fit-calibration: write the examples fitted on (JSON lines) to FILE
+    #[arg(long, value_name = "FILE", requires = "fit_calibration")]
+    pub features: Option<PathBuf>,
     /// Print JSON
     #[arg(long)]
     pub json: bool,

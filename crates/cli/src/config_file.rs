@@ -84,12 +84,21 @@ hybrid_min_score = 0.01 # the same in hybrid mode (four lists give larger scores
 simple_min_score = 0.05 # drop results below this final score (simple scoring)
 min_similarity = 0.3    # (hybrid, vector) a memory matching no query word needs this cosine
 near_duplicate = 0.8    # skip a result whose words overlap a better one this much (Jaccard)
+min_relevance = 0.0     # drop results whose estimated relevance (see below) is under this; 0 keeps all
+order = "score"         # order results by "score" (fused) or "relevance" (the estimate)
 
 [recall.weights]        # 0 turns a ranker off
 bm25 = 1.0
 vector = 1.0
 recency = 0.0           # newest first; off because it lowered recall on LoCoMo (see README)
 access = 0.4
+
+# The relevance model of each mode: a logistic model over each candidate's features
+# (`oro-mem recall --explain` shows them); `oro-mem eval --fit-calibration` fits one. Empty:
+# no estimate, and min_relevance does nothing.
+[recall.calibration.fts]
+[recall.calibration.hybrid]
+[recall.calibration.vector]
 
 [decay]
 enabled = false         # off because it lowered recall on LoCoMo (see README)
@@ -112,7 +121,7 @@ prune_after_days = 90.0       # ... unused for this long are archived
 
 #[cfg(test)]
 mod tests {
-    use oro_mem_core::config::{HALF_LIFE_BY_TYPE_PREFIX, KEYS, WEIGHT_PREFIX};
+    use oro_mem_core::config::{CALIBRATION_PREFIX, HALF_LIFE_BY_TYPE_PREFIX, KEYS, WEIGHT_PREFIX};
 
     use super::*;
 
@@ -123,7 +132,8 @@ mod tests {
             toml::Value::Table(t)
                 if !t.is_empty()
                     && !prefix.ends_with("weights")
-                    && !prefix.ends_with("_by_type") =>
+                    && !prefix.ends_with("_by_type")
+                    && !prefix.ends_with("calibration") =>
             {
                 for (k, v) in t {
                     let key = if prefix.is_empty() {
@@ -142,7 +152,7 @@ mod tests {
     /// of weights and per-type half-lives), which core checks against `Config`'s fields.
     fn config_keys() -> Vec<String> {
         let mut all: Vec<String> = KEYS.iter().map(|k| k.name.to_string()).collect();
-        for family in [WEIGHT_PREFIX, HALF_LIFE_BY_TYPE_PREFIX] {
+        for family in [WEIGHT_PREFIX, HALF_LIFE_BY_TYPE_PREFIX, CALIBRATION_PREFIX] {
             all.push(family.trim_end_matches('.').to_string());
         }
         all.sort();

@@ -22,11 +22,16 @@ use serde::Serialize;
 
 use crate::args::{parse_fusion, EvalArgs};
 
+mod fit;
+
 /// Most configurations one `--grid` may expand to.
 const MAX_GRID: usize = 500;
 
 /// Results kept per query: enough for Recall@100.
 const RANKED: usize = 100;
+
+/// How many pseudo-queries `--fit-unrelated` asks.
+const UNRELATED_FIT_QUERIES: usize = 300;
 
 /// One grid axis: a configuration key and the values it takes.
 #[derive(Clone, Debug, PartialEq)]
@@ -271,6 +276,9 @@ struct RunReport {
     /// With `--unrelated`: the share of the other dataset's queries answered with nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
     unrelated_empty: Option<f64>,
+    /// With `--fit-calibration`: the relevance model and how the row was scored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fitted: Option<fit::Fitted>,
 }
 
 #[derive(Debug, Serialize)]
@@ -481,9 +489,24 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         .transpose()
         .context("--unrelated")?;
 
+    let fit_unrelated = a
+        .fit_unrelated
+        .as_deref()
+        .map(|dir| Dataset::load(dir, "test"))
+        .transpose()
+        .context("--fit-unrelated")?;
+    let also = a
+        .fit_also
+        .iter()
+        .map(|p| fit::read_examples(p))
+        .collect::<Result<Vec<_>>>()?
+        .concat();
     let mut warnings = Vec::new();
     let mut reports = Vec::with_capacity(runs.len());
     let mut all_results = Vec::with_capacity(runs.len());
+    // Fitting is slow; settings that rank alike (say, differing in min_relevance only) share
+    // their examples.
+    let mut examples_of: HashMap<String, Vec<oro_mem_eval::calibration::Example>> = HashMap::new();
     for (i, run) in runs.iter().enumerate() {
         if runs.len() > 1 {
             eprintln!("eval: [{}/{}] {}", i + 1, runs.len(), run.label());
@@ -491,16 +514,65 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         let mut run_engine = engine
             .reconfigured(run.config.clone())
             .with_context(|| run.label())?;
-        let results = evaluate(
-            &mut corpus,
-            &mut run_engine,
-            table_set,
-            table_queries,
-            run,
-            &mut warnings,
-        )?;
+        let (results, fitted, final_run) = if a.fit_calibration {
+            let mut ranking = run.config.clone();
+            ranking_only(&mut ranking, RANKED);
+            let key = toml::to_string(&ranking)?;
+            if !examples_of.contains_key(&key) {
+                let mut examples =
+                    fit::collect(&mut corpus, &engine, Some(table_set), table_queries, run)?;
+                if let Some(other) = &fit_unrelated {
+                    let queries = fit::unrelated_queries(other, UNRELATED_FIT_QUERIES);
+                    examples.extend(fit::collect(&mut corpus, &engine, None, &queries, run)?);
+                }
+                if let Some(path) = &a.features {
+                    fit::write_examples(path, &examples)?;
+                }
+                examples_of.insert(key.clone(), examples);
+            }
+            let holdout = if a.cross_validate {
+                fit::Holdout::EachNamespace(table_queries)
+            } else if tuning.is_some() {
+                fit::Holdout::Split(&dataset, queries)
+            } else {
+                fit::Holdout::InSample(table_queries)
+            };
+            let (results, fitted) = fit::score(
+                &mut corpus,
+                &engine,
+                table_set,
+                run,
+                &examples_of[&key],
+                &also,
+                holdout,
+                &mut warnings,
+            )?;
+            let mut config = run.config.clone();
+            *config.recall.calibration.get_mut(config.mode) = fitted.calibration.clone();
+            run_engine = engine.reconfigured(config.clone())?;
+            let final_run = Run {
+                settings: run.settings.clone(),
+                config,
+            };
+            (results, Some(fitted), final_run)
+        } else {
+            let results = evaluate(
+                &mut corpus,
+                &mut run_engine,
+                table_set,
+                table_queries,
+                run,
+                &mut warnings,
+            )?;
+            (results, None, run.clone())
+        };
         let unrelated_empty = match &unrelated {
-            Some(other) => Some(empty_share(&mut corpus, &mut run_engine, other, run)?),
+            Some(other) => Some(empty_share(
+                &mut corpus,
+                &mut run_engine,
+                other,
+                &final_run,
+            )?),
             None => None,
         };
         reports.push(RunReport {
@@ -509,12 +581,17 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
             mode: run.config.mode,
             summary: Summary::of(&results),
             unrelated_empty,
+            fitted,
         });
         all_results.push(results);
     }
 
     let mut out_of_sample = Vec::new();
     for mode in Mode::ALL {
+        if a.fit_calibration {
+            // The rows are already out of sample, for the model; the grid is not chosen.
+            break;
+        }
         let of_mode: Vec<usize> = (0..runs.len())
             .filter(|&i| runs[i].config.mode == mode)
             .collect();
@@ -677,6 +754,26 @@ fn table(report: &Report) -> String {
             r.summary.latency_p50_ms,
             r.summary.latency_p95_ms
         );
+    }
+    if let Some(f) = report.runs.iter().find_map(|r| r.fitted.as_ref()) {
+        let _ = writeln!(
+            s,
+            "\nRelevance models: each row above {}; fitted on everything:",
+            f.method
+        );
+        for r in &report.runs {
+            if let Some(f) = &r.fitted {
+                let _ = writeln!(
+                    s,
+                    "# {}: {} examples ({} relevant), log loss {:.4}\n{}",
+                    r.label,
+                    f.examples,
+                    f.relevant,
+                    f.log_loss,
+                    fit::as_toml(r.mode, &f.calibration)
+                );
+            }
+        }
     }
     if let Some((other, n)) = &report.unrelated {
         let _ = writeln!(

@@ -303,6 +303,11 @@ fn recall(mut ctx: Ctx, a: &args::RecallArgs) -> Result<()> {
             }
         }
     }
+    if a.explain {
+        if let Some(why) = &answer.recall.abstained {
+            eprintln!("oro-mem: nothing recalled: {why}");
+        }
+    }
     Ok(())
 }
 

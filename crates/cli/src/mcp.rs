@@ -158,12 +158,18 @@ impl MemoryServer {
                         "content": r.memory.content,
                         "score": (r.score * 1000.0).round() / 1000.0,
                     });
+                    if let Some(p) = r.probability {
+                        v["relevance"] = ((p * 1000.0).round() / 1000.0).into();
+                    }
                     if !r.memory.tags.is_empty() {
                         v["tags"] = serde_json::json!(r.memory.tags);
                     }
                     if explain {
                         v["raw_score"] = r.raw_score.into();
                         v["lists"] = serde_json::json!(r.lists);
+                        if !r.features.is_empty() {
+                            v["features"] = serde_json::json!(r.features);
+                        }
                     }
                     v
                 })
@@ -171,6 +177,9 @@ impl MemoryServer {
             let mut out = serde_json::json!({ "mode": answer.mode, "results": results });
             if !answer.recall.warnings.is_empty() {
                 out["warnings"] = serde_json::json!(answer.recall.warnings);
+            }
+            if let Some(why) = &answer.recall.abstained {
+                out["abstained"] = serde_json::json!(why);
             }
             Ok(out)
         })

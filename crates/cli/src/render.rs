@@ -67,7 +67,7 @@ pub fn text(results: &[Recalled], explain: bool, now: Timestamp) -> String {
             }
             let _ = writeln!(
                 out,
-                "     relevance {:.6} x confidence {:.2} x decay {:.3} (age {}{}) = {:.6}",
+                "     fused {:.6} x confidence {:.2} x decay {:.3} (age {}{}) = {:.6}",
                 r.relevance,
                 r.confidence,
                 r.decay,
@@ -75,6 +75,18 @@ pub fn text(results: &[Recalled], explain: bool, now: Timestamp) -> String {
                 if m.pinned { ", pinned" } else { "" },
                 r.raw_score
             );
+            if let Some(p) = r.probability {
+                let features: Vec<String> = r
+                    .features
+                    .iter()
+                    .map(|(n, v)| format!("{n} {v:.3}"))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "     estimated relevance {p:.3} from {}",
+                    features.join(", ")
+                );
+            }
         }
     }
     out
@@ -91,10 +103,17 @@ pub fn funnel(recall: &Recall, min_similarity: f64) -> String {
             trim_float(min_similarity)
         );
     }
+    let _ = write!(s, ", {} above the minimum score", recall.above_threshold);
+    if recall.below_relevance > 0 {
+        let _ = write!(
+            s,
+            ", {} below the relevance bar (recall.min_relevance)",
+            recall.below_relevance
+        );
+    }
     let _ = write!(
         s,
-        ", {} above the minimum score, {} shown (count, budget, near-duplicates)",
-        recall.above_threshold,
+        ", {} shown (count, budget, near-duplicates)",
         recall.results.len()
     );
     s

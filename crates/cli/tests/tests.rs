@@ -399,6 +399,57 @@ fn config_file_is_read_and_errors_name_the_key() {
 }
 
 #[test]
+fn recall_estimates_relevance_and_abstains_with_a_reason() {
+    let env = Env::new();
+    let config = env.dir.path().join(".oro").join("config.toml");
+    std::fs::write(
+        &config,
+        "[recall]\nmin_relevance = 0.5\n[recall.calibration.fts]\nintercept = -4.0\n\
+         coverage = 6.0\n",
+    )
+    .unwrap();
+    env.ok(&["remember", "the login test is flaky on CI"]);
+    env.ok(&["remember", "login page colours are blue"]);
+
+    let v = env.recall_json(&["flaky login test", "--no-touch"]);
+    assert_eq!(result_ids(&v), [1], "{v}");
+    let p = v["results"][0]["probability"].as_f64().unwrap();
+    assert!(p > 0.5 && p <= 1.0, "{v}");
+    assert_eq!(v["results"][0]["features"]["coverage"], 1.0);
+    assert!(v["abstained"].is_null(), "{v}");
+
+    // Matches a word, but covers two of five: below the bar, and it says so.
+    let weak = "login colours for the payments dashboard migration";
+    let v = env.recall_json(&[weak, "--no-touch"]);
+    assert_eq!(result_ids(&v), Vec::<i64>::new());
+    assert_eq!(v["abstained"]["reason"], "below_relevance", "{v}");
+    assert_eq!(v["abstained"]["min_relevance"], 0.5, "{v}");
+    let out = env.run(&["recall", weak, "--explain", "--no-touch"]);
+    assert_eq!(stdout(&out).lines().next(), Some("No relevant memories."));
+    assert!(
+        stdout(&out).contains("2 below the relevance bar"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("nothing recalled: no memory is likely relevant"),
+        "{}",
+        stderr(&out)
+    );
+    // Nothing matches at all.
+    let v = env.recall_json(&["kubernetes", "--no-touch"]);
+    assert_eq!(v["abstained"]["reason"], "no_candidates", "{v}");
+
+    // A misspelt feature is an error that names it and what exists.
+    std::fs::write(&config, "[recall.calibration.fts]\nlexcial = 1.0\n").unwrap();
+    let err = stderr(&env.run(&["recall", "login"]));
+    assert!(
+        err.contains("recall.calibration.fts.lexcial") && err.contains("lexical_share"),
+        "{err}"
+    );
+}
+
+#[test]
 fn export_import_round_trip_and_bad_lines() {
     let env = Env::new();
     env.ok(&[

@@ -69,6 +69,7 @@
 
 #![deny(missing_docs)]
 
+pub mod calibrate;
 pub mod config;
 mod error;
 pub mod extract;

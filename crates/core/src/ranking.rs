@@ -91,6 +91,11 @@ impl Candidates {
         }
     }
 
+    /// The names of the signals, in the order they were added.
+    pub fn signal_names(&self) -> impl Iterator<Item = &str> {
+        self.signals.iter().map(|(n, _)| n.as_str())
+    }
+
     /// The signal `name`, if a source gave one.
     pub fn signal(&self, name: &str) -> Option<&Signal> {
         self.signals.iter().find(|(n, _)| n == name).map(|(_, s)| s)

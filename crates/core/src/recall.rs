@@ -1,13 +1,17 @@
 //! The recall pipeline, from a candidate set to the few memories that fit the budget:
 //!
-//! rankers → fuser → × confidence × decay → minimum score → near-duplicate skip → token budget.
+//! rankers → fuser → × confidence × decay → minimum score → estimated relevance (see
+//! [`crate::calibrate`]) → near-duplicate skip → token budget.
 //!
 //! Fetching candidates is the store's job; the pipeline only orders and trims them, so it runs
 //! the same over SQLite, an in-memory index or a test fixture.
 
 use serde::Serialize;
 
-use crate::config::{DecayConfig, RecallConfig};
+use crate::calibrate::{
+    Calibration, Features, QueryTerms, COVERAGE, FUSED, QUERY_TERMS, SHARE_SUFFIX,
+};
+use crate::config::{DecayConfig, Order, RecallConfig};
 use crate::error::Result;
 use std::collections::HashMap;
 
@@ -59,7 +63,8 @@ pub struct Recalled {
     pub memory: Memory,
     /// Final score divided by the best final score, so the best result shows 1.0.
     pub score: f64,
-    /// Final score: relevance × confidence × decay.
+    /// Final score: relevance × confidence × decay, or with `recall.order = "relevance"`,
+    /// probability × confidence × decay.
     pub raw_score: f64,
     /// Relevance before confidence and decay: the fused score, plus the pinned bonus.
     pub relevance: f64,
@@ -73,6 +78,89 @@ pub struct Recalled {
     pub truncated: bool,
     /// Per-list ranks and contributions (fused scoring).
     pub lists: Vec<ListExplain>,
+    /// The estimated probability that the memory is relevant to the query, when the pipeline
+    /// has a calibration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f64>,
+    /// The evidence the estimate was made from (empty without a calibration).
+    #[serde(skip_serializing_if = "Features::is_empty")]
+    pub features: Features,
+}
+
+/// Why a recall returned nothing. Serialized as `{"reason": "below_relevance", "message":
+/// "...", ...the variant's fields}`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Abstention {
+    /// No memory matched the query (under its filter).
+    NoCandidates,
+    /// Memories matched, but none was similar enough to the query (`min_similarity`) or
+    /// scored at least the minimum score.
+    FilteredOut {
+        /// How many candidates there were.
+        candidates: usize,
+    },
+    /// Memories matched, but none was likely enough to be relevant.
+    BelowRelevance {
+        /// The best estimated probability of relevance among them.
+        best: f64,
+        /// The bar they had to reach (`recall.min_relevance`).
+        min_relevance: f64,
+    },
+}
+
+impl Abstention {
+    /// The reason's name: `no_candidates`, `filtered_out` or `below_relevance`.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Abstention::NoCandidates => "no_candidates",
+            Abstention::FilteredOut { .. } => "filtered_out",
+            Abstention::BelowRelevance { .. } => "below_relevance",
+        }
+    }
+}
+
+impl Serialize for Abstention {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("reason", self.reason())?;
+        m.serialize_entry("message", &self.to_string())?;
+        match self {
+            Abstention::NoCandidates => {}
+            Abstention::FilteredOut { candidates } => {
+                m.serialize_entry("candidates", candidates)?
+            }
+            Abstention::BelowRelevance {
+                best,
+                min_relevance,
+            } => {
+                m.serialize_entry("best", best)?;
+                m.serialize_entry("min_relevance", min_relevance)?;
+            }
+        }
+        m.end()
+    }
+}
+
+impl std::fmt::Display for Abstention {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Abstention::NoCandidates => f.write_str("no memory matches the query"),
+            Abstention::FilteredOut { candidates } => write!(
+                f,
+                "{candidates} memories matched, but none was similar enough to the query or \
+                 reached the minimum score"
+            ),
+            Abstention::BelowRelevance {
+                best,
+                min_relevance,
+            } => write!(
+                f,
+                "no memory is likely relevant: the best estimated relevance is {best:.2}, \
+                 below recall.min_relevance = {min_relevance}"
+            ),
+        }
+    }
 }
 
 /// The outcome of a recall.
@@ -87,6 +175,10 @@ pub struct Recall {
     pub dissimilar: usize,
     /// How many passed the minimum score.
     pub above_threshold: usize,
+    /// How many of those were dropped for an estimated relevance below `min_relevance`.
+    pub below_relevance: usize,
+    /// Why nothing was returned, when nothing was.
+    pub abstained: Option<Abstention>,
     /// Problems that did not stop recall (a ranker that failed, ...).
     pub warnings: Vec<String>,
 }
@@ -97,6 +189,7 @@ pub struct Pipeline {
     fuser: Box<dyn Fuser>,
     recall: RecallConfig,
     decay: DecayConfig,
+    calibration: Calibration,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -113,12 +206,13 @@ impl std::fmt::Debug for Pipeline {
             .field("fuser", &self.fuser.name())
             .field("recall", &self.recall)
             .field("decay", &self.decay)
+            .field("calibration", &self.calibration)
             .finish()
     }
 }
 
 impl Pipeline {
-    /// A pipeline with no rankers yet. Pinned memories get the fuser's
+    /// A pipeline with no rankers yet and no calibration. Pinned memories get the fuser's
     /// [`pinned_bonus`](Fuser::pinned_bonus).
     pub fn new(fuser: Box<dyn Fuser>, recall: RecallConfig, decay: DecayConfig) -> Pipeline {
         Pipeline {
@@ -126,7 +220,15 @@ impl Pipeline {
             fuser,
             recall,
             decay,
+            calibration: Calibration::default(),
         }
+    }
+
+    /// Estimates each result's probability of relevance with `calibration`, and drops those
+    /// below the configuration's `min_relevance`.
+    pub fn calibration(mut self, calibration: Calibration) -> Pipeline {
+        self.calibration = calibration;
+        self
     }
 
     /// Adds a ranker with its fusion weight; a weight of 0 leaves it out entirely.
@@ -172,7 +274,8 @@ impl Pipeline {
     }
 
     /// Runs the pipeline over `candidates`: gate ([`Candidates::gate`]) → rank
-    /// ([`Pipeline::rank`]) → fuse → score → select.
+    /// ([`Pipeline::rank`]) → fuse → score (and estimate relevance) → select. When nothing is
+    /// returned, [`Recall::abstained`] says why.
     ///
     /// # Errors
     ///
@@ -194,8 +297,25 @@ impl Pipeline {
         let relevance = self.fuse(&inputs, &by_id);
         let scored = self.score(relevance, &by_id, query.now);
         out.above_threshold = scored.len();
+        let mut scored = self.estimate(scored, query, &candidates, &inputs, &by_id);
+        if self.recall.order == Order::Relevance && !self.calibration.is_empty() {
+            for s in &mut scored {
+                s.raw = s.probability.unwrap_or(0.0) * s.confidence * s.decay;
+            }
+            scored.sort_by(|a, b| b.raw.total_cmp(&a.raw).then(a.id.cmp(&b.id)));
+        }
+        let best_estimate = scored
+            .iter()
+            .filter_map(|s| s.probability)
+            .fold(None, |best: Option<f64>, p| {
+                Some(best.map_or(p, |b| b.max(p)))
+            });
+        let (kept, below): (Vec<Scored>, Vec<Scored>) = scored
+            .into_iter()
+            .partition(|s| s.probability.is_none_or(|p| p >= self.recall.min_relevance));
+        out.below_relevance = below.len();
         out.results = self
-            .select(scored, &by_id)
+            .select(kept, &by_id)
             .into_iter()
             .map(|s| self.explained(s, &inputs))
             .collect();
@@ -204,7 +324,61 @@ impl Pipeline {
                 r.score = r.raw_score / best;
             }
         }
+        if out.results.is_empty() {
+            out.abstained = Some(if out.candidates == 0 {
+                Abstention::NoCandidates
+            } else if out.below_relevance > 0 {
+                Abstention::BelowRelevance {
+                    best: best_estimate.unwrap_or(0.0),
+                    min_relevance: self.recall.min_relevance,
+                }
+            } else {
+                Abstention::FilteredOut {
+                    candidates: out.candidates,
+                }
+            });
+        }
         Ok(out)
+    }
+
+    /// The estimate stage: each scored candidate's [`Features`] and estimated probability of
+    /// relevance (nothing without a calibration).
+    fn estimate(
+        &self,
+        mut scored: Vec<Scored>,
+        query: &Query<'_>,
+        candidates: &Candidates,
+        inputs: &[Weighted<'_>],
+        by_id: &HashMap<MemoryId, &Memory>,
+    ) -> Vec<Scored> {
+        if self.calibration.is_empty() || scored.is_empty() {
+            return scored;
+        }
+        let mut features = features(query, candidates);
+        let total_weight: f64 = inputs
+            .iter()
+            .filter(|i| !i.ranking().is_empty())
+            .map(Weighted::weight)
+            .sum();
+        let bonus = self.fuser.pinned_bonus();
+        for s in &mut scored {
+            let Some(mut f) = features.remove(&s.id) else {
+                continue;
+            };
+            let pinned = by_id.get(&s.id).is_some_and(|m| m.pinned);
+            let fused = s.relevance - if pinned { bonus } else { 0.0 };
+            f.set(
+                FUSED,
+                if total_weight > 0.0 {
+                    fused / total_weight
+                } else {
+                    0.0
+                },
+            );
+            s.probability = self.calibration.probability(&f);
+            s.features = f;
+        }
+        scored
     }
 
     /// The fuse stage: the fuser's score of every ranked candidate, plus the fuser's pinned
@@ -243,8 +417,11 @@ impl Pipeline {
                 (raw >= self.recall.min_score && raw > 0.0).then_some(Scored {
                     id,
                     relevance,
+                    confidence: m.confidence,
                     decay,
                     raw,
+                    probability: None,
+                    features: Features::default(),
                 })
             })
             .collect();
@@ -342,17 +519,56 @@ impl Pipeline {
             tokens: s.tokens,
             truncated: s.truncated,
             lists,
+            probability: s.scored.probability,
+            features: s.scored.features,
         }
     }
 }
 
 /// A candidate past the score stage.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 struct Scored {
     id: MemoryId,
     relevance: f64,
+    confidence: f64,
     decay: f64,
     raw: f64,
+    probability: Option<f64>,
+    features: Features,
+}
+
+/// Every candidate's [`Features`] but [`FUSED`]: per signal, `ln(1 + score)` and the score's
+/// share of the signal's best; the query's coverage; and the query's number of terms.
+fn features(query: &Query<'_>, candidates: &Candidates) -> HashMap<MemoryId, Features> {
+    let terms = QueryTerms::new(query.text);
+    let query_terms = (1.0 + terms.len() as f64).ln();
+    let signals: Vec<(&str, f64)> = candidates
+        .signal_names()
+        .map(|name| {
+            let best = candidates
+                .scores(name)
+                .map(|(_, s)| s)
+                .fold(0.0f64, f64::max);
+            (name, best)
+        })
+        .collect();
+    candidates
+        .iter()
+        .map(|c| {
+            let id = c.id();
+            let mut f = Features::default();
+            for &(name, best) in &signals {
+                let score = candidates.signal(name).and_then(|s| s.get(id));
+                let positive = score.unwrap_or(0.0).max(0.0);
+                f.set(name, positive.ln_1p());
+                let share = if best > 0.0 { positive / best } else { 0.0 };
+                f.set(format!("{name}{SHARE_SUFFIX}"), share);
+            }
+            f.set(COVERAGE, terms.coverage(&c.memory.content));
+            f.set(QUERY_TERMS, query_terms);
+            (id, f)
+        })
+        .collect()
 }
 
 /// A memory past the select stage, as it will be returned.
@@ -662,8 +878,11 @@ mod tests {
             .map(|id| super::Scored {
                 id,
                 relevance: 1.0,
+                confidence: 1.0,
                 decay: 1.0,
                 raw: 1.0 / id as f64,
+                probability: None,
+                features: Features::default(),
             })
             .collect();
         let ids: Vec<_> = p
@@ -792,5 +1011,123 @@ mod tests {
         assert_eq!(r.results.len(), 1);
         assert_eq!(r.results[0].lists.len(), 2, "weight-0 ranker is left out");
         assert!(r.warnings[0].contains("no model"));
+    }
+
+    /// A pipeline whose relevance model trusts the query's coverage and the lexical score.
+    fn calibrated(min_relevance: f64, order: Order) -> Pipeline {
+        let config = RecallConfig {
+            min_relevance,
+            order,
+            ..RecallConfig::default()
+        };
+        pipeline(config).calibration(Calibration::new([
+            (crate::calibrate::INTERCEPT, -4.0),
+            (COVERAGE, 4.0),
+            ("lexical", 1.0),
+        ]))
+    }
+
+    fn run_query(p: &Pipeline, text: &str, cands: Vec<Scored>) -> Recall {
+        let f = Filter::default();
+        let lexical = Signal::new(cands.iter().filter_map(|(c, l, _)| Some((c.id(), (*l)?))));
+        let mut candidates = Candidates::new(cands.into_iter().map(|(c, _, _)| c));
+        candidates.set_signal("lexical", lexical);
+        p.recall(&Query::new(text, &f).now(Timestamp(0)), candidates)
+            .unwrap()
+    }
+
+    #[test]
+    fn results_carry_their_estimated_relevance_and_the_evidence() {
+        let r = run_query(
+            &calibrated(0.0, Order::Score),
+            "flaky login test",
+            vec![
+                candidate(1, "the login test is flaky on CI", 3.0),
+                candidate(2, "login page colours", 1.0),
+            ],
+        );
+        let p: Vec<f64> = r.results.iter().map(|r| r.probability.unwrap()).collect();
+        assert_eq!(p.len(), 2);
+        assert!(p.iter().all(|p| (0.0..=1.0).contains(p)));
+        assert!(p[0] > p[1], "{p:?}");
+        let f = &r.results[0].features;
+        assert_eq!(f.get(COVERAGE), Some(1.0));
+        assert_eq!(f.get("lexical_share"), Some(1.0));
+        assert!((f.get("lexical").unwrap() - 4f64.ln()).abs() < 1e-12);
+        assert!((r.results[1].features.get(COVERAGE).unwrap() - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(r.abstained, None);
+        // Without a calibration: no estimate, nothing dropped for it.
+        let plain = run_query(
+            &pipeline(RecallConfig::default()),
+            "flaky login test",
+            vec![candidate(2, "login page colours", 1.0)],
+        );
+        assert_eq!(plain.results[0].probability, None);
+        assert!(plain.results[0].features.is_empty());
+    }
+
+    #[test]
+    fn recall_abstains_when_nothing_is_likely_relevant_and_says_why() {
+        let p = calibrated(0.5, Order::Score);
+        let weak = run_query(
+            &p,
+            "flaky login test",
+            vec![candidate(1, "login page colours", 1.0)],
+        );
+        assert!(weak.results.is_empty());
+        assert_eq!(weak.below_relevance, 1);
+        let Some(Abstention::BelowRelevance {
+            best,
+            min_relevance,
+        }) = weak.abstained
+        else {
+            panic!("{:?}", weak.abstained);
+        };
+        assert!(best < 0.5 && min_relevance == 0.5);
+        let json = serde_json::to_value(weak.abstained.as_ref().unwrap()).unwrap();
+        assert_eq!(json["reason"], "below_relevance");
+        assert!(json["message"].as_str().unwrap().contains("min_relevance"));
+
+        let empty = run_query(&p, "flaky login test", vec![]);
+        assert_eq!(empty.abstained, Some(Abstention::NoCandidates));
+
+        let strong = run_query(
+            &p,
+            "flaky login test",
+            vec![
+                candidate(1, "the login test is flaky on CI", 3.0),
+                candidate(2, "login page colours", 1.0),
+            ],
+        );
+        let ids: Vec<_> = strong.results.iter().map(|r| r.memory.id).collect();
+        assert_eq!((ids.as_slice(), strong.below_relevance), (&[1][..], 1));
+    }
+
+    #[test]
+    fn a_store_that_knows_only_dissimilar_memories_abstains_as_filtered_out() {
+        let p = pipeline(RecallConfig::default()).ranker(CosineField, 1.0);
+        let unrelated = (Candidate::new(memory(1, "x")), None, Some(0.1));
+        let r = run(&p, vec![unrelated]);
+        assert_eq!(r.abstained, Some(Abstention::FilteredOut { candidates: 1 }));
+    }
+
+    #[test]
+    fn ordering_by_relevance_follows_the_estimate() {
+        // 2 has the better BM25 score but covers less of the query.
+        let cands = || {
+            vec![
+                candidate(1, "the login test is flaky", 1.0),
+                candidate(2, "login login login", 1.2),
+            ]
+        };
+        let ids = |r: Recall| r.results.iter().map(|r| r.memory.id).collect::<Vec<_>>();
+        let by_score = run_query(&calibrated(0.0, Order::Score), "flaky login test", cands());
+        assert_eq!(ids(by_score), [2, 1]);
+        let by_relevance = run_query(
+            &calibrated(0.0, Order::Relevance),
+            "flaky login test",
+            cands(),
+        );
+        assert_eq!(ids(by_relevance), [1, 2]);
     }
 }

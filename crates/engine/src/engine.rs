@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use oro_mem_core::config::CALIBRATION_PREFIX;
 use oro_mem_core::{
     Candidate, CandidateSearch, Candidates, Config, Error, ErrorKind, Fuser, MemoryId, MemoryWrite,
     Mode, Pipeline, Query, Ranker, Recall, Result, Scoring, Signal,
@@ -335,7 +336,12 @@ fn pipeline_for(
             )
         }
     };
+    let calibration = config.recall.calibration.get(mode);
+    calibration.check(&format!("{CALIBRATION_PREFIX}{mode}"), signals)?;
     let mut p = Pipeline::new(fuser, r, config.decay.clone());
+    if config.recall.scoring == Scoring::Fused {
+        p = p.calibration(calibration.clone());
+    }
     for (ranker, weight) in rankers {
         if ranker.signal().is_none_or(|s| signals.contains(&s)) {
             p = p.ranker(ranker, weight);

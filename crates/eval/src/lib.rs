@@ -5,6 +5,7 @@
 //!   fields that memory benchmarks such as LoCoMo add.
 //! - [`metrics`]: nDCG@k, Recall@k and MRR@k as pytrec_eval defines them, and the means and
 //!   latency percentiles of a run ([`Summary`]).
+//! - [`calibration`]: fitting a relevance model (`recall.calibration`) on judged queries.
 //! - [`tune`]: choosing a setting out of sample: leave one group (conversation) out, or
 //!   pick on one split and score another.
 //! - [`CachedEmbedder`]: wraps an [`Embedder`](oro_mem_rank_vector::Embedder) with an SQLite
@@ -34,6 +35,7 @@
 #![deny(missing_docs)]
 
 mod cache;
+pub mod calibration;
 mod dataset;
 pub mod metrics;
 pub mod tune;

@@ -3,7 +3,7 @@
 //! commented configuration template and the README's table all follow [`KEYS`] (tests fail
 //! when one of them, or a field of [`Config`], disagrees).
 
-use crate::config::{Config, Mode, Scoring};
+use crate::config::{Config, Mode, Order, Scoring};
 use crate::error::{Error, Result};
 use crate::memory::MemoryType;
 
@@ -137,8 +137,14 @@ pub const WEIGHT_PREFIX: &str = "recall.weights.";
 /// [`Domain::Positive`] number of days.
 pub const HALF_LIFE_BY_TYPE_PREFIX: &str = "decay.half_life_by_type.";
 
-/// Every key with one value (the weights and per-type half-lives are families of keys under
-/// [`WEIGHT_PREFIX`] and [`HALF_LIFE_BY_TYPE_PREFIX`]).
+/// The prefix of a relevance model's coefficient: `recall.calibration.<mode>.<name>`, a
+/// finite number, `<name>` being `intercept` or a feature (see [`crate::calibrate`]; feature
+/// names are checked by the engine, which knows the candidate sources).
+pub const CALIBRATION_PREFIX: &str = "recall.calibration.";
+
+/// Every key with one value (the weights, per-type half-lives and calibration coefficients
+/// are families of keys under [`WEIGHT_PREFIX`], [`HALF_LIFE_BY_TYPE_PREFIX`] and
+/// [`CALIBRATION_PREFIX`]).
 pub const KEYS: &[Key] = &[
     text(
         "mode",
@@ -221,6 +227,20 @@ pub const KEYS: &[Key] = &[
         |c| c.recall.near_duplicate,
         |c, v| c.recall.near_duplicate = v,
     ),
+    number(
+        "recall.min_relevance",
+        Domain::Unit,
+        |c| c.recall.min_relevance,
+        |c, v| c.recall.min_relevance = v,
+    ),
+    text(
+        "recall.order",
+        Domain::Choice(&["score", "relevance"]),
+        |c, v| {
+            c.recall.order = v.parse::<Order>()?;
+            Ok(())
+        },
+    ),
     flag("decay.enabled", |c, v| c.decay.enabled = v),
     number(
         "decay.half_life_days",
@@ -300,11 +320,29 @@ impl Config {
             self.decay.half_life_by_type.insert(t, v);
             return Ok(());
         }
+        if let Some(rest) = name.strip_prefix(CALIBRATION_PREFIX) {
+            let (mode, feature) = rest.split_once('.').ok_or_else(|| {
+                Error::config(format!(
+                    "{name}: expected {CALIBRATION_PREFIX}<mode>.<intercept or feature>"
+                ))
+            })?;
+            let mode: Mode = mode.parse()?;
+            let v = value
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| {
+                    Error::config(format!("{name} must be a finite number, got {value:?}"))
+                })?;
+            self.recall.calibration.get_mut(mode).set(feature, v);
+            return Ok(());
+        }
         let key = key(name).ok_or_else(|| {
             let names: Vec<&str> = KEYS.iter().map(|k| k.name).collect();
             Error::config(format!(
-                "unknown setting {name:?}: expected one of {}, {WEIGHT_PREFIX}<ranker> or \
-                 {HALF_LIFE_BY_TYPE_PREFIX}<type>",
+                "unknown setting {name:?}: expected one of {}, {WEIGHT_PREFIX}<ranker>, \
+                 {HALF_LIFE_BY_TYPE_PREFIX}<type> or {CALIBRATION_PREFIX}<mode>.<feature>",
                 names.join(", ")
             ))
         })?;
@@ -369,6 +407,15 @@ impl Config {
                 return Err(out_of_domain(&name, Domain::Positive, v));
             }
         }
+        for mode in Mode::ALL {
+            for (feature, v) in self.recall.calibration.get(mode).iter() {
+                if !v.is_finite() {
+                    return Err(Error::config(format!(
+                        "{CALIBRATION_PREFIX}{mode}.{feature} must be a finite number, got {v}"
+                    )));
+                }
+            }
+        }
         Ok(())
     }
 }
@@ -382,8 +429,8 @@ mod tests {
     fn keys(value: &toml::Value, prefix: &str, out: &mut Vec<String>) {
         match value {
             toml::Value::Table(t)
-                if !format!("{prefix}.").ends_with(WEIGHT_PREFIX)
-                    && !format!("{prefix}.").ends_with(HALF_LIFE_BY_TYPE_PREFIX) =>
+                if ![WEIGHT_PREFIX, HALF_LIFE_BY_TYPE_PREFIX, CALIBRATION_PREFIX]
+                    .contains(&format!("{prefix}.").as_str()) =>
             {
                 for (k, v) in t {
                     let key = if prefix.is_empty() {
@@ -407,6 +454,7 @@ mod tests {
         let mut table: Vec<String> = KEYS.iter().map(|k| k.name.to_string()).collect();
         table.push(WEIGHT_PREFIX.trim_end_matches('.').to_string());
         table.push(HALF_LIFE_BY_TYPE_PREFIX.trim_end_matches('.').to_string());
+        table.push(CALIBRATION_PREFIX.trim_end_matches('.').to_string());
         table.sort();
         assert_eq!(table, fields);
     }
@@ -460,6 +508,19 @@ mod tests {
         assert_eq!(c.decay.half_life_by_type[&MemoryType::Gotcha], 7.0);
         assert!(c.set("recall.weights.bm25", "-1").is_err());
         assert!(c.set("decay.half_life_by_type.insight", "7").is_err());
+        c.set("recall.calibration.hybrid.coverage", "-1.5").unwrap();
+        assert_eq!(c.recall.calibration.hybrid.get("coverage"), -1.5);
+        for bad in [
+            ("recall.calibration.hybrid.coverage", "inf"),
+            ("recall.calibration.sparse.coverage", "1"),
+            ("recall.calibration.hybrid", "1"),
+        ] {
+            let err = c.set(bad.0, bad.1).unwrap_err().to_string();
+            assert!(
+                err.contains(bad.0) || err.contains("sparse"),
+                "{bad:?}: {err}"
+            );
+        }
         let err = c.set("recall.speed", "fast").unwrap_err().to_string();
         assert!(
             err.contains("unknown setting") && err.contains("recall.depth"),

@@ -8,12 +8,15 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::calibrate::Calibration;
 use crate::error::{Error, Result};
 use crate::memory::MemoryType;
 
 mod keys;
 
-pub use keys::{key, Domain, Key, HALF_LIFE_BY_TYPE_PREFIX, KEYS, WEIGHT_PREFIX};
+pub use keys::{
+    key, Domain, Key, CALIBRATION_PREFIX, HALF_LIFE_BY_TYPE_PREFIX, KEYS, WEIGHT_PREFIX,
+};
 
 /// Which retrieval a recall uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,6 +183,39 @@ pub struct RecallConfig {
     pub near_duplicate: f64,
     /// Weight of each ranker; 0 turns it off.
     pub weights: Weights,
+    /// Results whose estimated probability of relevance (see `calibration`) is below this are
+    /// dropped; when none is left, recall returns nothing and says why. 0 keeps everything.
+    pub min_relevance: f64,
+    /// The relevance model of each mode (see [`crate::calibrate`]).
+    pub calibration: Calibrations,
+    /// What orders the results: `score` (the fused score × confidence × decay) or
+    /// `relevance` (the estimated probability of relevance × confidence × decay, when the
+    /// mode has a calibration).
+    pub order: Order,
+}
+
+/// What orders recall's results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// The fused score × confidence × decay.
+    #[default]
+    Score,
+    /// The estimated probability of relevance × confidence × decay.
+    Relevance,
+}
+
+impl std::str::FromStr for Order {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Order> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "score" => Ok(Order::Score),
+            "relevance" => Ok(Order::Relevance),
+            _ => Err(Error::invalid_input(format!(
+                "unknown order {s:?}: expected score or relevance"
+            ))),
+        }
+    }
 }
 
 impl Default for RecallConfig {
@@ -198,6 +234,9 @@ impl Default for RecallConfig {
             min_similarity: 0.3,
             near_duplicate: 0.8,
             weights: Weights::default(),
+            min_relevance: 0.0,
+            calibration: Calibrations::default(),
+            order: Order::Score,
         }
     }
 }
@@ -254,6 +293,40 @@ impl Weights {
     /// Every weight set, by name.
     pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> {
         self.0.iter().map(|(n, w)| (n.as_str(), *w))
+    }
+}
+
+/// The relevance model of each mode: its features differ (FTS-only has no cosine), so each
+/// is fitted on its own. A file's `[recall.calibration.fts]` replaces that mode's model
+/// whole: coefficients fitted together are not mixed with others.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Calibrations {
+    /// FTS-only mode.
+    pub fts: Calibration,
+    /// Hybrid mode.
+    pub hybrid: Calibration,
+    /// Vector-only mode.
+    pub vector: Calibration,
+}
+
+impl Calibrations {
+    /// The model of `mode`.
+    pub fn get(&self, mode: Mode) -> &Calibration {
+        match mode {
+            Mode::Fts => &self.fts,
+            Mode::Hybrid => &self.hybrid,
+            Mode::Vector => &self.vector,
+        }
+    }
+
+    /// The model of `mode`, to change.
+    pub fn get_mut(&mut self, mode: Mode) -> &mut Calibration {
+        match mode {
+            Mode::Fts => &mut self.fts,
+            Mode::Hybrid => &mut self.hybrid,
+            Mode::Vector => &mut self.vector,
+        }
     }
 }
 

@@ -1,0 +1,243 @@
+//! `oro-mem eval --fit-calibration`: fits each setting's relevance model on judged queries and
+//! scores recall, as recalled, on queries the model was not fitted on.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use oro_mem_core::calibrate::{Calibration, INTERCEPT};
+use oro_mem_core::{Config, Filter, Query};
+use oro_mem_engine::Engine;
+use oro_mem_eval::calibration::{fit, log_loss, Example};
+use oro_mem_eval::metrics::QueryResult;
+use oro_mem_eval::{Dataset, EvalQuery};
+use serde::Serialize;
+
+use super::{evaluate, ranking_only, Corpus, Run, RANKED};
+
+/// Candidates per query a model is fitted on: the best this many of the ranking, which is
+/// where the relevance bar decides what is returned.
+pub const FIT_DEPTH: usize = 20;
+
+/// How a run's model was fitted and scored.
+#[derive(Debug, Serialize)]
+pub struct Fitted {
+    /// How the scored queries were kept out of the fit.
+    pub method: String,
+    /// The model fitted on every example (this dataset's and `--fit-also`'s): the one to ship.
+    pub calibration: Calibration,
+    /// Its mean log loss on those examples (in sample).
+    pub log_loss: f64,
+    /// How many examples it was fitted on, and how many of them are relevant.
+    pub examples: usize,
+    /// How many of them are relevant.
+    pub relevant: usize,
+}
+
+/// Pseudo-queries the corpus knows nothing about, from `other`'s corpus: the title, or else
+/// the first sentence, of `n` of its documents spread over it (cut at 200 bytes).
+pub fn unrelated_queries(other: &Dataset, n: usize) -> Vec<EvalQuery> {
+    let step = (other.docs.len() / n.max(1)).max(1);
+    other
+        .docs
+        .iter()
+        .step_by(step)
+        .take(n)
+        .map(|d| {
+            let text = if d.title.trim().is_empty() {
+                d.text
+                    .split(['.', '?', '!', '\n'])
+                    .next()
+                    .unwrap_or_default()
+            } else {
+                d.title.as_str()
+            };
+            let mut cut = text.len().min(200);
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            EvalQuery {
+                id: format!("{}/{}", other.name(), d.id),
+                text: text[..cut].trim().to_string(),
+                namespace: None,
+                category: None,
+            }
+        })
+        .filter(|q| !q.text.is_empty())
+        .collect()
+}
+
+/// The examples of one run: the best [`FIT_DEPTH`] candidates of every query, by the run's
+/// ranking, with their features and whether the qrels judge them relevant; with no `dataset`
+/// (unrelated queries, searched over the whole store), none is.
+pub fn collect(
+    corpus: &mut Corpus,
+    engine: &Engine,
+    dataset: Option<&Dataset>,
+    queries: &[EvalQuery],
+    run: &Run,
+) -> Result<Vec<Example>> {
+    let mut config = run.config.clone();
+    ranking_only(&mut config, RANKED);
+    config.recall.max_results = FIT_DEPTH;
+    config.recall.order = oro_mem_core::config::Order::Score;
+    // Features are computed for a pipeline with a calibration; a constant one changes
+    // nothing else.
+    let mode = config.mode;
+    if config.recall.calibration.get(mode).is_empty() {
+        config.recall.calibration.get_mut(mode).set(INTERCEPT, 0.0);
+    }
+    let mut engine = engine.reconfigured(config)?;
+    let mut out = Vec::new();
+    for q in queries {
+        let namespace = q.namespace.as_deref().filter(|_| dataset.is_some());
+        let filter = Filter {
+            namespace: namespace.map(str::to_string),
+            ..Filter::default()
+        };
+        let now = corpus.now[namespace.unwrap_or_default()];
+        let query = Query::new(&q.text, &filter).now(now);
+        let answer = engine
+            .recall(&mut corpus.store, &query, false)
+            .with_context(|| format!("query {}", q.id))?;
+        for r in &answer.recall.results {
+            let (group, relevant) = match dataset {
+                Some(d) => {
+                    let doc = &d.docs[corpus.doc_of[&r.memory.id]].id;
+                    (group(d, q), d.qrels[&q.id].get(doc).is_some_and(|&g| g > 0))
+                }
+                None => ("unrelated".to_string(), false),
+            };
+            out.push(Example::new(group, q.id.clone(), relevant, &r.features));
+        }
+    }
+    Ok(out)
+}
+
+/// The held-out group of `q`: its dataset and namespace.
+pub fn group(dataset: &Dataset, q: &EvalQuery) -> String {
+    format!(
+        "{}/{}",
+        dataset.name(),
+        q.namespace.as_deref().unwrap_or_default()
+    )
+}
+
+/// Reads examples written by `--features`.
+pub fn read_examples(path: &Path) -> Result<Vec<Example>> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        out.push(
+            serde_json::from_str(&line)
+                .with_context(|| format!("{}:{}: not an example", path.display(), i + 1))?,
+        );
+    }
+    Ok(out)
+}
+
+/// Writes `examples`, one JSON object per line.
+pub fn write_examples(path: &Path, examples: &[Example]) -> Result<()> {
+    let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut w = BufWriter::new(file);
+    for e in examples {
+        serde_json::to_writer(&mut w, e)?;
+        w.write_all(b"\n")?;
+    }
+    w.flush()
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `run`'s configuration with `calibration` as its mode's model.
+fn calibrated(run: &Run, calibration: Calibration) -> Run {
+    let mut config: Config = run.config.clone();
+    *config.recall.calibration.get_mut(config.mode) = calibration;
+    Run {
+        settings: run.settings.clone(),
+        config,
+    }
+}
+
+/// What to score a run's models on.
+pub enum Holdout<'a> {
+    /// Each namespace of the queries, with a model fitted without it.
+    EachNamespace(&'a [EvalQuery]),
+    /// Other queries (another split), with a model fitted on every example.
+    Split(&'a Dataset, &'a [EvalQuery]),
+    /// The queries fitted on (in sample).
+    InSample(&'a [EvalQuery]),
+}
+
+/// Fits `run`'s model on `examples` and `also`, and scores recall with it as recalled on
+/// the held-out queries. Returns the results and the model fitted on everything.
+#[allow(clippy::too_many_arguments)]
+pub fn score(
+    corpus: &mut Corpus,
+    engine: &Engine,
+    dataset: &Dataset,
+    run: &Run,
+    examples: &[Example],
+    also: &[Example],
+    holdout: Holdout<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<QueryResult>, Fitted)> {
+    let all = fit(examples.iter().chain(also));
+    let relevant = examples.iter().chain(also).filter(|e| e.relevant).count();
+    let fitted = |method: &str| Fitted {
+        method: method.to_string(),
+        log_loss: log_loss(&all, examples.iter().chain(also)),
+        calibration: all.clone(),
+        examples: examples.len() + also.len(),
+        relevant,
+    };
+    let mut score_on = |run: &Run, dataset: &Dataset, queries: &[EvalQuery]| {
+        let mut engine = engine.reconfigured(run.config.clone())?;
+        evaluate(corpus, &mut engine, dataset, queries, run, warnings)
+    };
+    Ok(match holdout {
+        Holdout::EachNamespace(queries) => {
+            let groups: BTreeSet<String> = queries.iter().map(|q| group(dataset, q)).collect();
+            let mut results = Vec::with_capacity(queries.len());
+            for g in &groups {
+                let model = fit(examples.iter().filter(|e| e.group != *g).chain(also));
+                let held: Vec<EvalQuery> = queries
+                    .iter()
+                    .filter(|q| group(dataset, q) == *g)
+                    .cloned()
+                    .collect();
+                results.extend(score_on(&calibrated(run, model), dataset, &held)?);
+            }
+            (results, fitted("fitted leaving each namespace out"))
+        }
+        Holdout::Split(other, queries) => (
+            score_on(&calibrated(run, all.clone()), other, queries)?,
+            fitted(&format!(
+                "fitted on another split, scored on {}",
+                other.split
+            )),
+        ),
+        Holdout::InSample(queries) => (
+            score_on(&calibrated(run, all.clone()), dataset, queries)?,
+            fitted("fitted and scored on the same queries (in sample)"),
+        ),
+    })
+}
+
+/// `calibration` as the configuration file's section for `mode`.
+pub fn as_toml(mode: oro_mem_core::Mode, calibration: &Calibration) -> String {
+    let table: BTreeMap<&str, f64> = calibration
+        .iter()
+        .map(|(n, c)| (n, (c * 1e4).round() / 1e4))
+        .collect();
+    let mut s = format!("[recall.calibration.{mode}]\n");
+    for (n, c) in table {
+        s.push_str(&format!("{n} = {c}\n"));
+    }
+    s
+}

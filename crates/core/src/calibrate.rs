@@ -1,0 +1,347 @@
+//! Calibrated relevance: the estimated probability that a candidate is relevant to the query,
+//! so that recall can return only what is likely relevant, and nothing when nothing is.
+//!
+//! Fused scores order candidates within one query but mean little across queries: the best
+//! candidate of every list scores 1 however poor it is. The calibration reads evidence that
+//! keeps its meaning from one query to the next ([`Features`]: how strong each source's score
+//! is on its own scale, how much of the query a memory covers, ...) and turns it into a
+//! probability with a logistic model, `p = 1 / (1 + e^-(intercept + Σ coefficient × feature))`,
+//! whose coefficients are part of the configuration ([`Calibration`]), one set per mode.
+//! `oro-mem eval --fit-calibration` fits them on judged queries and scores them on others.
+
+use std::collections::{BTreeMap, HashSet};
+
+use rust_stemmers::{Algorithm, Stemmer};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::text::{query_terms, words, Term};
+
+/// The name of a [`Calibration`]'s constant term.
+pub const INTERCEPT: &str = "intercept";
+
+/// The share of the query's terms found in the memory (stemmed, as the full-text index
+/// matches them), in `[0, 1]`.
+pub const COVERAGE: &str = "coverage";
+
+/// The fused score divided by the total weight of the lists that ranked anything, so that it
+/// stays in `[0, 1]` for fusers that scale each list to at most 1 (0 for a candidate the
+/// fusion left out).
+pub const FUSED: &str = "fused";
+
+/// `ln(1 + n)` of the number of terms in the query.
+pub const QUERY_TERMS: &str = "query_terms";
+
+/// The suffix of a signal's relative feature: `<signal>_share`, the candidate's score in the
+/// signal divided by the best score any candidate has in it (0 without a score).
+pub const SHARE_SUFFIX: &str = "_share";
+
+/// The features that do not depend on which candidate sources run; each source's signal adds
+/// two more, `<signal>` (`ln(1 + score)`, scores below 0 counted as 0) and `<signal>_share`.
+pub const FIXED_FEATURES: [&str; 3] = [COVERAGE, FUSED, QUERY_TERMS];
+
+/// One candidate's features, by name (see [`FIXED_FEATURES`] and [`SHARE_SUFFIX`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Features(BTreeMap<String, f64>);
+
+impl Features {
+    /// The value of feature `name`, if computed.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.0.get(name).copied()
+    }
+
+    /// True when no feature was computed.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Sets feature `name`.
+    pub fn set(&mut self, name: impl Into<String>, value: f64) {
+        self.0.insert(name.into(), value);
+    }
+
+    /// Every feature, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.0.iter().map(|(n, v)| (n.as_str(), *v))
+    }
+}
+
+/// The coefficients of a logistic model of relevance, by feature name, plus [`INTERCEPT`].
+/// A feature the model names but the candidate lacks counts as 0. An empty calibration
+/// estimates nothing: recall then returns no probabilities and never abstains for relevance.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Calibration(BTreeMap<String, f64>);
+
+impl Calibration {
+    /// A calibration from `(name, coefficient)` pairs.
+    pub fn new<S: Into<String>>(coefficients: impl IntoIterator<Item = (S, f64)>) -> Calibration {
+        Calibration(
+            coefficients
+                .into_iter()
+                .map(|(n, c)| (n.into(), c))
+                .collect(),
+        )
+    }
+
+    /// True when it has no coefficients at all.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Sets the coefficient of `name` ([`INTERCEPT`] or a feature).
+    pub fn set(&mut self, name: impl Into<String>, coefficient: f64) {
+        self.0.insert(name.into(), coefficient);
+    }
+
+    /// The coefficient of `name`: 0 when not set.
+    pub fn get(&self, name: &str) -> f64 {
+        self.0.get(name).copied().unwrap_or(0.0)
+    }
+
+    /// Every coefficient, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.0.iter().map(|(n, c)| (n.as_str(), *c))
+    }
+
+    /// The estimated probability of relevance of a candidate with `features`, in `[0, 1]`;
+    /// `None` for an empty calibration.
+    pub fn probability(&self, features: &Features) -> Option<f64> {
+        if self.is_empty() {
+            return None;
+        }
+        let z: f64 = self
+            .iter()
+            .map(|(name, c)| {
+                if name == INTERCEPT {
+                    c
+                } else {
+                    c * features.get(name).unwrap_or(0.0)
+                }
+            })
+            .sum();
+        Some(sigmoid(z))
+    }
+
+    /// Checks every coefficient: finite, and named [`INTERCEPT`], a fixed feature, or a
+    /// feature of one of `signals` (`<signal>` or `<signal>_share`). `what` names the
+    /// calibration in the error (`recall.calibration.fts`).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Config`](crate::ErrorKind::Config) naming the coefficient and what it
+    /// takes.
+    pub fn check(&self, what: &str, signals: &[&str]) -> Result<()> {
+        for (name, c) in self.iter() {
+            if !c.is_finite() {
+                return Err(Error::config(format!(
+                    "{what}.{name} must be a finite number, got {c}"
+                )));
+            }
+            let known = name == INTERCEPT
+                || FIXED_FEATURES.contains(&name)
+                || signals.iter().any(|s| {
+                    name == *s || name.strip_suffix(SHARE_SUFFIX).is_some_and(|n| n == *s)
+                });
+            if !known {
+                let mut names = vec![INTERCEPT.to_string()];
+                names.extend(FIXED_FEATURES.iter().map(|f| f.to_string()));
+                for s in signals {
+                    names.push(s.to_string());
+                    names.push(format!("{s}{SHARE_SUFFIX}"));
+                }
+                return Err(Error::config(format!(
+                    "{what}.{name}: unknown feature; expected one of {}",
+                    names.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The logistic function, `1 / (1 + e^-z)`, in `[0, 1]` for every `z` (NaN counts as 0.5's
+/// opposite: 0).
+pub fn sigmoid(z: f64) -> f64 {
+    if z.is_nan() {
+        return 0.0;
+    }
+    1.0 / (1.0 + (-z).exp())
+}
+
+/// The query's terms as the full-text index matches them: stemmed words, and CJK terms as
+/// they are. Built once per query, then [`QueryTerms::coverage`] per candidate.
+pub struct QueryTerms {
+    stems: Vec<String>,
+    cjk: Vec<String>,
+    stemmer: Stemmer,
+}
+
+impl std::fmt::Debug for QueryTerms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueryTerms")
+            .field("stems", &self.stems)
+            .field("cjk", &self.cjk)
+            .finish_non_exhaustive()
+    }
+}
+
+impl QueryTerms {
+    /// The terms of `text` ([`query_terms`]).
+    pub fn new(text: &str) -> QueryTerms {
+        let stemmer = Stemmer::create(Algorithm::English);
+        let mut stems = Vec::new();
+        let mut cjk = Vec::new();
+        for t in query_terms(text) {
+            match t {
+                Term::Word(w) => {
+                    let s = stemmer.stem(&w).into_owned();
+                    if !stems.contains(&s) {
+                        stems.push(s);
+                    }
+                }
+                Term::Cjk(c) => cjk.push(c),
+            }
+        }
+        QueryTerms {
+            stems,
+            cjk,
+            stemmer,
+        }
+    }
+
+    /// How many terms there are.
+    pub fn len(&self) -> usize {
+        self.stems.len() + self.cjk.len()
+    }
+
+    /// True when the query has no terms.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The share of the terms that `content` contains, in `[0, 1]` (0 for a query without
+    /// terms).
+    pub fn coverage(&self, content: &str) -> f64 {
+        if self.is_empty() {
+            return 0.0;
+        }
+        let mut found = 0;
+        if !self.stems.is_empty() {
+            let stems: HashSet<String> = words(content)
+                .map(|w| self.stemmer.stem(&w.to_lowercase()).into_owned())
+                .collect();
+            found += self.stems.iter().filter(|s| stems.contains(*s)).count();
+        }
+        if !self.cjk.is_empty() {
+            let spaced: String = words(content).collect();
+            found += self
+                .cjk
+                .iter()
+                .filter(|c| spaced.contains(c.as_str()))
+                .count();
+        }
+        found as f64 / self.len() as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn calibration() -> Calibration {
+        Calibration::new([
+            (INTERCEPT, -3.0),
+            ("lexical", 1.2),
+            (COVERAGE, 2.5),
+            (FUSED, 1.0),
+        ])
+    }
+
+    fn features(lexical: f64, coverage: f64, fused: f64) -> Features {
+        let mut f = Features::default();
+        f.set("lexical", lexical);
+        f.set(COVERAGE, coverage);
+        f.set(FUSED, fused);
+        f
+    }
+
+    proptest! {
+        #[test]
+        fn probabilities_are_in_the_unit_interval_and_monotone(
+            lexical in 0.0f64..50.0,
+            coverage in 0.0f64..=1.0,
+            fused in 0.0f64..=1.0,
+            more in 0.0f64..10.0,
+        ) {
+            let c = calibration();
+            let p = c.probability(&features(lexical, coverage, fused)).unwrap();
+            prop_assert!((0.0..=1.0).contains(&p));
+            // Every coefficient is positive: more evidence never lowers the estimate.
+            for f in [
+                features(lexical + more, coverage, fused),
+                features(lexical, (coverage + more).min(1.0), fused),
+                features(lexical, coverage, fused + more),
+            ] {
+                prop_assert!(c.probability(&f).unwrap() >= p);
+            }
+        }
+
+        #[test]
+        fn coverage_is_a_share(query in "[a-z ]{0,40}", content in "[a-z ]{0,80}") {
+            let c = QueryTerms::new(&query).coverage(&content);
+            prop_assert!((0.0..=1.0).contains(&c));
+        }
+    }
+
+    #[test]
+    fn extreme_evidence_stays_a_probability() {
+        let c = calibration();
+        assert_eq!(c.probability(&features(1e300, 1.0, 1.0)), Some(1.0));
+        let p = c.probability(&features(0.0, 0.0, 0.0)).unwrap();
+        assert!(p > 0.0 && p < 0.1, "{p}");
+        assert_eq!(
+            Calibration::default().probability(&features(1.0, 1.0, 1.0)),
+            None
+        );
+        assert_eq!(sigmoid(f64::NAN), 0.0);
+        assert_eq!(sigmoid(-1e308), 0.0);
+    }
+
+    #[test]
+    fn coverage_matches_stems_like_the_index() {
+        let q = QueryTerms::new("Which studies researched painting sunrises?");
+        assert_eq!(q.len(), 4);
+        assert_eq!(
+            q.coverage("She studied and researches: painted a sunrise."),
+            1.0
+        );
+        assert_eq!(q.coverage("a sunrise"), 0.25);
+        assert_eq!(q.coverage(""), 0.0);
+        assert_eq!(QueryTerms::new("the of and").coverage("anything"), 0.0);
+        let cjk = QueryTerms::new("数据库");
+        assert_eq!(cjk.coverage("用数据库"), 1.0);
+        assert_eq!(cjk.coverage("数据"), 0.5);
+    }
+
+    #[test]
+    fn check_names_the_bad_coefficient() {
+        let signals = ["lexical", "vector"];
+        let mut c = calibration();
+        c.set("vector_share", 0.5);
+        c.check("recall.calibration.hybrid", &signals).unwrap();
+        c.set("lexcial", 1.0);
+        let err = c.check("recall.calibration.hybrid", &signals).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("recall.calibration.hybrid.lexcial")
+                && err.to_string().contains("vector_share"),
+            "{err}"
+        );
+        let bad = Calibration::new([(INTERCEPT, f64::NAN)]);
+        assert!(bad.check("x", &signals).is_err());
+    }
+}

@@ -1,0 +1,245 @@
+//! Fitting a relevance model ([`Calibration`]) on judged queries: each recalled candidate's
+//! features, labelled relevant or not by the qrels, and an L2-regularised logistic regression
+//! over them.
+//!
+//! The fit is Newton's method (iteratively reweighted least squares) with a Cholesky solve of
+//! the few-by-few Hessian, written here rather than taken from a crate: the models have fewer
+//! than ten coefficients, and `linfa-logistic` would bring the `argmin` optimiser stack along
+//! for one small solve.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use oro_mem_core::calibrate::{sigmoid, Calibration, Features, INTERCEPT};
+use serde::{Deserialize, Serialize};
+
+/// One candidate of one judged query, as a training example.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Example {
+    /// Which held-out group it belongs to (`dataset/namespace`), so that a model can be
+    /// fitted without it.
+    pub group: String,
+    /// The query's id.
+    pub query: String,
+    /// True when the qrels judge the candidate relevant.
+    pub relevant: bool,
+    /// Its features, by name.
+    pub features: BTreeMap<String, f64>,
+}
+
+impl Example {
+    /// An example from a candidate's [`Features`].
+    pub fn new(group: String, query: String, relevant: bool, features: &Features) -> Example {
+        Example {
+            group,
+            query,
+            relevant,
+            features: features.iter().map(|(n, v)| (n.to_string(), v)).collect(),
+        }
+    }
+}
+
+/// The L2 penalty on every coefficient but the intercept. Small next to the thousands of
+/// examples a fit sees: it only keeps coefficients finite when some feature separates the
+/// examples perfectly.
+pub const L2: f64 = 1.0;
+
+/// Fits a logistic model of `relevant` on every feature the examples have, with an
+/// [`L2`] penalty. Deterministic. Fewer than two examples, or examples of one class only,
+/// give a model of the intercept alone (the share of relevant ones, kept off 0 and 1).
+// Matrix arithmetic reads best with indices.
+#[allow(clippy::needless_range_loop)]
+pub fn fit<'a>(examples: impl IntoIterator<Item = &'a Example>) -> Calibration {
+    let examples: Vec<&Example> = examples.into_iter().collect();
+    let names: Vec<&str> = examples
+        .iter()
+        .flat_map(|e| e.features.keys().map(String::as_str))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let positives = examples.iter().filter(|e| e.relevant).count();
+    if positives == 0 || positives == examples.len() {
+        let share = (positives as f64 + 0.5) / (examples.len() as f64 + 1.0);
+        return Calibration::new([(INTERCEPT, (share / (1.0 - share)).ln())]);
+    }
+    // Column 0 is the intercept.
+    let d = names.len() + 1;
+    let rows: Vec<Vec<f64>> = examples
+        .iter()
+        .map(|e| {
+            std::iter::once(1.0)
+                .chain(
+                    names
+                        .iter()
+                        .map(|n| e.features.get(*n).copied().unwrap_or(0.0)),
+                )
+                .collect()
+        })
+        .collect();
+    let mut w = vec![0.0; d];
+    for _ in 0..100 {
+        let mut gradient = vec![0.0; d];
+        let mut hessian = vec![vec![0.0; d]; d];
+        for (x, e) in rows.iter().zip(&examples) {
+            let z: f64 = x.iter().zip(&w).map(|(a, b)| a * b).sum();
+            let p = sigmoid(z);
+            let residual = p - f64::from(u8::from(e.relevant));
+            let weight = (p * (1.0 - p)).max(1e-12);
+            for i in 0..d {
+                gradient[i] += residual * x[i];
+                for j in 0..=i {
+                    hessian[i][j] += weight * x[i] * x[j];
+                }
+            }
+        }
+        for i in 1..d {
+            gradient[i] += L2 * w[i];
+            hessian[i][i] += L2;
+        }
+        for i in 0..d {
+            for j in 0..i {
+                hessian[j][i] = hessian[i][j];
+            }
+        }
+        let Some(step) = solve(hessian, &gradient) else {
+            break;
+        };
+        let mut largest = 0.0f64;
+        for (wi, s) in w.iter_mut().zip(&step) {
+            *wi -= s;
+            largest = largest.max(s.abs());
+        }
+        if largest < 1e-10 {
+            break;
+        }
+    }
+    Calibration::new(
+        std::iter::once(INTERCEPT)
+            .chain(names)
+            .zip(w)
+            .map(|(n, c)| (n.to_string(), c)),
+    )
+}
+
+/// The mean log loss of `calibration` on `examples` (lower is better; a model that always
+/// says 0.5 scores ln 2 ≈ 0.693).
+pub fn log_loss<'a>(
+    calibration: &Calibration,
+    examples: impl IntoIterator<Item = &'a Example>,
+) -> f64 {
+    let mut total = 0.0;
+    let mut n = 0usize;
+    for e in examples {
+        let mut f = Features::default();
+        for (name, v) in &e.features {
+            f.set(name.clone(), *v);
+        }
+        let p = calibration
+            .probability(&f)
+            .unwrap_or(0.5)
+            .clamp(1e-12, 1.0 - 1e-12);
+        total -= if e.relevant { p.ln() } else { (1.0 - p).ln() };
+        n += 1;
+    }
+    total / n.max(1) as f64
+}
+
+/// Solves `a x = b` for a symmetric positive definite `a` by Cholesky decomposition; `None`
+/// when `a` is not positive definite.
+#[allow(clippy::needless_range_loop)]
+fn solve(mut a: Vec<Vec<f64>>, b: &[f64]) -> Option<Vec<f64>> {
+    let n = b.len();
+    // a = L Lᵀ, L stored in the lower triangle.
+    for j in 0..n {
+        let mut diagonal = a[j][j];
+        for k in 0..j {
+            diagonal -= a[j][k] * a[j][k];
+        }
+        if diagonal <= 0.0 || !diagonal.is_finite() {
+            return None;
+        }
+        let diagonal = diagonal.sqrt();
+        a[j][j] = diagonal;
+        for i in j + 1..n {
+            let mut v = a[i][j];
+            for k in 0..j {
+                v -= a[i][k] * a[j][k];
+            }
+            a[i][j] = v / diagonal;
+        }
+    }
+    let mut y = vec![0.0; n];
+    for i in 0..n {
+        let mut v = b[i];
+        for k in 0..i {
+            v -= a[i][k] * y[k];
+        }
+        y[i] = v / a[i][i];
+    }
+    let mut x = vec![0.0; n];
+    for i in (0..n).rev() {
+        let mut v = y[i];
+        for k in i + 1..n {
+            v -= a[k][i] * x[k];
+        }
+        x[i] = v / a[i][i];
+    }
+    Some(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example(x: f64, relevant: bool) -> Example {
+        Example {
+            group: "g".into(),
+            query: "q".into(),
+            relevant,
+            features: BTreeMap::from([("x".to_string(), x)]),
+        }
+    }
+
+    /// Examples whose share of relevant ones at `x` is exactly `sigmoid(-2 + 3x)`.
+    fn logistic_sample() -> Vec<Example> {
+        let mut out = Vec::new();
+        for step in 0..=20 {
+            let x = f64::from(step) / 10.0;
+            let p = sigmoid(-2.0 + 3.0 * x);
+            let relevant = (p * 1000.0).round() as usize;
+            out.extend((0..1000).map(|i| example(x, i < relevant)));
+        }
+        out
+    }
+
+    #[test]
+    fn recovers_the_model_that_made_the_data() {
+        let c = fit(&logistic_sample());
+        assert!((c.get(INTERCEPT) + 2.0).abs() < 0.02, "{c:?}");
+        assert!((c.get("x") - 3.0).abs() < 0.02, "{c:?}");
+        let loss = log_loss(&c, &logistic_sample());
+        assert!(loss < log_loss(&Calibration::new([(INTERCEPT, 0.0)]), &logistic_sample()));
+    }
+
+    #[test]
+    fn separable_or_one_class_data_gives_finite_coefficients() {
+        let separable: Vec<Example> = (0..100).map(|i| example(f64::from(i), i >= 50)).collect();
+        let c = fit(&separable);
+        assert!(c.iter().all(|(_, v)| v.is_finite()), "{c:?}");
+        assert!(c.get("x") > 0.0);
+        let none: Vec<Example> = (0..10).map(|i| example(f64::from(i), false)).collect();
+        let c = fit(&none);
+        assert_eq!(c.iter().count(), 1);
+        assert!(c.get(INTERCEPT) < -2.0);
+        assert_eq!(fit(&[]).iter().count(), 1);
+    }
+
+    #[test]
+    fn solves_a_small_system() {
+        let x = solve(vec![vec![4.0, 2.0], vec![2.0, 3.0]], &[2.0, 5.0]).unwrap();
+        assert!(
+            (x[0] + 0.5).abs() < 1e-12 && (x[1] - 2.0).abs() < 1e-12,
+            "{x:?}"
+        );
+        assert!(solve(vec![vec![0.0]], &[1.0]).is_none());
+    }
+}
