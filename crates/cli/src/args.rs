@@ -400,6 +400,9 @@ pub struct EvalArgs {
     /// dataset, asked over the whole store
     #[arg(long, value_name = "DIR", requires = "fit_calibration")]
     pub fit_unrelated: Option<PathBuf>,
+    /// With --fit-calibration: leave this feature out of the model (repeatable)
+    #[arg(long, value_name = "FEATURE", requires = "fit_calibration")]
+    pub fit_without: Vec<String>,
     /// With --fit-calibration: write the examples fitted on (JSON lines) to FILE
     #[arg(long, value_name = "FILE", requires = "fit_calibration")]
     pub features: Option<PathBuf>,

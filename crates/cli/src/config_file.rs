@@ -96,8 +96,23 @@ access = 0.4
 # The relevance model of each mode: a logistic model over each candidate's features
 # (`oro-mem recall --explain` shows them); `oro-mem eval --fit-calibration` fits one. Empty:
 # no estimate, and min_relevance does nothing.
+# The shipped models were fitted on SciFact train and LoCoMo dev by scripts/fit-calibration.
 [recall.calibration.fts]
+intercept = -11.6463
+coverage = 4.7031
+fused = 2.8115
+lexical_share = 2.8115
+query_terms = 1.0587
+
 [recall.calibration.hybrid]
+intercept = -12.4125
+coverage = 3.3631
+fused = 2.5549
+lexical_share = 2.7043
+query_terms = 0.7254
+vector = 1.7826
+vector_share = 2.4356
+
 [recall.calibration.vector]
 
 [decay]

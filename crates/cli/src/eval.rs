@@ -169,8 +169,9 @@ fn expand(base: &Config, axes: &[Axis]) -> Result<Vec<Run>> {
     Ok(runs)
 }
 
-/// Turns the product's recall into a pure ranking of the best [`RANKED`]: no minimum score, no
-/// token budget, no near-duplicate skipping, so the metrics judge the order alone.
+/// Turns the product's recall into a pure ranking of the best [`RANKED`]: no minimum score or
+/// relevance, no token budget, no near-duplicate skipping, so the metrics judge the order
+/// alone.
 fn ranking_only(config: &mut Config, depth: usize) {
     config.fallback_to_fts = false;
     let r = &mut config.recall;
@@ -180,6 +181,7 @@ fn ranking_only(config: &mut Config, depth: usize) {
     r.budget_tokens = usize::MAX;
     r.min_score = 0.0;
     r.hybrid_min_score = 0.0;
+    r.min_relevance = 0.0;
     r.near_duplicate = f64::INFINITY;
 }
 
@@ -501,6 +503,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         .map(|p| fit::read_examples(p))
         .collect::<Result<Vec<_>>>()?
         .concat();
+    let also = fit::without(also, &a.fit_without);
     let mut warnings = Vec::new();
     let mut reports = Vec::with_capacity(runs.len());
     let mut all_results = Vec::with_capacity(runs.len());
@@ -528,7 +531,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
                 if let Some(path) = &a.features {
                     fit::write_examples(path, &examples)?;
                 }
-                examples_of.insert(key.clone(), examples);
+                examples_of.insert(key.clone(), fit::without(examples, &a.fit_without));
             }
             let holdout = if a.cross_validate {
                 fit::Holdout::EachNamespace(table_queries)

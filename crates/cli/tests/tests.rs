@@ -450,6 +450,36 @@ fn recall_estimates_relevance_and_abstains_with_a_reason() {
 }
 
 #[test]
+fn with_a_relevance_bar_the_shipped_model_answers_an_unrelated_task_with_nothing() {
+    let env = Env::new();
+    std::fs::write(
+        env.dir.path().join(".oro").join("config.toml"),
+        "[recall]\nmin_relevance = 0.15\n",
+    )
+    .unwrap();
+    for m in [
+        "Sourdough needs a ripe starter and a long cold proof",
+        "Rye flour absorbs more water than wheat flour",
+        "Bake bread at 250 degrees with steam for the first 20 minutes",
+    ] {
+        env.ok(&["remember", m]);
+    }
+    // One incidental word in common ("bread").
+    let task = "fix the borrow checker error in the bread parser module";
+    let v = env.recall_json(&[task, "--no-touch"]);
+    assert_eq!(result_ids(&v), Vec::<i64>::new(), "{v}");
+    assert_eq!(v["abstained"]["reason"], "below_relevance", "{v}");
+    assert_eq!(env.ok(&["inject", "--task", task, "--no-touch"]), "");
+    // What the store does know is still recalled, with its estimate.
+    let v = env.recall_json(&["how long should sourdough proof", "--no-touch"]);
+    assert_eq!(result_ids(&v), [1], "{v}");
+    assert!(
+        v["results"][0]["probability"].as_f64().unwrap() >= 0.15,
+        "{v}"
+    );
+}
+
+#[test]
 fn export_import_round_trip_and_bad_lines() {
     let env = Env::new();
     env.ok(&[

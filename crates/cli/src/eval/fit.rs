@@ -142,6 +142,16 @@ pub fn read_examples(path: &Path) -> Result<Vec<Example>> {
     Ok(out)
 }
 
+/// `examples` without the features named in `left_out`.
+pub fn without(mut examples: Vec<Example>, left_out: &[String]) -> Vec<Example> {
+    if !left_out.is_empty() {
+        for e in &mut examples {
+            e.features.retain(|name, _| !left_out.contains(name));
+        }
+    }
+    examples
+}
+
 /// Writes `examples`, one JSON object per line.
 pub fn write_examples(path: &Path, examples: &[Example]) -> Result<()> {
     let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
