@@ -575,6 +575,61 @@ fn four_processes_write_250_memories_each() {
 }
 
 #[test]
+fn access_counts_are_bounded_saturate_and_a_bad_row_is_repaired() {
+    let env = Env::new();
+    let file = env.dir.path().join("counts.jsonl");
+    // i64::MAX: refused, naming the line and the field; nothing written.
+    std::fs::write(
+        &file,
+        "{\"content\":\"fine\",\"type\":\"lesson\"}\n\
+         {\"content\":\"overflow zebra\",\"type\":\"lesson\",\"access_count\":9223372036854775807}\n",
+    )
+    .unwrap();
+    let out = env.run(&["import", file.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("line 2") && err.contains("access_count"),
+        "{err}"
+    );
+    assert_eq!(env.count(), 0);
+
+    // The maximum itself is accepted, and recall saturates there instead of overflowing.
+    let max: u64 = 1 << 53;
+    std::fs::write(
+        &file,
+        format!("{{\"content\":\"overflow zebra\",\"type\":\"lesson\",\"access_count\":{max}}}\n"),
+    )
+    .unwrap();
+    env.ok(&["import", file.to_str().unwrap()]);
+    for _ in 0..2 {
+        assert_eq!(result_ids(&env.recall_json(&["zebra"])), [1]);
+    }
+    let shown: serde_json::Value =
+        serde_json::from_str(&env.ok(&["memories", "show", "1", "--json"])).unwrap();
+    assert_eq!(shown["access_count"], max);
+
+    // A row an older version broke (an overflowed count stored as REAL, in a schema-3
+    // database) reads again, and opening the store repairs it.
+    {
+        let conn = rusqlite::Connection::open(env.db()).unwrap();
+        conn.execute("UPDATE memories SET access_count = 9.3e18", [])
+            .unwrap();
+        conn.pragma_update(None, "user_version", 3).unwrap();
+    }
+    env.ok(&["export"]);
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let (kind, count): (String, i64) = conn
+        .query_row(
+            "SELECT typeof(access_count), access_count FROM memories",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((kind.as_str(), count), ("integer", max as i64));
+}
+
+#[test]
 fn killed_import_leaves_a_sound_database_with_whole_batches() {
     let env = Env::new();
     let file = env.dir.path().join("big.jsonl");

@@ -180,13 +180,18 @@ pub struct NewMemory {
     /// Creation time; `None` means "now".
     #[serde(default)]
     pub created_at: Option<Timestamp>,
-    /// Access count carried over from elsewhere (imports, merges).
+    /// Access count carried over from elsewhere (imports, merges), at most
+    /// [`MAX_ACCESS_COUNT`].
     #[serde(default)]
     pub access_count: u64,
     /// Last access carried over from elsewhere.
     #[serde(default)]
     pub last_accessed: Option<Timestamp>,
 }
+
+/// The largest access count a memory holds: 2^53, the largest whole number every JSON reader
+/// keeps exact. Stores saturate there rather than overflow.
+pub const MAX_ACCESS_COUNT: u64 = 1 << 53;
 
 fn default_source() -> Source {
     Source::Manual
@@ -271,6 +276,12 @@ impl NewMemory {
             return Err(Error::invalid_input("memory content contains a NUL byte"));
         }
         validate_confidence(self.confidence)?;
+        if self.access_count > MAX_ACCESS_COUNT {
+            return Err(Error::invalid_input(format!(
+                "access_count {} is above the maximum, {MAX_ACCESS_COUNT}",
+                self.access_count
+            )));
+        }
         if self.namespace.trim().is_empty() {
             return Err(Error::invalid_input("namespace is empty"));
         }

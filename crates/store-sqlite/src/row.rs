@@ -1,7 +1,8 @@
 //! Mapping between `memories` rows and [`Memory`].
 
+use oro_mem_core::memory::MAX_ACCESS_COUNT;
 use oro_mem_core::{Memory, Timestamp};
-use rusqlite::types::Type;
+use rusqlite::types::{Type, ValueRef};
 use rusqlite::Row;
 
 /// The columns [`memory_from_row`] reads, in order, qualified with `m.`.
@@ -17,6 +18,19 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     move |e| rusqlite::Error::FromSqlConversionFailure(col, ty, Box::new(e))
+}
+
+/// An access count as stored, in `[0, MAX_ACCESS_COUNT]`: a value of another type (a REAL
+/// left by an overflow in an older version) is read as the nearest count, never an error, so
+/// that one bad row cannot stop reads of the others (migration 4 repairs such rows).
+fn access_count(v: ValueRef<'_>) -> u64 {
+    let n = match v {
+        ValueRef::Integer(i) => i as f64,
+        ValueRef::Real(r) if r.is_finite() => r,
+        ValueRef::Real(r) if r > 0.0 => f64::INFINITY,
+        _ => 0.0,
+    };
+    n.clamp(0.0, MAX_ACCESS_COUNT as f64) as u64
 }
 
 /// Reads a [`Memory`] from a row selected with [`MEMORY_COLUMNS`] first.
@@ -37,7 +51,7 @@ pub(crate) fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
         status: text(11)?.parse().map_err(conversion(11, Type::Text))?,
         created_at: Timestamp(row.get(12)?),
         updated_at: Timestamp(row.get(13)?),
-        access_count: row.get::<_, i64>(14)?.max(0) as u64,
+        access_count: access_count(row.get_ref(14)?),
         last_accessed: row.get::<_, Option<i64>>(15)?.map(Timestamp),
     })
 }

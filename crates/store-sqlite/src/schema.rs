@@ -80,6 +80,17 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX vector_chunks_model ON vector_chunks (model, dim, len);
     CREATE INDEX memories_embedding_model ON memories (embedding_model);
     "#,
+    // 4: access counts within [0, 2^53] and whole: versions before this stored an overflowed
+    // increment as REAL, which broke every read of the row.
+    r#"
+    UPDATE memories
+       SET access_count = CASE
+           WHEN typeof(access_count) NOT IN ('integer', 'real') THEN 0
+           WHEN access_count >= 9007199254740992 THEN 9007199254740992
+           WHEN access_count < 0 THEN 0
+           ELSE CAST(access_count AS INTEGER) END
+     WHERE typeof(access_count) != 'integer' OR access_count > 9007199254740992;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use oro_mem_core::memory::MAX_ACCESS_COUNT;
 use oro_mem_core::store::ListOrder;
 use oro_mem_core::{Error, ErrorKind, Filter, Memory, MemoryId, Result, Status, Timestamp};
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension, TransactionBehavior};
@@ -301,8 +302,8 @@ impl Store {
         tx.commit().context("cannot commit")
     }
 
-    /// Records that recall returned `ids`: `access_count += 1`, `last_accessed = now`, in one
-    /// transaction.
+    /// Records that recall returned `ids`: `access_count += 1` (saturating at
+    /// [`MAX_ACCESS_COUNT`]), `last_accessed = now`, in one transaction.
     ///
     /// # Errors
     ///
@@ -318,12 +319,12 @@ impl Store {
         {
             let mut stmt = tx
                 .prepare_cached(
-                    "UPDATE memories SET access_count = access_count + 1, last_accessed = ?2 \
-                     WHERE id = ?1",
+                    "UPDATE memories SET access_count = min(access_count + 1, ?3), \
+                     last_accessed = ?2 WHERE id = ?1",
                 )
                 .context("cannot record access")?;
             for id in ids {
-                stmt.execute(params![id, now.as_second()])
+                stmt.execute(params![id, now.as_second(), MAX_ACCESS_COUNT as i64])
                     .context("cannot record access")?;
             }
         }

@@ -240,6 +240,28 @@ fn fts_index_follows_updates_and_deletes() {
 }
 
 #[test]
+fn a_row_with_a_broken_access_count_is_still_read_and_others_are_untouched() {
+    let mut s = store_with(&["alpha beta", "gamma delta"]);
+    let max = oro_mem_core::memory::MAX_ACCESS_COUNT;
+    for (value, expected) in [("9.3e18", max), ("'lots'", 0), ("12.0", 12)] {
+        s.connection()
+            .execute(
+                &format!("UPDATE memories SET access_count = {value} WHERE id = 1"),
+                [],
+            )
+            .unwrap();
+        assert_eq!(s.get(1).unwrap().access_count, expected, "{value}");
+        assert_eq!(s.get(2).unwrap().access_count, 0);
+    }
+    // Touching saturates instead of overflowing.
+    s.connection()
+        .execute(&format!("UPDATE memories SET access_count = {max}"), [])
+        .unwrap();
+    s.record_access(&[1, 2], Timestamp(5)).unwrap();
+    assert_eq!(s.get(2).unwrap().access_count, max);
+}
+
+#[test]
 fn database_predating_the_index_is_migrated_and_indexed() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("old.db");

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
-use oro_mem_core::memory::{check_batch, validate_batch};
+use oro_mem_core::memory::{check_batch, validate_batch, MAX_ACCESS_COUNT};
 use oro_mem_core::store::{check_vector, Embedding, WriteOutcome};
 use oro_mem_core::text::spaced_cjk;
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Timestamp};
@@ -424,7 +424,7 @@ fn insert(conn: &Connection, m: &NewMemory, now: Timestamp) -> Result<MemoryId> 
             m.status.as_str(),
             created,
             created.max(now.as_second()),
-            i64::try_from(m.access_count).unwrap_or(i64::MAX),
+            m.access_count.min(MAX_ACCESS_COUNT) as i64,
             m.last_accessed.map(Timestamp::as_second),
             spaced_cjk(&m.content),
         ])
@@ -579,7 +579,7 @@ fn fold_into(conn: &Connection, keep: MemoryId, drop: &Memory) -> Result<()> {
     conn.execute(
         "UPDATE memories SET \
            confidence = max(confidence, ?2), \
-           access_count = access_count + ?3, \
+           access_count = min(access_count + ?3, ?8), \
            pinned = max(pinned, ?4), \
            last_accessed = nullif(max(coalesce(last_accessed, 0), coalesce(?5, 0)), 0), \
            tags = (SELECT json_group_array(value) FROM \
@@ -590,11 +590,12 @@ fn fold_into(conn: &Connection, keep: MemoryId, drop: &Memory) -> Result<()> {
         params![
             keep,
             drop.confidence,
-            i64::try_from(drop.access_count).unwrap_or(i64::MAX),
+            drop.access_count.min(MAX_ACCESS_COUNT) as i64,
             drop.pinned,
             drop.last_accessed.map(Timestamp::as_second),
             tags,
             Timestamp::now().as_second(),
+            MAX_ACCESS_COUNT as i64,
         ],
     )
     .context("cannot merge memories")?;
