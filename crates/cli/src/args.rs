@@ -91,7 +91,8 @@ pub struct JsonFlag {
 
 #[derive(Debug, Args)]
 pub struct RememberArgs {
-    /// The memory's text; `-` reads it from standard input
+    /// The memory's text; `-` reads it from standard input (text may start with `-`)
+    #[arg(allow_hyphen_values = true)]
     pub content: String,
     /// lesson, decision, gotcha, pattern or preference
     #[arg(long = "type", short = 't', default_value = "lesson")]
@@ -172,7 +173,9 @@ pub enum Format {
 
 #[derive(Debug, Args)]
 pub struct RecallArgs {
-    /// The task description or question; `-` reads it from standard input
+    /// The task description or question; `-` reads it from standard input (text may start
+    /// with `-`)
+    #[arg(allow_hyphen_values = true)]
     pub query: String,
     /// fts, hybrid or vector [default: from config]
     #[arg(long, value_parser = parse_mode)]
@@ -317,8 +320,9 @@ pub struct EmbedArgs {
 
 #[derive(Debug, Args)]
 pub struct InjectArgs {
-    /// The task: title and description; `-` reads it from standard input
-    #[arg(long)]
+    /// The task: title and description; `-` reads it from standard input (text may start
+    /// with `-`, a Markdown bullet say)
+    #[arg(long, allow_hyphen_values = true)]
     pub task: String,
     /// fts, hybrid or vector [default: from config]
     #[arg(long, value_parser = parse_mode)]

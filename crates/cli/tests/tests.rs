@@ -630,6 +630,36 @@ fn access_counts_are_bounded_saturate_and_a_bad_row_is_repaired() {
 }
 
 #[test]
+fn text_starting_with_a_hyphen_is_text_not_an_option() {
+    let env = Env::new();
+    assert_eq!(
+        env.ok(&["remember", "-v flag breaks the build"]),
+        "inserted 1\n"
+    );
+    env.ok(&[
+        "remember",
+        "--type",
+        "gotcha",
+        "- fix the flaky login test first",
+    ]);
+    let v = env.recall_json(&["-v flag", "--no-touch"]);
+    assert_eq!(result_ids(&v), [1], "{v}");
+    let injected = env.ok(&[
+        "inject",
+        "--task",
+        "- fix the flaky login test",
+        "--no-touch",
+    ]);
+    assert!(
+        injected.contains("- fix the flaky login test first"),
+        "{injected}"
+    );
+    // Options before and after the text still count as options.
+    let out = env.ok(&["recall", "--mode", "fts", "-x", "--format", "prompt"]);
+    assert_eq!(out, "");
+}
+
+#[test]
 fn killed_import_leaves_a_sound_database_with_whole_batches() {
     let env = Env::new();
     let file = env.dir.path().join("big.jsonl");
