@@ -445,22 +445,33 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
     if a.batch_size == 0 {
         bail!("--batch-size must be at least 1");
     }
-    // Validate the whole file first, so bad input writes nothing (files only; standard input
-    // can be read once, so it is checked batch by batch).
-    if a.file != Path::new("-") {
-        let (reader, _) = open_input(&a.file)?;
-        for (i, line) in reader.lines().enumerate() {
-            let line =
-                line.with_context(|| format!("{}: cannot read line {}", a.file.display(), i + 1))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            parse_import_line(&line).with_context(|| {
-                format!("{} line {}: nothing was imported", a.file.display(), i + 1)
-            })?;
+    // Standard input can be read once: spool it to a temporary file (removed when dropped),
+    // so that it is validated whole before anything is written, like a file.
+    let spooled = if a.file == Path::new("-") {
+        let mut f = tempfile::NamedTempFile::new()
+            .context("cannot create a temporary file to hold standard input")?;
+        std::io::copy(&mut std::io::stdin().lock(), &mut f)
+            .and_then(|_| f.flush())
+            .context("cannot read standard input into a temporary file")?;
+        Some(f)
+    } else {
+        None
+    };
+    let (path, name) = match &spooled {
+        Some(f) => (f.path(), "standard input".to_string()),
+        None => (a.file.as_path(), a.file.display().to_string()),
+    };
+    // Validate the whole input first, so bad input writes nothing.
+    let (reader, _) = open_input(path)?;
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.with_context(|| format!("{name}: cannot read line {}", i + 1))?;
+        if line.trim().is_empty() {
+            continue;
         }
+        parse_import_line(&line)
+            .with_context(|| format!("{name} line {}: nothing was imported", i + 1))?;
     }
-    let (reader, len) = open_input(&a.file)?;
+    let (reader, len) = open_input(path)?;
     let bar = progress(len, "importing");
     let dedup = dedup_config(ctx.engine.config(), a.no_dedup);
     let (mut inserted, mut merged, mut skipped) = (0u64, 0u64, 0u64);

@@ -660,6 +660,31 @@ fn text_starting_with_a_hyphen_is_text_not_an_option() {
 }
 
 #[test]
+fn import_from_standard_input_writes_nothing_when_a_late_line_is_bad() {
+    let env = Env::new();
+    let mut input = String::new();
+    for i in 0..1200 {
+        input.push_str(&format!(
+            "{{\"content\":\"lesson number {i}\",\"type\":\"lesson\"}}\n"
+        ));
+    }
+    input.push_str("{\"content\":\"\",\"type\":\"lesson\"}\n");
+    let out = env.run_stdin(&["import", "-", "--batch-size", "100"], input.as_bytes());
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("standard input line 1201") && err.contains("nothing was imported"),
+        "{err}"
+    );
+    assert_eq!(env.count(), 0);
+    // Without the bad line, all of it.
+    let good = &input[..input.rfind("{\"content\":\"\"").unwrap()];
+    let out = env.run_stdin(&["import", "-", "--no-dedup"], good.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(env.count(), 1200);
+}
+
+#[test]
 fn killed_import_leaves_a_sound_database_with_whole_batches() {
     let env = Env::new();
     let file = env.dir.path().join("big.jsonl");
