@@ -98,20 +98,20 @@ access = 0.4
 # no estimate, and min_relevance does nothing.
 # The shipped models were fitted on SciFact train and LoCoMo dev by scripts/fit-calibration.
 [recall.calibration.fts]
-intercept = -11.6463
-coverage = 4.7031
-fused = 2.8115
-lexical_share = 2.8115
-query_terms = 1.0587
+intercept = -11.6088
+coverage = 4.6715
+fused = 2.8149
+lexical_share = 2.8149
+query_terms = 1.0398
 
 [recall.calibration.hybrid]
-intercept = -12.4125
-coverage = 3.3631
-fused = 2.5549
-lexical_share = 2.7043
-query_terms = 0.7254
-vector = 1.7826
-vector_share = 2.4356
+intercept = -12.3584
+coverage = 3.2023
+fused = 2.5597
+lexical_share = 2.8165
+query_terms = 0.6984
+vector = 1.9609
+vector_share = 2.332
 
 [recall.calibration.vector]
 

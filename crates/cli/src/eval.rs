@@ -652,11 +652,17 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
     for w in &warnings {
         eprintln!("eval: warning: {w}");
     }
+    // Fitting with --tune-on scores the rows on --split; otherwise they are the table's.
+    let (split, scored) = if a.fit_calibration && tuning.is_some() {
+        (dataset.split.clone(), queries.len())
+    } else {
+        (table_set.split.clone(), table_queries.len())
+    };
     let report = Report {
         dataset: dataset.name(),
-        split: table_set.split.clone(),
+        split,
         documents: dataset.docs.len(),
-        queries: table_queries.len(),
+        queries: scored,
         depth: base.recall.depth,
         as_recalled: a.as_recalled,
         unrelated: unrelated.as_ref().map(|u| (u.name(), u.queries.len())),

@@ -20,8 +20,11 @@ use crate::text::{query_terms, words, Term};
 /// The name of a [`Calibration`]'s constant term.
 pub const INTERCEPT: &str = "intercept";
 
-/// The share of the query's terms found in the memory (stemmed, as the full-text index
-/// matches them), in `[0, 1]`.
+/// How much of one text the other holds, in `[0, 1]`: the larger of the share of the
+/// query's terms found in the memory and the share of the memory's terms found in the query
+/// (stemmed, as the full-text index matches them). The second keeps a short memory that is
+/// wholly about part of a long task ("ruff --fix must run before pyright" for "Set up ruff
+/// and pyright linting for the Python service") from looking like a chance match.
 pub const COVERAGE: &str = "coverage";
 
 /// The fused score divided by the total weight of the lists that ranked anything, so that it
@@ -221,18 +224,31 @@ impl QueryTerms {
         self.len() == 0
     }
 
-    /// The share of the terms that `content` contains, in `[0, 1]` (0 for a query without
-    /// terms).
+    /// [`COVERAGE`] of `content`: the larger of the share of the query's terms that
+    /// `content` contains and the share of `content`'s own terms (words but stopwords, as
+    /// [`query_terms`] takes them) that the query contains; 0 for a query without terms.
     pub fn coverage(&self, content: &str) -> f64 {
         if self.is_empty() {
             return 0.0;
         }
         let mut found = 0;
+        let mut of_content = 0.0;
         if !self.stems.is_empty() {
             let stems: HashSet<String> = words(content)
                 .map(|w| self.stemmer.stem(&w.to_lowercase()).into_owned())
                 .collect();
             found += self.stems.iter().filter(|s| stems.contains(*s)).count();
+            let own: HashSet<String> = query_terms(content)
+                .into_iter()
+                .filter_map(|t| match t {
+                    Term::Word(w) => Some(self.stemmer.stem(&w).into_owned()),
+                    Term::Cjk(_) => None,
+                })
+                .collect();
+            if !own.is_empty() {
+                let held = own.iter().filter(|s| self.stems.contains(*s)).count();
+                of_content = held as f64 / own.len() as f64;
+            }
         }
         if !self.cjk.is_empty() {
             let spaced: String = words(content).collect();
@@ -242,7 +258,7 @@ impl QueryTerms {
                 .filter(|c| spaced.contains(c.as_str()))
                 .count();
         }
-        found as f64 / self.len() as f64
+        (found as f64 / self.len() as f64).max(of_content)
     }
 }
 
@@ -319,7 +335,13 @@ mod tests {
             q.coverage("She studied and researches: painted a sunrise."),
             1.0
         );
-        assert_eq!(q.coverage("a sunrise"), 0.25);
+        assert_eq!(
+            q.coverage("a sunrise over the bay at dawn, quiet and cold"),
+            0.25
+        );
+        // A memory wholly about part of the query.
+        assert_eq!(q.coverage("a sunrise"), 1.0);
+        assert_eq!(q.coverage("painted sunrise, blue bay"), 0.5);
         assert_eq!(q.coverage(""), 0.0);
         assert_eq!(QueryTerms::new("the of and").coverage("anything"), 0.0);
         let cjk = QueryTerms::new("数据库");

@@ -1117,7 +1117,7 @@ mod tests {
         let cands = || {
             vec![
                 candidate(1, "the login test is flaky", 1.0),
-                candidate(2, "login login login", 1.2),
+                candidate(2, "login page colours and login fonts", 1.2),
             ]
         };
         let ids = |r: Recall| r.results.iter().map(|r| r.memory.id).collect::<Vec<_>>();

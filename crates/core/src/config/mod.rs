@@ -189,9 +189,11 @@ pub struct RecallConfig {
     /// Off (0) by default for now. On the benchmarks, 0.15 makes a store answer at least 90%
     /// (hybrid) and 80% (FTS) of another dataset's questions with nothing, in both
     /// directions between SciFact and LoCoMo, out of sample (see the README); but the model's
-    /// main evidence, the share of the query's terms a memory holds, is low for a long task
-    /// description against a short memory, so in a small store an agent's task such as "Set
-    /// up ruff and pyright linting for the Python service" would get nothing.
+    /// main evidence, how much of the query a memory holds, is low for an agent's task that
+    /// names one thing a memory is about: "set up pyright linting" gets nothing from "ruff
+    /// --fix must run before pyright" (estimate 0.05), nor does a match by meaning alone
+    /// ("database timeout" for "SQLite lock contention: ..."). The benchmarks have no such
+    /// pairs to fit on.
     pub min_relevance: f64,
     /// The relevance model of each mode (see [`crate::calibrate`]).
     pub calibration: Calibrations,
@@ -328,20 +330,20 @@ impl Default for Calibrations {
     fn default() -> Calibrations {
         Calibrations {
             fts: Calibration::new([
-                ("intercept", -11.6463),
-                ("coverage", 4.7031),
-                ("fused", 2.8115),
-                ("lexical_share", 2.8115),
-                ("query_terms", 1.0587),
+                ("intercept", -11.6088),
+                ("coverage", 4.6715),
+                ("fused", 2.8149),
+                ("lexical_share", 2.8149),
+                ("query_terms", 1.0398),
             ]),
             hybrid: Calibration::new([
-                ("intercept", -12.4125),
-                ("coverage", 3.3631),
-                ("fused", 2.5549),
-                ("lexical_share", 2.7043),
-                ("query_terms", 0.7254),
-                ("vector", 1.7826),
-                ("vector_share", 2.4356),
+                ("intercept", -12.3584),
+                ("coverage", 3.2023),
+                ("fused", 2.5597),
+                ("lexical_share", 2.8165),
+                ("query_terms", 0.6984),
+                ("vector", 1.9609),
+                ("vector_share", 2.332),
             ]),
             vector: Calibration::default(),
         }
