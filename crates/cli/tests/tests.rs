@@ -1293,6 +1293,73 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
 }
 
 #[test]
+fn eval_fits_a_relevance_model_and_scores_it_on_held_out_namespaces() {
+    let env = Env::new();
+    let dataset = fixture("eval-mini");
+    let features = env.dir.path().join("examples.jsonl");
+    let out = env.run(&[
+        "eval",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--as-recalled",
+        "--set",
+        "decay=off",
+        "--fit-calibration",
+        "--cross-validate",
+        "--fit-without",
+        "query_terms",
+        "--features",
+        features.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = &report["runs"][0];
+    assert_eq!(
+        run["queries"], 3,
+        "every query scored once, by a model fitted without it"
+    );
+    let fitted = &run["fitted"];
+    assert!(
+        fitted["method"].as_str().unwrap().contains("namespace out"),
+        "{fitted}"
+    );
+    let model = fitted["calibration"].as_object().unwrap();
+    assert!(
+        model.contains_key("intercept") && model.contains_key("coverage"),
+        "{fitted}"
+    );
+    assert!(!model.contains_key("query_terms"), "left out: {fitted}");
+    // The examples written are those fitted on: a candidate each, labelled by the qrels.
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&features)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(fitted["examples"], lines.len(), "{fitted}");
+    assert!(lines.iter().any(|e| e["relevant"] == true));
+    assert!(lines
+        .iter()
+        .all(|e| e["group"].as_str().unwrap().ends_with("/a")
+            || e["group"].as_str().unwrap().ends_with("/b")));
+
+    // As text: the model fitted on everything, ready for the configuration file, which
+    // takes it back.
+    let text = env.ok(&[
+        "eval",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--as-recalled",
+        "--fit-calibration",
+    ]);
+    let section = &text[text.find("[recall.calibration.fts]").expect(&text)..];
+    let section = &section[..section.find("\n\n").unwrap_or(section.len())];
+    std::fs::write(env.dir.path().join(".oro").join("config.toml"), section).unwrap();
+    assert!(env.ok(&["config"]).contains("[recall.calibration.fts]"));
+    env.ok(&["recall", "anything", "--no-touch"]);
+}
+
+#[test]
 fn eval_scores_settings_out_of_sample() {
     let env = Env::new();
     let dataset = fixture("eval-mini");
