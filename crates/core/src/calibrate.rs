@@ -15,7 +15,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::text::{query_terms, words, Term};
+use crate::text::{is_stopword, query_terms, words, Term};
 
 /// The name of a [`Calibration`]'s constant term.
 pub const INTERCEPT: &str = "intercept";
@@ -225,8 +225,9 @@ impl QueryTerms {
     }
 
     /// [`COVERAGE`] of `content`: the larger of the share of the query's terms that
-    /// `content` contains and the share of `content`'s own terms (words but stopwords, as
-    /// [`query_terms`] takes them) that the query contains; 0 for a query without terms.
+    /// `content` contains and the share of `content`'s own distinct terms (words but
+    /// stopwords and single letters, as [`query_terms`] takes them, but all of them) that the
+    /// query contains; 0 for a query without terms.
     pub fn coverage(&self, content: &str) -> f64 {
         if self.is_empty() {
             return 0.0;
@@ -234,17 +235,22 @@ impl QueryTerms {
         let mut found = 0;
         let mut of_content = 0.0;
         if !self.stems.is_empty() {
-            let stems: HashSet<String> = words(content)
-                .map(|w| self.stemmer.stem(&w.to_lowercase()).into_owned())
+            // Each distinct word is stemmed once: the content's stems, and those of its own
+            // terms (no stopwords, no single letters, as in `query_terms`).
+            let distinct: HashSet<String> = words(content)
+                .filter(|w| !w.chars().all(crate::text::is_cjk))
+                .map(str::to_lowercase)
                 .collect();
+            let mut stems = HashSet::with_capacity(distinct.len());
+            let mut own = HashSet::new();
+            for w in &distinct {
+                let stem = self.stemmer.stem(w).into_owned();
+                if w.chars().nth(1).is_some() && !is_stopword(w) {
+                    own.insert(stem.clone());
+                }
+                stems.insert(stem);
+            }
             found += self.stems.iter().filter(|s| stems.contains(*s)).count();
-            let own: HashSet<String> = query_terms(content)
-                .into_iter()
-                .filter_map(|t| match t {
-                    Term::Word(w) => Some(self.stemmer.stem(&w).into_owned()),
-                    Term::Cjk(_) => None,
-                })
-                .collect();
             if !own.is_empty() {
                 let held = own.iter().filter(|s| self.stems.contains(*s)).count();
                 of_content = held as f64 / own.len() as f64;

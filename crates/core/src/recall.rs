@@ -175,7 +175,9 @@ pub struct Recall {
     pub dissimilar: usize,
     /// How many passed the minimum score.
     pub above_threshold: usize,
-    /// How many of those were dropped for an estimated relevance below `min_relevance`.
+    /// How many of those were passed over for an estimated relevance below `min_relevance`.
+    /// Recall estimates only the candidates it looks at, in score order, until it has
+    /// `max_results`; with `order = "relevance"` it estimates every one.
     pub below_relevance: usize,
     /// Why nothing was returned, when nothing was.
     pub abstained: Option<Abstention>,
@@ -274,8 +276,8 @@ impl Pipeline {
     }
 
     /// Runs the pipeline over `candidates`: gate ([`Candidates::gate`]) → rank
-    /// ([`Pipeline::rank`]) → fuse → score (and estimate relevance) → select. When nothing is
-    /// returned, [`Recall::abstained`] says why.
+    /// ([`Pipeline::rank`]) → fuse → score → select (estimating relevance as it goes). When
+    /// nothing is returned, [`Recall::abstained`] says why.
     ///
     /// # Errors
     ///
@@ -295,30 +297,31 @@ impl Pipeline {
         let by_id: HashMap<MemoryId, &Memory> =
             candidates.iter().map(|c| (c.id(), &c.memory)).collect();
         let relevance = self.fuse(&inputs, &by_id);
-        let scored = self.score(relevance, &by_id, query.now);
+        let mut scored = self.score(relevance, &by_id, query.now);
         out.above_threshold = scored.len();
-        let mut scored = self.estimate(scored, query, &candidates, &inputs, &by_id);
-        if self.recall.order == Order::Relevance && !self.calibration.is_empty() {
+        let estimator = (!self.calibration.is_empty()).then(|| {
+            Estimator::new(
+                &self.calibration,
+                query,
+                &candidates,
+                &inputs,
+                self.fuser.pinned_bonus(),
+            )
+        });
+        if let (Order::Relevance, Some(e)) = (self.recall.order, &estimator) {
             for s in &mut scored {
+                e.estimate(s, &by_id);
                 s.raw = s.probability.unwrap_or(0.0) * s.confidence * s.decay;
             }
             scored.sort_by(|a, b| b.raw.total_cmp(&a.raw).then(a.id.cmp(&b.id)));
         }
-        let best_estimate = scored
-            .iter()
-            .filter_map(|s| s.probability)
-            .fold(None, |best: Option<f64>, p| {
-                Some(best.map_or(p, |b| b.max(p)))
-            });
-        let (kept, below): (Vec<Scored>, Vec<Scored>) = scored
-            .into_iter()
-            .partition(|s| s.probability.is_none_or(|p| p >= self.recall.min_relevance));
-        out.below_relevance = below.len();
+        let mut below = Below::default();
         out.results = self
-            .select(kept, &by_id)
+            .select(scored, &by_id, estimator.as_ref(), &mut below)
             .into_iter()
             .map(|s| self.explained(s, &inputs))
             .collect();
+        out.below_relevance = below.count;
         if let Some(best) = out.results.first().map(|r| r.raw_score) {
             for r in &mut out.results {
                 r.score = r.raw_score / best;
@@ -329,7 +332,7 @@ impl Pipeline {
                 Abstention::NoCandidates
             } else if out.below_relevance > 0 {
                 Abstention::BelowRelevance {
-                    best: best_estimate.unwrap_or(0.0),
+                    best: below.best,
                     min_relevance: self.recall.min_relevance,
                 }
             } else {
@@ -339,46 +342,6 @@ impl Pipeline {
             });
         }
         Ok(out)
-    }
-
-    /// The estimate stage: each scored candidate's [`Features`] and estimated probability of
-    /// relevance (nothing without a calibration).
-    fn estimate(
-        &self,
-        mut scored: Vec<Scored>,
-        query: &Query<'_>,
-        candidates: &Candidates,
-        inputs: &[Weighted<'_>],
-        by_id: &HashMap<MemoryId, &Memory>,
-    ) -> Vec<Scored> {
-        if self.calibration.is_empty() || scored.is_empty() {
-            return scored;
-        }
-        let mut features = features(query, candidates);
-        let total_weight: f64 = inputs
-            .iter()
-            .filter(|i| !i.ranking().is_empty())
-            .map(Weighted::weight)
-            .sum();
-        let bonus = self.fuser.pinned_bonus();
-        for s in &mut scored {
-            let Some(mut f) = features.remove(&s.id) else {
-                continue;
-            };
-            let pinned = by_id.get(&s.id).is_some_and(|m| m.pinned);
-            let fused = s.relevance - if pinned { bonus } else { 0.0 };
-            f.set(
-                FUSED,
-                if total_weight > 0.0 {
-                    fused / total_weight
-                } else {
-                    0.0
-                },
-            );
-            s.probability = self.calibration.probability(&f);
-            s.features = f;
-        }
-        scored
     }
 
     /// The fuse stage: the fuser's score of every ranked candidate, plus the fuser's pinned
@@ -432,15 +395,26 @@ impl Pipeline {
     /// The select stage: in score order, skips near-duplicates of a result already taken and
     /// what does not fit the token budget, up to `max_results`; the best result alone over
     /// the budget is cut to fit rather than dropped.
-    fn select(&self, scored: Vec<Scored>, by_id: &HashMap<MemoryId, &Memory>) -> Vec<Selected> {
+    fn select(
+        &self,
+        scored: Vec<Scored>,
+        by_id: &HashMap<MemoryId, &Memory>,
+        estimator: Option<&Estimator<'_>>,
+        below: &mut Below,
+    ) -> Vec<Selected> {
         let mut selected: Vec<Selected> = Vec::new();
         let mut kept_words = Vec::new();
         let mut used_tokens = 0;
-        for s in scored {
+        for mut s in scored {
             if selected.len() >= self.recall.max_results {
                 break;
             }
             let Some(&m) = by_id.get(&s.id) else { continue };
+            let mut tokens = estimate_tokens(&m.content);
+            let over_budget = used_tokens + tokens > self.recall.budget_tokens;
+            if over_budget && !selected.is_empty() {
+                continue;
+            }
             // A Jaccard overlap is at most 1: above that, skip the word sets altogether (they
             // cost O(results²), which shows when an evaluation asks for 100 results).
             let words = if self.recall.near_duplicate <= 1.0 {
@@ -455,13 +429,21 @@ impl Pipeline {
             } else {
                 None
             };
-            let mut memory = m.clone();
-            let mut tokens = estimate_tokens(&memory.content);
-            let mut truncated = false;
-            if used_tokens + tokens > self.recall.budget_tokens {
-                if !selected.is_empty() {
+            // Estimated last, so a recall estimates only what it would otherwise return.
+            if let Some(e) = estimator {
+                if s.probability.is_none() {
+                    e.estimate(&mut s, by_id);
+                }
+                let p = s.probability.unwrap_or(0.0);
+                if p < self.recall.min_relevance {
+                    below.count += 1;
+                    below.best = below.best.max(p);
                     continue;
                 }
+            }
+            let mut memory = m.clone();
+            let mut truncated = false;
+            if over_budget {
                 // The best result alone exceeds the budget: return its beginning rather than
                 // nothing at all.
                 truncate_to_tokens(&mut memory.content, self.recall.budget_tokens);
@@ -537,38 +519,94 @@ struct Scored {
     features: Features,
 }
 
-/// Every candidate's [`Features`] but [`FUSED`]: per signal, `ln(1 + score)` and the score's
-/// share of the signal's best; the query's coverage; and the query's number of terms.
-fn features(query: &Query<'_>, candidates: &Candidates) -> HashMap<MemoryId, Features> {
-    let terms = QueryTerms::new(query.text);
-    let query_terms = (1.0 + terms.len() as f64).ln();
-    let signals: Vec<(&str, f64)> = candidates
-        .signal_names()
-        .map(|name| {
-            let best = candidates
-                .scores(name)
-                .map(|(_, s)| s)
-                .fold(0.0f64, f64::max);
-            (name, best)
-        })
-        .collect();
-    candidates
-        .iter()
-        .map(|c| {
-            let id = c.id();
-            let mut f = Features::default();
-            for &(name, best) in &signals {
-                let score = candidates.signal(name).and_then(|s| s.get(id));
-                let positive = score.unwrap_or(0.0).max(0.0);
-                f.set(name, positive.ln_1p());
-                let share = if best > 0.0 { positive / best } else { 0.0 };
-                f.set(format!("{name}{SHARE_SUFFIX}"), share);
-            }
-            f.set(COVERAGE, terms.coverage(&c.memory.content));
-            f.set(QUERY_TERMS, query_terms);
-            (id, f)
-        })
-        .collect()
+/// The candidates passed over for an estimate below `min_relevance`: how many, and the best
+/// estimate among them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Below {
+    count: usize,
+    best: f64,
+}
+
+/// Estimates a candidate's probability of relevance from its [`Features`]: per signal,
+/// `ln(1 + score)` and the score's share of the signal's best; [`COVERAGE`]; the fused score
+/// (without the pinned bonus) over the total weight of the lists that ranked anything; and
+/// the query's number of terms. What depends on the query alone is computed once.
+struct Estimator<'a> {
+    calibration: &'a Calibration,
+    candidates: &'a Candidates,
+    terms: QueryTerms,
+    query_terms: f64,
+    /// Each signal's name and best score.
+    signals: Vec<(&'a str, f64)>,
+    total_weight: f64,
+    pinned_bonus: f64,
+}
+
+impl<'a> Estimator<'a> {
+    fn new(
+        calibration: &'a Calibration,
+        query: &Query<'_>,
+        candidates: &'a Candidates,
+        inputs: &[Weighted<'_>],
+        pinned_bonus: f64,
+    ) -> Estimator<'a> {
+        let terms = QueryTerms::new(query.text);
+        Estimator {
+            calibration,
+            candidates,
+            query_terms: (1.0 + terms.len() as f64).ln(),
+            terms,
+            signals: candidates
+                .signal_names()
+                .map(|name| {
+                    let best = candidates
+                        .scores(name)
+                        .map(|(_, s)| s)
+                        .fold(0.0f64, f64::max);
+                    (name, best)
+                })
+                .collect(),
+            total_weight: inputs
+                .iter()
+                .filter(|i| !i.ranking().is_empty())
+                .map(Weighted::weight)
+                .sum(),
+            pinned_bonus,
+        }
+    }
+
+    /// Sets `s`'s features and probability.
+    fn estimate(&self, s: &mut Scored, by_id: &HashMap<MemoryId, &Memory>) {
+        let Some(memory) = by_id.get(&s.id) else {
+            return;
+        };
+        let mut f = Features::default();
+        for &(name, best) in &self.signals {
+            let score = self.candidates.signal(name).and_then(|sig| sig.get(s.id));
+            let positive = score.unwrap_or(0.0).max(0.0);
+            f.set(name, positive.ln_1p());
+            let share = if best > 0.0 { positive / best } else { 0.0 };
+            f.set(format!("{name}{SHARE_SUFFIX}"), share);
+        }
+        f.set(COVERAGE, self.terms.coverage(&memory.content));
+        f.set(QUERY_TERMS, self.query_terms);
+        let fused = s.relevance
+            - if memory.pinned {
+                self.pinned_bonus
+            } else {
+                0.0
+            };
+        f.set(
+            FUSED,
+            if self.total_weight > 0.0 {
+                fused / self.total_weight
+            } else {
+                0.0
+            },
+        );
+        s.probability = self.calibration.probability(&f);
+        s.features = f;
+    }
 }
 
 /// A memory past the select stage, as it will be returned.
@@ -886,7 +924,7 @@ mod tests {
             })
             .collect();
         let ids: Vec<_> = p
-            .select(scored, &by_id)
+            .select(scored, &by_id, None, &mut Below::default())
             .iter()
             .map(|s| s.scored.id)
             .collect();
