@@ -484,19 +484,13 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         );
     }
 
-    let unrelated = a
-        .unrelated
-        .as_deref()
-        .map(|dir| Dataset::load(dir, "test"))
-        .transpose()
-        .context("--unrelated")?;
-
-    let fit_unrelated = a
-        .fit_unrelated
-        .as_deref()
-        .map(|dir| Dataset::load(dir, "test"))
-        .transpose()
-        .context("--fit-unrelated")?;
+    let other = |dir: Option<&Path>, flag: &str| {
+        dir.map(|dir| Dataset::load(dir, "test"))
+            .transpose()
+            .context(flag.to_string())
+    };
+    let unrelated = other(a.unrelated.as_deref(), "--unrelated")?;
+    let fit_unrelated = other(a.fit_unrelated.as_deref(), "--fit-unrelated")?;
     let also = a
         .fit_also
         .iter()
@@ -514,10 +508,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         if runs.len() > 1 {
             eprintln!("eval: [{}/{}] {}", i + 1, runs.len(), run.label());
         }
-        let mut run_engine = engine
-            .reconfigured(run.config.clone())
-            .with_context(|| run.label())?;
-        let (results, fitted, final_run) = if a.fit_calibration {
+        let (results, fitted, run) = if a.fit_calibration {
             let mut ranking = run.config.clone();
             ranking_only(&mut ranking, RANKED);
             let key = toml::to_string(&ranking)?;
@@ -550,15 +541,13 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
                 holdout,
                 &mut warnings,
             )?;
-            let mut config = run.config.clone();
-            *config.recall.calibration.get_mut(config.mode) = fitted.calibration.clone();
-            run_engine = engine.reconfigured(config.clone())?;
-            let final_run = Run {
-                settings: run.settings.clone(),
-                config,
-            };
-            (results, Some(fitted), final_run)
+            // The rest of the row (--unrelated) uses the model fitted on everything.
+            let run = fit::calibrated(run, fitted.calibration.clone());
+            (results, Some(fitted), run)
         } else {
+            let mut run_engine = engine
+                .reconfigured(run.config.clone())
+                .with_context(|| run.label())?;
             let results = evaluate(
                 &mut corpus,
                 &mut run_engine,
@@ -570,12 +559,10 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
             (results, None, run.clone())
         };
         let unrelated_empty = match &unrelated {
-            Some(other) => Some(empty_share(
-                &mut corpus,
-                &mut run_engine,
-                other,
-                &final_run,
-            )?),
+            Some(other) => {
+                let mut run_engine = engine.reconfigured(run.config.clone())?;
+                Some(empty_share(&mut corpus, &mut run_engine, other, &run)?)
+            }
             None => None,
         };
         reports.push(RunReport {

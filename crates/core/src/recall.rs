@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use crate::memory::{Memory, MemoryId};
 use crate::query::Query;
 use crate::rank::{Fuser, Ranker, Weighted};
-use crate::ranking::{Candidates, Ranking};
+use crate::ranking::{Candidates, Ranking, Signal};
 use crate::text::{jaccard, word_set};
 use crate::time::Timestamp;
 
@@ -519,6 +519,17 @@ struct Scored {
     features: Features,
 }
 
+/// One signal as the [`Estimator`] reads it.
+struct SignalFeatures<'a> {
+    /// The signal's name, also its `ln(1 + score)` feature's.
+    name: &'a str,
+    /// The name of its share feature (`<name>_share`).
+    share: String,
+    signal: &'a Signal,
+    /// The best score any candidate has in it.
+    best: f64,
+}
+
 /// The candidates passed over for an estimate below `min_relevance`: how many, and the best
 /// estimate among them.
 #[derive(Clone, Copy, Debug, Default)]
@@ -533,11 +544,10 @@ struct Below {
 /// the query's number of terms. What depends on the query alone is computed once.
 struct Estimator<'a> {
     calibration: &'a Calibration,
-    candidates: &'a Candidates,
     terms: QueryTerms,
     query_terms: f64,
-    /// Each signal's name and best score.
-    signals: Vec<(&'a str, f64)>,
+    /// Each signal, its two features' names, and its best score.
+    signals: Vec<SignalFeatures<'a>>,
     total_weight: f64,
     pinned_bonus: f64,
 }
@@ -553,17 +563,20 @@ impl<'a> Estimator<'a> {
         let terms = QueryTerms::new(query.text);
         Estimator {
             calibration,
-            candidates,
             query_terms: (1.0 + terms.len() as f64).ln(),
             terms,
             signals: candidates
                 .signal_names()
-                .map(|name| {
-                    let best = candidates
-                        .scores(name)
-                        .map(|(_, s)| s)
-                        .fold(0.0f64, f64::max);
-                    (name, best)
+                .filter_map(|name| {
+                    Some(SignalFeatures {
+                        name,
+                        share: format!("{name}{SHARE_SUFFIX}"),
+                        signal: candidates.signal(name)?,
+                        best: candidates
+                            .scores(name)
+                            .map(|(_, s)| s)
+                            .fold(0.0f64, f64::max),
+                    })
                 })
                 .collect(),
             total_weight: inputs
@@ -581,12 +594,15 @@ impl<'a> Estimator<'a> {
             return;
         };
         let mut f = Features::default();
-        for &(name, best) in &self.signals {
-            let score = self.candidates.signal(name).and_then(|sig| sig.get(s.id));
-            let positive = score.unwrap_or(0.0).max(0.0);
-            f.set(name, positive.ln_1p());
-            let share = if best > 0.0 { positive / best } else { 0.0 };
-            f.set(format!("{name}{SHARE_SUFFIX}"), share);
+        for sf in &self.signals {
+            let positive = sf.signal.get(s.id).unwrap_or(0.0).max(0.0);
+            f.set(sf.name, positive.ln_1p());
+            let share = if sf.best > 0.0 {
+                positive / sf.best
+            } else {
+                0.0
+            };
+            f.set(sf.share.as_str(), share);
         }
         f.set(COVERAGE, self.terms.coverage(&memory.content));
         f.set(QUERY_TERMS, self.query_terms);

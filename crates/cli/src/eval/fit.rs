@@ -1,7 +1,7 @@
 //! `oro-mem eval --fit-calibration`: fits each setting's relevance model on judged queries and
 //! scores recall, as recalled, on queries the model was not fitted on.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
@@ -30,7 +30,7 @@ pub struct Fitted {
     pub calibration: Calibration,
     /// Its mean log loss on those examples (in sample).
     pub log_loss: f64,
-    /// How many examples it was fitted on, and how many of them are relevant.
+    /// How many examples it was fitted on.
     pub examples: usize,
     /// How many of them are relevant.
     pub relevant: usize,
@@ -165,7 +165,7 @@ pub fn write_examples(path: &Path, examples: &[Example]) -> Result<()> {
 }
 
 /// `run`'s configuration with `calibration` as its mode's model.
-fn calibrated(run: &Run, calibration: Calibration) -> Run {
+pub fn calibrated(run: &Run, calibration: Calibration) -> Run {
     let mut config: Config = run.config.clone();
     *config.recall.calibration.get_mut(config.mode) = calibration;
     Run {
@@ -241,13 +241,9 @@ pub fn score(
 
 /// `calibration` as the configuration file's section for `mode`.
 pub fn as_toml(mode: oro_mem_core::Mode, calibration: &Calibration) -> String {
-    let table: BTreeMap<&str, f64> = calibration
-        .iter()
-        .map(|(n, c)| (n, (c * 1e4).round() / 1e4))
-        .collect();
     let mut s = format!("[recall.calibration.{mode}]\n");
-    for (n, c) in table {
-        s.push_str(&format!("{n} = {c}\n"));
+    for (n, c) in calibration.iter() {
+        s.push_str(&format!("{n} = {}\n", (c * 1e4).round() / 1e4));
     }
     s
 }
