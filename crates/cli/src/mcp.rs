@@ -5,6 +5,9 @@
 //! id) come back as tool errors (`isError: true`) with a message saying what was wrong;
 //! arguments of the wrong shape are rejected by rmcp as invalid parameters. Neither ends the
 //! server. Results are compact JSON text: every token of a tool result costs the agent.
+//!
+//! The transport is this crate's own ([`stdio`]): rmcp's drops lines it cannot parse without
+//! an answer, and a client waits forever on that request.
 
 use std::sync::{Arc, Mutex};
 
@@ -18,6 +21,8 @@ use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler, 
 use serde::Deserialize;
 
 use crate::Ctx;
+
+mod stdio;
 
 /// The store, configuration and engine the tools share.
 type State = Ctx;
@@ -296,7 +301,7 @@ pub fn serve(mut ctx: Ctx) -> Result<()> {
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
         let service = MemoryServer::new(ctx)
-            .serve(rmcp::transport::stdio())
+            .serve(stdio::Stdio::new())
             .await
             .context("MCP initialization failed")?;
         service.waiting().await.context("MCP server stopped")?;

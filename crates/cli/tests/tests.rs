@@ -310,6 +310,60 @@ fn filters_apply_to_recall_and_list() {
     assert_eq!(listed.lines().count(), 1);
 }
 
+/// Every request sent to `oro-mem mcp` gets exactly one answer carrying its id, whatever its
+/// bytes: a lone surrogate (a JavaScript client cutting a string mid-emoji), broken JSON, deep
+/// nesting, a line over the size limit, a well-formed message of the wrong shape.
+#[test]
+fn the_mcp_server_answers_every_request_it_cannot_decode() {
+    let env = Env::new();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
+    let search = |id: i64, query: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"memory_search","arguments":{{"query":"{query}","mode":"fts"}}}}}}"#
+        )
+    };
+    let too_long = format!(
+        r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"memory_remember","arguments":{{"content":"{}"}}}}}}"#,
+        "x".repeat(17 << 20)
+    );
+    let lines = [
+        init.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        search(1, r"cut mid-emoji \ud83d"),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"#.to_string(),
+        format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":[1]}"#.to_string(),
+        too_long,
+        search(6, "still serving"),
+    ];
+    let out = env.run_stdin(&["mcp"], lines.join("\n").as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answers: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let answer = |id: serde_json::Value| {
+        let found: Vec<_> = answers.iter().filter(|a| a["id"] == id).collect();
+        assert_eq!(found.len(), 1, "answers to id {id}: {answers:?}");
+        found[0].clone()
+    };
+    for id in [1, 6] {
+        let text = answer(id.into())["result"]["content"][0]["text"].clone();
+        assert!(text.as_str().unwrap().contains("\"results\""), "{text}");
+    }
+    assert_eq!(answer(2.into())["error"]["code"], -32700);
+    assert_eq!(answer(4.into())["error"]["code"], -32600);
+    let long = answer(5.into());
+    assert_eq!(long["error"]["code"], -32700);
+    assert!(long["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("longer than"));
+    // The nested arrays have no id to read: their answer has a null one.
+    assert_eq!(answer(serde_json::Value::Null)["error"]["code"], -32700);
+    assert_eq!(env.count(), 0, "the oversized memory must not be stored");
+}
+
 #[test]
 fn forget_pin_and_archive() {
     let env = Env::new();
