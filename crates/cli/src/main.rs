@@ -524,12 +524,26 @@ fn embed(mut ctx: Ctx, a: &args::EmbedArgs) -> Result<()> {
         ProgressBar::hidden()
     };
     let mut next_line = 0u64;
+    let mut said_waiting = false;
     let done = ctx.engine.embed_missing(&mut ctx.store, a.batch_size, |p| {
+        let position = p.done + p.by_others;
         bar.set_length(p.total);
-        bar.set_position(p.done);
-        if !tty && p.total > 0 && (p.done >= next_line || p.done == p.total) {
-            eprintln!("embedding: {}/{}", p.done, p.total);
-            next_line = p.done + p.total.div_ceil(10);
+        bar.set_position(position);
+        if p.waiting_on > 0 && !said_waiting {
+            said_waiting = true;
+            let line = format!(
+                "embedding: waiting for {} memories another run is embedding",
+                p.waiting_on
+            );
+            if tty {
+                bar.println(line);
+            } else {
+                eprintln!("{line}");
+            }
+        }
+        if !tty && p.total > 0 && (position >= next_line || position == p.total) {
+            eprintln!("embedding: {position}/{}", p.total);
+            next_line = position + p.total.div_ceil(10);
         }
     });
     bar.finish_and_clear();
@@ -539,7 +553,16 @@ fn embed(mut ctx: Ctx, a: &args::EmbedArgs) -> Result<()> {
     if a.json {
         println!(
             "{}",
-            serde_json::json!({ "model": model, "embedded": done.done })
+            serde_json::json!({
+                "model": model,
+                "embedded": done.done,
+                "embedded_by_other_runs": done.by_others,
+            })
+        );
+    } else if done.by_others > 0 {
+        println!(
+            "embedded {} memories with {model} ({} more by another run at the same time)",
+            done.done, done.by_others
         );
     } else {
         println!("embedded {} memories with {model}", done.done);

@@ -1173,6 +1173,54 @@ fn embed_10k_shows_progress_and_resumes_after_a_kill() {
 }
 
 #[test]
+fn two_embed_runs_at_once_share_the_work() {
+    let env = Env::new();
+    let file = env.dir.path().join("m.jsonl");
+    let lines: String = (0..1_500)
+        .map(|i| {
+            format!(
+                "{{\"content\": \"note {i} about part{}\", \"type\": \"lesson\"}}\n",
+                i % 41
+            )
+        })
+        .collect();
+    std::fs::write(&file, lines).unwrap();
+    env.ok(&["import", file.to_str().unwrap(), "--no-dedup"]);
+
+    let runs: Vec<_> = (0..2)
+        .map(|_| {
+            env.cmd(&["embed", "--batch-size", "32", "--json"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut embedded_by_each = Vec::new();
+    for run in runs {
+        let out = run.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        embedded_by_each.push(report["embedded"].as_i64().unwrap());
+    }
+    assert_eq!(
+        embedded_by_each.iter().sum::<i64>(),
+        1_500,
+        "each memory embedded by one run: {embedded_by_each:?}"
+    );
+    assert_eq!(embedded(&env), 1_500);
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let indexed: i64 = conn
+        .query_row("SELECT sum(len) FROM vector_chunks", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(indexed, 1_500, "the index holds each memory once");
+    let claims: i64 = conn
+        .query_row("SELECT count(*) FROM embed_claims", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(claims, 0, "every claim ended with its embeddings");
+}
+
+#[test]
 fn inject_prints_the_prompt_section_or_nothing() {
     let env = Env::new();
     env.ok(&[

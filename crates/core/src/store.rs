@@ -199,19 +199,6 @@ pub trait CandidateSearch: MemoryRead {
     ///
     /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
     fn count_unembedded(&self, model: &str) -> Result<u64>;
-
-    /// Up to `limit` memories with an id above `after` and no embedding by `model` (none, or
-    /// one by another model), by ascending id: `(id, content)`, the text to embed.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
-    fn unembedded(
-        &self,
-        model: &str,
-        after: MemoryId,
-        limit: usize,
-    ) -> Result<Vec<(MemoryId, String)>>;
 }
 
 /// Changing memories. Each call is atomic: it happens whole or not at all.
@@ -258,6 +245,30 @@ pub trait MemoryWrite {
     /// vectors that are empty, not finite, or not all of one dimension;
     /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
     fn set_embeddings(&mut self, model: &str, rows: &[(MemoryId, Vec<f32>)]) -> Result<usize>;
+
+    /// Claims up to `limit` memories with an id above `after` and no embedding by `model`
+    /// (none, or one by another model) that no live claim holds, and holds them until `until`
+    /// or until their embeddings are stored ([`set_embeddings`](Self::set_embeddings)
+    /// releases them); claims that ended at or before `now` no longer count. Returns them by
+    /// ascending id: `(id, content)`, the text to embed.
+    ///
+    /// This is how concurrent embedding runs share the work: each claims what the others do
+    /// not hold. A claim left by a run that died ends at `until`, and another run takes the
+    /// memories then. Two runs embedding one memory anyway (a claim that ended too soon) cost
+    /// time, not correctness: the second embedding replaces the first.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails; nothing is
+    /// claimed then.
+    fn claim_unembedded(
+        &mut self,
+        model: &str,
+        after: MemoryId,
+        limit: usize,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> Result<Vec<(MemoryId, String)>>;
 
     /// Deletes a memory.
     ///

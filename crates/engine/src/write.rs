@@ -3,8 +3,11 @@
 
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::memory::validate_batch;
+use std::time::Duration;
+
 use oro_mem_core::{
-    CandidateSearch, Embedding, Error, ErrorKind, MemoryWrite, NewMemory, Result, WriteOutcome,
+    CandidateSearch, Embedding, Error, ErrorKind, MemoryWrite, NewMemory, Result, Timestamp,
+    WriteOutcome,
 };
 use oro_mem_rank_vector::Embedder;
 use serde::Serialize;
@@ -27,11 +30,24 @@ pub struct Remembered {
 /// How far [`Engine::embed_missing`] has gone.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct EmbedProgress {
-    /// Memories embedded so far in this run.
+    /// Memories this run embedded so far.
     pub done: u64,
+    /// Memories another run, at the same time, embedded of those counted in `total`.
+    pub by_others: u64,
     /// Memories that needed embedding when the run started.
     pub total: u64,
+    /// Memories left that other runs hold claims on: this run waits for them to be
+    /// embedded, or for the claims to end ([`EMBED_CLAIM`]) and takes them then.
+    pub waiting_on: u64,
 }
+
+/// How long a run of [`Engine::embed_missing`] holds the memories it claimed before another
+/// run may take them: far longer than a batch takes, short enough that a run started after
+/// one was killed does not wait long for the batch that one held.
+pub const EMBED_CLAIM: Duration = Duration::from_secs(10);
+
+/// How often a run waiting on other runs' claims looks again.
+const CLAIM_POLL: Duration = Duration::from_millis(200);
 
 impl Engine {
     /// Stores `batch` in `store`, each memory checked for duplicates under `dedup`
@@ -104,6 +120,12 @@ impl Engine {
     /// calling `progress` before the first and after each. Interrupted, it keeps every
     /// finished batch; run again, it goes on from there.
     ///
+    /// Runs at the same time share the work: each batch is claimed first
+    /// ([`MemoryWrite::claim_unembedded`]), and a run skips what another holds. When only
+    /// memories held by others are left, it waits for them to be embedded or for their claims
+    /// to end ([`EMBED_CLAIM`], a run that was killed), so when it returns every memory has
+    /// an embedding by the model.
+    ///
     /// # Errors
     ///
     /// [`ErrorKind::Embedding`] when the model cannot load or fails;
@@ -117,30 +139,49 @@ impl Engine {
         let embedder = self.embedder()?;
         let model = embedder.model_id();
         let batch_size = batch_size.max(1);
+        let claim = i64::try_from(EMBED_CLAIM.as_secs()).unwrap_or(i64::MAX);
         let mut state = EmbedProgress {
-            done: 0,
             total: store.count_unembedded(model)?,
+            ..EmbedProgress::default()
         };
         progress(state);
+        // Claims go by ascending id from `after`; when nothing is left above it, the run
+        // starts over from 0 once for what it skipped, then waits for the rest.
         let mut after = 0;
         loop {
-            let batch = store.unembedded(model, after, batch_size)?;
-            let Some(&(last, _)) = batch.last() else {
-                break;
+            let now = Timestamp::now();
+            let until = Timestamp(now.0.saturating_add(claim));
+            let batch = store.claim_unembedded(model, after, batch_size, now, until)?;
+            let left = if let Some(&(last, _)) = batch.last() {
+                after = last;
+                let texts: Vec<&str> = batch.iter().map(|(_, text)| text.as_str()).collect();
+                let made = embed_checked(embedder.as_ref(), &texts)?;
+                let rows: Vec<_> = batch.iter().map(|&(id, _)| id).zip(made).collect();
+                store.set_embeddings(model, &rows)?;
+                state.done += rows.len() as u64;
+                state.waiting_on = 0;
+                store.count_unembedded(model)?
+            } else {
+                let left = store.count_unembedded(model)?;
+                if left > 0 && after == 0 {
+                    std::thread::sleep(CLAIM_POLL);
+                }
+                after = 0;
+                state.waiting_on = left;
+                left
             };
-            after = last;
-            let texts: Vec<&str> = batch.iter().map(|(_, text)| text.as_str()).collect();
-            let made = embed_checked(embedder.as_ref(), &texts)?;
-            let rows: Vec<_> = batch.iter().map(|&(id, _)| id).zip(made).collect();
-            store.set_embeddings(model, &rows)?;
-            state.done += rows.len() as u64;
-            state.total = state.total.max(state.done);
+            state.by_others = state.total.saturating_sub(left).saturating_sub(state.done);
+            state.total = state.total.max(state.done + state.by_others);
+            if left == 0 {
+                state.waiting_on = 0;
+                progress(state);
+                break;
+            }
             progress(state);
         }
         Ok(state)
     }
 }
-
 /// True when `embedder` would have made `e`: same model id and dimension.
 fn is_from(e: &Embedding, embedder: &dyn Embedder) -> bool {
     e.model == embedder.model_id() && e.vector.len() == embedder.dimension()

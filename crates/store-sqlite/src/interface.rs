@@ -60,15 +60,6 @@ impl CandidateSearch for Store {
     fn count_unembedded(&self, model: &str) -> Result<u64> {
         Store::count_unembedded(self, model)
     }
-
-    fn unembedded(
-        &self,
-        model: &str,
-        after: MemoryId,
-        limit: usize,
-    ) -> Result<Vec<(MemoryId, String)>> {
-        Store::unembedded(self, model, after, limit)
-    }
 }
 
 impl MemoryWrite for Store {
@@ -82,6 +73,17 @@ impl MemoryWrite for Store {
 
     fn set_embeddings(&mut self, model: &str, rows: &[(MemoryId, Vec<f32>)]) -> Result<usize> {
         Store::set_embeddings(self, model, rows)
+    }
+
+    fn claim_unembedded(
+        &mut self,
+        model: &str,
+        after: MemoryId,
+        limit: usize,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> Result<Vec<(MemoryId, String)>> {
+        Store::claim_unembedded(self, model, after, limit, now, until)
     }
 
     fn forget(&mut self, id: MemoryId) -> Result<()> {

@@ -91,6 +91,15 @@ const MIGRATIONS: &[&str] = &[
            ELSE CAST(access_count AS INTEGER) END
      WHERE typeof(access_count) != 'integer' OR access_count > 9007199254740992;
     "#,
+    // 5: claims on memories being embedded, so that concurrent `embed` runs share the work
+    // (`Store::claim_unembedded`). A claim ends at `until` (Unix seconds) or when the
+    // embedding is stored.
+    r#"
+    CREATE TABLE embed_claims (
+        memory_id INTEGER PRIMARY KEY,
+        until     INTEGER NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -192,7 +192,7 @@ impl Store {
     }
 
     /// Number of memories without an embedding from `model` (missing, or made by another
-    /// model): what [`Store::unembedded`] lists.
+    /// model): what [`Store::claim_unembedded`] claims, claimed or not.
     ///
     /// # Errors
     ///
@@ -212,23 +212,35 @@ impl Store {
             .context("cannot count embeddings")
     }
 
-    /// Up to `limit` memories with an id above `after` and no embedding from `model`
-    /// (missing, or made by another model), by ascending id: `(id, content)`.
+    /// Claims up to `limit` memories with an id above `after`, no embedding from `model`
+    /// (missing, or made by another model) and no live claim, until `until` or until
+    /// [`Store::set_embeddings`] stores theirs; claims that ended at or before `now` are
+    /// dropped. Returns `(id, content)` by ascending id. One transaction: two processes never
+    /// claim the same memory.
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Storage`] when SQLite fails.
-    pub fn unembedded(
-        &self,
+    /// [`ErrorKind::Storage`] when SQLite fails; nothing is claimed then.
+    pub fn claim_unembedded(
+        &mut self,
         model: &str,
         after: MemoryId,
         limit: usize,
+        now: Timestamp,
+        until: Timestamp,
     ) -> Result<Vec<(MemoryId, String)>> {
-        self.conn
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context("cannot start write transaction")?;
+        tx.execute("DELETE FROM embed_claims WHERE until <= ?1", [now.0])
+            .context("cannot drop ended claims")?;
+        let todo: Vec<(MemoryId, String)> = tx
             .prepare_cached(
-                "SELECT id, content FROM memories \
-                 WHERE id > ?1 AND (embedding_model IS NULL OR embedding_model <> ?2) \
-                 ORDER BY id LIMIT ?3",
+                "SELECT m.id, m.content FROM memories m \
+                 WHERE m.id > ?1 AND (m.embedding_model IS NULL OR m.embedding_model <> ?2) \
+                   AND NOT EXISTS (SELECT 1 FROM embed_claims c WHERE c.memory_id = m.id) \
+                 ORDER BY m.id LIMIT ?3",
             )
             .and_then(|mut s| {
                 s.query_map(params![after, model, to_i64(limit)], |r| {
@@ -236,7 +248,19 @@ impl Store {
                 })?
                 .collect()
             })
-            .context("cannot read memories to embed")
+            .context("cannot read memories to embed")?;
+        {
+            let mut claim = tx
+                .prepare_cached("INSERT INTO embed_claims (memory_id, until) VALUES (?1, ?2)")
+                .context("cannot claim memories to embed")?;
+            for (id, _) in &todo {
+                claim
+                    .execute(params![id, until.0])
+                    .context("cannot claim memories to embed")?;
+            }
+        }
+        tx.commit().context("cannot commit")?;
+        Ok(todo)
     }
 
     /// Stores each of `rows` as the embedding by `model` of its memory, replacing the one it
@@ -294,6 +318,14 @@ impl Store {
             store_embedding(&tx, id, model, v)?;
         }
         vectors::append(&tx, model, dim, &present)?;
+        {
+            let mut release = tx
+                .prepare_cached("DELETE FROM embed_claims WHERE memory_id = ?1")
+                .context("cannot release claims")?;
+            for (id, _) in rows {
+                release.execute([id]).context("cannot release claims")?;
+            }
+        }
         tx.commit().context("cannot commit")?;
         Ok(present.len())
     }

@@ -311,15 +311,34 @@ fn embeddings_are_kept_searched_and_replaced<S: CandidateSearch + MemoryWrite>(s
     assert!((sims[0].1 - 1.0).abs() < 1e-5 && sims[1].1.abs() < 1e-5);
 
     assert_eq!(s.count_unembedded("m1").expect("count"), 1);
-    let todo = s.unembedded("m1", 0, 10).expect("unembedded");
+    let (t0, t1, t2) = (Timestamp(1_000), Timestamp(1_010), Timestamp(1_020));
+    let todo = s.claim_unembedded("m1", 0, 10, t0, t1).expect("claim");
     assert_eq!(todo, [(ids[3], "no vector".to_string())]);
+    assert!(
+        s.claim_unembedded("m1", 0, 10, t0, t1)
+            .expect("claim")
+            .is_empty(),
+        "a claimed memory is not claimed again while the claim lasts"
+    );
     assert_eq!(
-        s.unembedded("m2", ids[0], 2).expect("unembedded"),
+        s.claim_unembedded("m1", 0, 10, t1, t2).expect("claim"),
+        todo,
+        "a claim that ended holds nothing"
+    );
+    assert_eq!(
+        s.claim_unembedded("m2", ids[0], 2, t1, t2).expect("claim"),
         [
             (ids[1], "along y".to_string()),
             (ids[2], "between".to_string())
         ],
         "after an id, by id, limited"
+    );
+    assert!(
+        s.claim_unembedded("m2", 0, 10, t1, t2)
+            .expect("claim")
+            .iter()
+            .all(|(id, _)| *id == ids[0]),
+        "claims hold whatever the model"
     );
     let stored = s
         .set_embeddings(
@@ -358,6 +377,24 @@ fn embeddings_are_kept_searched_and_replaced<S: CandidateSearch + MemoryWrite>(s
         s.count_unembedded("m1").expect("count"),
         2,
         "nothing written"
+    );
+
+    let (t3, t4) = (Timestamp(2_000), Timestamp(2_010));
+    let claimed = s.claim_unembedded("m1", 0, 10, t3, t4).expect("claim");
+    assert_eq!(
+        claimed.iter().map(|c| c.0).collect::<Vec<_>>(),
+        [ids[0], ids[3]]
+    );
+    s.set_embeddings("m1", &[(ids[3], unit(1.0, 1.0))])
+        .expect("set_embeddings");
+    assert_eq!(
+        s.claim_unembedded("m2", 0, 10, t3, t4)
+            .expect("claim")
+            .iter()
+            .map(|c| c.0)
+            .collect::<Vec<_>>(),
+        [ids[1], ids[2], ids[3]],
+        "storing an embedding ends its memory's claim"
     );
 }
 
