@@ -15,7 +15,9 @@ use anyhow::{bail, Context, Result};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use oro_mem_core::config::DedupConfig;
-use oro_mem_core::{Config, Filter, MetaCondition, NewMemory, Query, Source, Status, Timestamp};
+use oro_mem_core::{
+    Config, ErrorKind, Filter, MetaCondition, NewMemory, Query, Source, Status, Timestamp,
+};
 use oro_mem_engine::{Answer, Engine, Remembered};
 use oro_mem_store_sqlite::{Embedding, ListOrder, Store, WriteOutcome};
 
@@ -56,7 +58,17 @@ impl Ctx {
     }
 }
 
-fn open(cli: &Cli) -> Result<Ctx> {
+/// What a command does with the store.
+#[derive(Clone, Copy, PartialEq)]
+enum Access {
+    /// It writes: the store must be writable.
+    Write,
+    /// It only reads (recall's access counts aside): a store in a read-only location is
+    /// opened read-only.
+    Read,
+}
+
+fn open(cli: &Cli, access: Access) -> Result<Ctx> {
     let db = config_file::resolve_db(cli.db.as_deref())?;
     if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
         if !dir.is_dir() {
@@ -68,7 +80,12 @@ fn open(cli: &Cli) -> Result<Ctx> {
     }
     let config_path = config_file::resolve_config(cli.config.as_deref(), &db);
     let config = config_file::load(config_path.as_deref())?;
-    let store = Store::open(&db)?;
+    let store = match Store::open(&db) {
+        Err(e) if access == Access::Read && e.kind() == ErrorKind::ReadOnly => {
+            Store::open_read_only(&db)?
+        }
+        opened => opened?,
+    };
     let engine = Engine::from_config(config)?;
     Ok(Ctx {
         store,
@@ -80,25 +97,32 @@ fn open(cli: &Cli) -> Result<Ctx> {
 fn run(cli: Cli) -> Result<()> {
     match &cli.command {
         Command::Init => init(&cli),
-        Command::Remember(a) => remember(open(&cli)?, a),
-        Command::Recall(a) => recall(open(&cli)?, a),
-        Command::Inject(a) => inject(open(&cli)?, a),
-        Command::Memories(m) => memories(open(&cli)?, m),
-        Command::Import(a) => import(open(&cli)?, a),
-        Command::Export(a) => export(open(&cli)?, a),
-        Command::Consolidate(a) => consolidate(open(&cli)?, a),
-        Command::Embed(a) => embed(open(&cli)?, a),
-        Command::Stats(a) => stats(open(&cli)?, a.json),
+        Command::Remember(a) => remember(open(&cli, Access::Write)?, a),
+        Command::Recall(a) => recall(open(&cli, Access::Read)?, a),
+        Command::Inject(a) => inject(open(&cli, Access::Read)?, a),
+        Command::Memories(m) => {
+            let access = match m {
+                MemoriesCommand::List(_) | MemoriesCommand::Show { .. } => Access::Read,
+                MemoriesCommand::Forget { .. } | MemoriesCommand::Pin { .. } => Access::Write,
+            };
+            memories(open(&cli, access)?, m)
+        }
+        Command::Import(a) => import(open(&cli, Access::Write)?, a),
+        Command::Export(a) => export(open(&cli, Access::Read)?, a),
+        Command::Consolidate(a) => consolidate(open(&cli, Access::Write)?, a),
+        Command::Embed(a) => embed(open(&cli, Access::Write)?, a),
+        Command::Stats(a) => stats(open(&cli, Access::Read)?, a.json),
         Command::Extract(a) => {
-            let mut ctx = open(&cli)?;
+            let mut ctx = open(&cli, Access::Write)?;
             capture::extract(&mut ctx, a)
         }
         Command::Merge(a) => {
-            let mut ctx = open(&cli)?;
+            let mut ctx = open(&cli, Access::Write)?;
             capture::merge(&mut ctx, a)
         }
+        // Searching a read-only store is useful; its writes are tool errors saying why.
         Command::Mcp => {
-            let ctx = open(&cli)?;
+            let ctx = open(&cli, Access::Read)?;
             mcp::serve(ctx)
         }
         Command::Eval(a) => {
@@ -111,7 +135,7 @@ fn run(cli: Cli) -> Result<()> {
             eval::run(a, config)
         }
         Command::Config => {
-            let ctx = open(&cli)?;
+            let ctx = open(&cli, Access::Read)?;
             print!("{}", toml::to_string(ctx.engine.config())?);
             Ok(())
         }
@@ -325,6 +349,15 @@ fn run_recall(
     let filter = build_filter(filter, now)?;
     let text = read_content(query)?;
     let query = Query::new(&text, &filter).now(now);
+    if touch && ctx.store.is_read_only() {
+        eprintln!(
+            "oro-mem: {} is read-only where it is: access counts are not updated",
+            ctx.store
+                .path()
+                .map_or("the store".into(), |p| p.display().to_string())
+        );
+    }
+    let touch = touch && !ctx.store.is_read_only();
     let answer = engine.recall(&mut ctx.store, &query, touch)?;
     for w in &answer.recall.warnings {
         eprintln!("oro-mem: {w}");

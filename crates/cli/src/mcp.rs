@@ -147,10 +147,12 @@ impl MemoryServer {
                 ..Filter::default()
             };
             let query = Query::new(&a.query, &filter).now(Timestamp::now());
+            // A read-only store is searched without counting the access.
+            let touch = !s.store.is_read_only();
             let answer = s
                 .engine
                 .reconfigured(config)?
-                .recall(&mut s.store, &query, true)?;
+                .recall(&mut s.store, &query, touch)?;
             let explain = a.explain.unwrap_or(false);
             let results: Vec<serde_json::Value> = answer
                 .recall

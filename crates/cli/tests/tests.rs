@@ -364,6 +364,102 @@ fn the_mcp_server_answers_every_request_it_cannot_decode() {
     assert_eq!(env.count(), 0, "the oversized memory must not be stored");
 }
 
+/// A store where the process may not write (a read-only directory and file): the commands
+/// that read work, recall says once that it cannot count the access, writes fail saying why,
+/// and the file is left exactly as it was. Run as `nobody` when the tests run as root, whom
+/// permissions do not stop.
+#[test]
+fn a_store_in_a_read_only_location_is_read_and_not_written() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+
+    let env = Env::new();
+    env.ok(&["remember", "pyright needs the venv activated"]);
+    env.ok(&["remember", "ruff --fix runs before pyright"]);
+    let oro = env.dir.path().join(".oro");
+    let before = std::fs::read(env.db()).unwrap();
+    // The binary is run from the test's directory, which every user may enter.
+    let bin = env.dir.path().join("oro-mem");
+    std::fs::copy(BIN, &bin).unwrap();
+    let mode = |path: &Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    mode(env.dir.path(), 0o755);
+    for file in std::fs::read_dir(&oro).unwrap() {
+        mode(&file.unwrap().path(), 0o444);
+    }
+    mode(&oro, 0o555);
+    let privileged = std::fs::write(oro.join("probe"), b"").is_ok();
+    let _ = std::fs::remove_file(oro.join("probe"));
+    let run = |args: &[&str]| {
+        let mut c = Command::new(&bin);
+        c.current_dir(env.dir.path())
+            .env_remove("ORO_MEM_DB")
+            .env_remove("ORO_MEM_CONFIG")
+            .args(args);
+        if privileged {
+            c.uid(65534).gid(65534);
+        }
+        c.output().unwrap()
+    };
+
+    let out = run(&["recall", "pyright"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("pyright needs the venv"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        stderr(&out).matches("read-only").count(),
+        1,
+        "one line says the access is not counted: {}",
+        stderr(&out)
+    );
+    let out = run(&["recall", "pyright", "--no-touch"]);
+    assert!(
+        out.status.success() && stderr(&out).is_empty(),
+        "{}",
+        stderr(&out)
+    );
+    for args in [
+        &["export"][..],
+        &["stats"],
+        &["memories", "list"],
+        &["memories", "show", "1"],
+        &["inject", "--task", "set up pyright"],
+    ] {
+        let out = run(args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    }
+    assert_eq!(stdout(&run(&["export"])).lines().count(), 2);
+    for args in [&["remember", "a new lesson"][..], &["memories", "pin", "1"]] {
+        let out = run(args);
+        assert!(!out.status.success(), "{args:?} wrote to a read-only store");
+        assert!(
+            stderr(&out).contains("read-only"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+
+    mode(&oro, 0o755);
+    assert_eq!(
+        std::fs::read(env.db()).unwrap(),
+        before,
+        "the store is unchanged"
+    );
+    let left: Vec<_> = std::fs::read_dir(&oro)
+        .unwrap()
+        .map(|f| f.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name != "state.db" && name != "config.toml")
+        .collect();
+    assert!(
+        left.is_empty(),
+        "nothing created next to the store: {left:?}"
+    );
+}
+
 #[test]
 fn forget_pin_and_archive() {
     let env = Env::new();

@@ -28,6 +28,9 @@ pub enum ErrorKind {
     Storage,
     /// The embedding model or runtime failed or is missing.
     Embedding,
+    /// The store cannot be written where it is (a directory, file or filesystem this process
+    /// may not write); it can still be opened for reading.
+    ReadOnly,
 }
 
 impl Error {

@@ -95,7 +95,7 @@ const MIGRATIONS: &[&str] = &[
     // (`Store::claim_unembedded`). A claim ends at `until` (Unix seconds) or when the
     // embedding is stored.
     r#"
-    CREATE TABLE embed_claims (
+    CREATE TABLE IF NOT EXISTS embed_claims (
         memory_id INTEGER PRIMARY KEY,
         until     INTEGER NOT NULL
     );

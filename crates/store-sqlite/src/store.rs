@@ -7,7 +7,9 @@ use std::time::Duration;
 use oro_mem_core::memory::MAX_ACCESS_COUNT;
 use oro_mem_core::store::ListOrder;
 use oro_mem_core::{Error, ErrorKind, Filter, Memory, MemoryId, Result, Status, Timestamp};
-use rusqlite::{params, params_from_iter, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{
+    params, params_from_iter, Connection, OpenFlags, OptionalExtension, TransactionBehavior,
+};
 use serde::Serialize;
 
 use crate::filter::Where;
@@ -25,8 +27,62 @@ pub(crate) trait SqlContext<T> {
 
 impl<T> SqlContext<T> for rusqlite::Result<T> {
     fn context(self, what: &str) -> Result<T> {
-        self.map_err(|e| Error::new(ErrorKind::Storage, format!("{what}: {e}")).with_source(e))
+        self.map_err(|e| {
+            if is_read_only(&e) {
+                let message = format!("{what}: the store is read-only where it is ({e})");
+                Error::new(ErrorKind::ReadOnly, message).with_source(e)
+            } else {
+                Error::new(ErrorKind::Storage, format!("{what}: {e}")).with_source(e)
+            }
+        })
     }
+}
+
+/// True for SQLite's "attempt to write a readonly database" in all its forms (a read-only
+/// file, directory, filesystem or connection).
+fn is_read_only(e: &rusqlite::Error) -> bool {
+    e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly)
+}
+
+/// The oldest schema [`Store::open_read_only`] reads as it is: every table and column that
+/// reading uses is there from this version on (later versions add only what writers use).
+pub const READ_ONLY_FROM: u32 = 4;
+
+/// The error for a store whose schema is newer than this build's.
+fn too_new(shown: &str, version: u32) -> Error {
+    Error::new(
+        ErrorKind::Storage,
+        format!(
+            "{shown} has schema version {version}, newer than this oro-mem understands \
+             ({SCHEMA_VERSION}); upgrade oro-mem"
+        ),
+    )
+}
+
+/// The error for a store [`Store::open`] cannot write.
+fn read_only_location(shown: &str, e: &rusqlite::Error) -> Error {
+    Error::new(
+        ErrorKind::ReadOnly,
+        format!(
+            "{shown} is in a read-only location, so it cannot be written ({e}); commands that \
+             only read (recall, inject, export, stats, memories list/show) open it read-only"
+        ),
+    )
+}
+
+/// An SQLite URI opening `path` as immutable, its characters percent-encoded where a URI
+/// needs it.
+fn immutable_uri(path: &Path) -> String {
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-_.~".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
 }
 
 /// The `ORDER BY` of a listing.
@@ -73,6 +129,7 @@ pub struct Store {
     pub(crate) conn: Connection,
     path: Option<PathBuf>,
     migrated_from: u32,
+    read_only: bool,
 }
 
 impl std::fmt::Debug for Store {
@@ -80,6 +137,7 @@ impl std::fmt::Debug for Store {
         f.debug_struct("Store")
             .field("path", &self.path)
             .field("migrated_from", &self.migrated_from)
+            .field("read_only", &self.read_only)
             .finish()
     }
 }
@@ -116,22 +174,117 @@ impl Store {
             .context("cannot set busy_timeout")?;
         // Switching to WAL needs a moment of exclusive access; the busy timeout covers it.
         conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))
-            .context(&format!("{shown} is not a usable SQLite database"))?;
+            .map_err(|e| {
+                if is_read_only(&e) {
+                    read_only_location(&shown, &e)
+                } else {
+                    Error::new(
+                        ErrorKind::Storage,
+                        format!("{shown} is not a usable SQLite database: {e}"),
+                    )
+                    .with_source(e)
+                }
+            })?;
+        // A file this process may not write opens read-only without an error of its own;
+        // it must not pass for a writable store.
+        if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+            return Err(Error::new(
+                ErrorKind::ReadOnly,
+                format!(
+                    "{shown} cannot be written by this process (a read-only file); commands \
+                     that only read (recall, inject, export, stats, memories list/show) open \
+                     it read-only"
+                ),
+            ));
+        }
         conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
             .context("cannot set pragmas")?;
         let (from, _) = schema::migrate(&mut conn).map_err(|e| match e {
-            MigrateError::TooNew(v) => Error::new(
-                ErrorKind::Storage,
-                format!(
-                    "{shown} has schema version {v}, newer than this oro-mem understands \
-                     ({SCHEMA_VERSION}); upgrade oro-mem"
-                ),
-            ),
+            MigrateError::TooNew(v) => too_new(&shown, v),
+            MigrateError::Sql(e) if is_read_only(&e) => read_only_location(&shown, &e),
             MigrateError::Sql(e) => {
                 Error::new(ErrorKind::Storage, format!("cannot migrate {shown}: {e}"))
                     .with_source(e)
             }
         })?;
+        Store::finish(conn, path, from, false)
+    }
+
+    /// Opens the database at `path` for reading only, for a store where this process may not
+    /// write (a read-only directory, file or filesystem): what [`Store::open`] refuses with
+    /// [`ErrorKind::ReadOnly`]. The database is never written, and every write fails with
+    /// [`ErrorKind::ReadOnly`]. (In a directory it may write, SQLite may still create its
+    /// `-wal` and `-shm` files next to a database in WAL mode, to read it safely while a
+    /// writer elsewhere changes it.)
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when the file is missing or not an oro-mem database, when its
+    /// schema is newer than this build's, or older than [`READ_ONLY_FROM`] (it would need a
+    /// migration, which cannot be written); [`ErrorKind::ReadOnly`] when it has a
+    /// write-ahead log that cannot be read without write access.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref();
+        let shown = path.display().to_string();
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let readable = |conn: Connection| -> rusqlite::Result<(Connection, u32)> {
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            let version = schema::version(&conn)?;
+            Ok((conn, version))
+        };
+        let first = Connection::open_with_flags(path, flags).and_then(readable);
+        let (conn, version) = match first {
+            Ok(opened) => opened,
+            // A database in WAL mode needs its shared-memory file, which a read-only
+            // directory cannot hold. With no log to read, the file alone is the whole
+            // database: open it as immutable (no locks, no side files).
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
+                ) =>
+            {
+                let wal = PathBuf::from(format!("{}-wal", path.display()));
+                if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+                    return Err(Error::new(
+                        ErrorKind::ReadOnly,
+                        format!(
+                            "{shown} has changes in its write-ahead log ({}) that cannot be \
+                             read without write access to its directory; open it once where \
+                             it can be written",
+                            wal.display()
+                        ),
+                    )
+                    .with_source(e));
+                }
+                Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)
+                    .and_then(readable)
+                    .context(&format!("cannot open {shown} for reading"))?
+            }
+            Err(e) => return Err(e).context(&format!("cannot open {shown} for reading")),
+        };
+        if version > SCHEMA_VERSION {
+            return Err(too_new(&shown, version));
+        }
+        if version < READ_ONLY_FROM {
+            return Err(Error::new(
+                ErrorKind::Storage,
+                format!(
+                    "{shown} has schema version {version}, which this oro-mem reads only after \
+                     migrating it to {SCHEMA_VERSION}, and it cannot be written where it is; \
+                     open it once where it can be written"
+                ),
+            ));
+        }
+        Store::finish(conn, Some(path.to_path_buf()), version, true)
+    }
+
+    fn finish(
+        conn: Connection,
+        path: Option<PathBuf>,
+        from: u32,
+        read_only: bool,
+    ) -> Result<Store> {
         // Reads go through the OS page cache without a copy per page; scans of the vector
         // index are several times faster this way. It is only a hint: SQLite falls back to
         // read() where mapping is not possible.
@@ -141,7 +294,13 @@ impl Store {
             conn,
             path,
             migrated_from: from,
+            read_only,
         })
+    }
+
+    /// True when the store was opened with [`Store::open_read_only`]: every write fails.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     /// The database file, if not in memory.

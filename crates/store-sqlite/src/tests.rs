@@ -299,6 +299,40 @@ fn newer_schema_is_refused_with_a_clear_error() {
 }
 
 #[test]
+fn a_store_opened_read_only_reads_and_refuses_every_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ro.db");
+    {
+        let mut s = Store::open(&path).unwrap();
+        s.remember_batch(vec![lesson("pyright needs the venv")], &no_dedup())
+            .unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+    let mut s = Store::open_read_only(&path).unwrap();
+    assert!(s.is_read_only());
+    assert_eq!(s.get(1).unwrap().content, "pyright needs the venv");
+    let err = s
+        .remember_batch(vec![lesson("another")], &no_dedup())
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ReadOnly, "{err}");
+    let err = s.record_access(&[1], Timestamp(5)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ReadOnly, "{err}");
+    drop(s);
+    assert_eq!(std::fs::read(&path).unwrap(), before, "nothing written");
+
+    // Too old to read without migrating, too new to read at all: clear errors.
+    for version in [crate::READ_ONLY_FROM - 1, crate::SCHEMA_VERSION + 1] {
+        let other = dir.path().join(format!("v{version}.db"));
+        let conn = rusqlite::Connection::open(&other).unwrap();
+        schema::migrate_to(&conn, version.min(crate::SCHEMA_VERSION)).unwrap();
+        conn.pragma_update(None, "user_version", version).unwrap();
+        drop(conn);
+        let err = Store::open_read_only(&other).unwrap_err();
+        assert!(err.to_string().contains("schema version"), "{err}");
+    }
+}
+
+#[test]
 fn not_a_database_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("junk.db");
