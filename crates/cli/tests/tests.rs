@@ -461,6 +461,68 @@ fn a_store_in_a_read_only_location_is_read_and_not_written() {
 }
 
 #[test]
+fn oversized_filters_and_foreign_databases_get_short_clear_errors_without_sql() {
+    let env = Env::new();
+    env.ok(&["remember", "pyright reads pyproject.toml"]);
+    let tags: Vec<String> = (0..1_000).map(|i| format!("t{i}")).collect();
+    let tags = tags.join(",");
+    let conditions: serde_json::Map<String, serde_json::Value> =
+        (0..1_000).map(|i| (format!("k{i}"), 1.into())).collect();
+    let conditions = serde_json::Value::Object(conditions).to_string();
+    for args in [
+        &["recall", "pyright", "--all-tags", &tags][..],
+        &["recall", "pyright", "--tags", &tags],
+        &["recall", "pyright", "--where", &conditions],
+        &["memories", "list", "--where", &conditions],
+    ] {
+        let out = env.run(args);
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(err.contains("at most 100"), "{err}");
+        assert!(err.len() < 200, "{err}");
+    }
+
+    // Over MCP, 40,000 tags: a short tool error.
+    let tags: Vec<String> = (0..40_000).map(|i| format!("t{i}")).collect();
+    let call = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "memory_search", "arguments": {"query": "pyright", "tags": tags}},
+    });
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        call.to_string(),
+    ];
+    let out = env.run_stdin(&["mcp"], lines.join("\n").as_bytes());
+    let answer = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|a| a["id"] == 1)
+        .expect("an answer to the search");
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("at most 100") && text.len() < 200, "{text}");
+
+    // Another application's table named memories: refused, untouched, no SQL shown.
+    let foreign = env.dir.path().join("foreign.db");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE memories (note TEXT); INSERT INTO memories VALUES ('x');")
+        .unwrap();
+    let before = std::fs::read(&foreign).unwrap();
+    for args in [&["stats"][..], &["remember", "a lesson"]] {
+        let mut all = vec!["--db", foreign.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let out = env.run(&all);
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(err.contains("not an oro-mem database"), "{err}");
+        assert!(!err.contains("CREATE"), "{err}");
+    }
+    assert_eq!(std::fs::read(&foreign).unwrap(), before);
+}
+
+#[test]
 fn forget_pin_and_archive() {
     let env = Env::new();
     env.ok(&["remember", "first memory about pinning"]);

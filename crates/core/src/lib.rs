@@ -92,7 +92,7 @@ mod test_support;
 pub use config::{Config, Mode, Scoring};
 pub use error::{Error, ErrorKind, Result};
 pub use memory::{Memory, MemoryId, MemoryType, NewMemory, Source, Status};
-pub use query::{Filter, MetaCondition, MetaOp, Query};
+pub use query::{Filter, MetaCondition, MetaOp, Query, MAX_FILTER_VALUES};
 pub use rank::{Fuser, Ranker, Weighted};
 pub use ranking::{Candidate, Candidates, Hit, Ranking, Signal};
 pub use recall::{Pipeline, Recall, Recalled};

@@ -59,7 +59,35 @@ pub struct Filter {
     pub metadata: Vec<MetaCondition>,
 }
 
+/// The most values a [`Filter`] takes in one list (types, tags, sources, metadata
+/// conditions): far more than anyone writes by hand, few enough for any store's query
+/// planner (SQLite refuses an expression of about 1,000 terms).
+pub const MAX_FILTER_VALUES: usize = 100;
+
 impl Filter {
+    /// Checks that no list of the filter holds more than [`MAX_FILTER_VALUES`] values; stores
+    /// call it before building a query.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) naming the list that is
+    /// too long.
+    pub fn check(&self) -> Result<()> {
+        let lists = [
+            ("types", self.types.len()),
+            ("tags to match any of", self.tags_any.len()),
+            ("tags to match all of", self.tags_all.len()),
+            ("sources", self.sources.len()),
+            ("metadata conditions", self.metadata.len()),
+        ];
+        match lists.iter().find(|(_, n)| *n > MAX_FILTER_VALUES) {
+            Some((what, n)) => Err(Error::invalid_input(format!(
+                "the filter has {n} {what}; at most {MAX_FILTER_VALUES} are allowed"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// True when the filter restricts nothing but the status.
     pub fn is_status_only(&self) -> bool {
         self.types.is_empty()

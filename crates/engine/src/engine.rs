@@ -260,6 +260,8 @@ impl Engine {
         store: &dyn CandidateSearch,
         query: &Query<'_>,
     ) -> Result<(Candidates, Mode, Vec<String>)> {
+        // Whether or not a source gets as far as the store's query.
+        query.filter.check()?;
         let requested_mode = self.config.mode;
         let mut mode = requested_mode;
         let mut warnings = Vec::new();

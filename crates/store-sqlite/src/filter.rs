@@ -1,6 +1,6 @@
 //! [`Filter`] → a parameterized SQL `WHERE` fragment over `memories AS m`.
 
-use oro_mem_core::{Filter, MetaOp};
+use oro_mem_core::{Filter, MetaOp, Result};
 use rusqlite::types::Value;
 use serde_json::Value as Json;
 
@@ -24,7 +24,13 @@ impl Where {
     }
 
     /// The conditions of `filter`. The status defaults to active.
-    pub(crate) fn from_filter(filter: &Filter) -> Where {
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`](oro_mem_core::ErrorKind::InvalidInput) when a list of the
+    /// filter is too long ([`Filter::check`]).
+    pub(crate) fn from_filter(filter: &Filter) -> Result<Where> {
+        filter.check()?;
         let mut w = Where::default();
         w.and("m.status = ?");
         w.params
@@ -83,7 +89,7 @@ impl Where {
             w.params.push(Value::Text(cond.json_path()));
             w.params.push(json_to_sql(&cond.value));
         }
-        w
+        Ok(w)
     }
 }
 

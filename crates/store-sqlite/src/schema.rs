@@ -100,6 +100,11 @@ const MIGRATIONS: &[&str] = &[
         until     INTEGER NOT NULL
     );
     "#,
+    // 6: the application id (`store::APPLICATION_ID`, "oro-"), which tells an oro-mem store
+    // from other applications' SQLite files before anything is changed.
+    r#"
+    PRAGMA application_id = 1869770541;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -49,7 +49,7 @@ impl Store {
                 return Ok(hits);
             }
         }
-        let w = Where::from_filter(filter);
+        let w = Where::from_filter(filter)?;
         let sql = format!(
             "SELECT {MEMORY_COLUMNS}, -bm25(memories_fts) \
              FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid \
@@ -111,7 +111,7 @@ impl Store {
                 return Ok(sorted_hits(top));
             }
         }
-        let w = Where::from_filter(filter);
+        let w = Where::from_filter(filter)?;
         let sql = format!(
             "SELECT m.id, m.embedding, m.embedding_dim FROM memories m \
              WHERE m.embedding_model = ? AND m.embedding IS NOT NULL AND {}",

@@ -27,14 +27,27 @@ pub(crate) trait SqlContext<T> {
 
 impl<T> SqlContext<T> for rusqlite::Result<T> {
     fn context(self, what: &str) -> Result<T> {
-        self.map_err(|e| {
-            if is_read_only(&e) {
-                let message = format!("{what}: the store is read-only where it is ({e})");
-                Error::new(ErrorKind::ReadOnly, message).with_source(e)
-            } else {
-                Error::new(ErrorKind::Storage, format!("{what}: {e}")).with_source(e)
-            }
-        })
+        self.map_err(|e| sqlite_error(what, e))
+    }
+}
+
+/// `e`, from doing `what`, as this crate's error: [`ErrorKind::ReadOnly`] when the store
+/// cannot be written, else [`ErrorKind::Storage`]. It carries SQLite's message, never the SQL
+/// that failed: that means nothing to the person reading it, and can be very long.
+pub(crate) fn sqlite_error(what: &str, e: rusqlite::Error) -> Error {
+    let (kind, what) = if is_read_only(&e) {
+        (
+            ErrorKind::ReadOnly,
+            format!("{what}: the store is read-only where it is"),
+        )
+    } else {
+        (ErrorKind::Storage, what.to_string())
+    };
+    match e {
+        rusqlite::Error::SqlInputError { error, msg, .. } => {
+            Error::new(kind, format!("{what}: {msg}")).with_source(error)
+        }
+        e => Error::new(kind, format!("{what}: {e}")).with_source(e),
     }
 }
 
@@ -47,6 +60,55 @@ fn is_read_only(e: &rusqlite::Error) -> bool {
 /// The oldest schema [`Store::open_read_only`] reads as it is: every table and column that
 /// reading uses is there from this version on (later versions add only what writers use).
 pub const READ_ONLY_FROM: u32 = 4;
+
+/// oro-mem's `PRAGMA application_id`, "oro-" in ASCII: set by schema version 6, it tells an
+/// oro-mem store from other applications' SQLite files.
+pub const APPLICATION_ID: i32 = 0x6F72_6F2D;
+
+/// Refuses, without changing anything, a database that is not an oro-mem store this build can
+/// use: another application's (its `application_id`, or tables without an oro-mem schema), or
+/// one written by a newer oro-mem. An empty database passes: it becomes a store.
+pub(crate) fn check_identity(conn: &Connection, shown: &str) -> Result<()> {
+    let header = |e| sqlite_error(&format!("{shown} is not a usable SQLite database"), e);
+    let version = schema::version(conn).map_err(header)?;
+    if version > SCHEMA_VERSION {
+        return Err(too_new(shown, version));
+    }
+    let application: i32 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(header)?;
+    let foreign = |why: String| {
+        Error::new(
+            ErrorKind::Storage,
+            format!("{shown} is not an oro-mem database ({why}); oro-mem leaves it as it is"),
+        )
+    };
+    if application != 0 && application != APPLICATION_ID {
+        return Err(foreign(format!(
+            "it belongs to another application: SQLite application_id {application:#x}"
+        )));
+    }
+    if application == 0 {
+        // Stores from before version 6 have no application id: they have the memories table.
+        let (tables, memories): (i64, i64) = conn
+            .query_row(
+                "SELECT count(*), coalesce(sum(type = 'table' AND name = 'memories'), 0) \
+                 FROM sqlite_schema",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(header)?;
+        if version == 0 && tables > 0 {
+            return Err(foreign("it has tables but no oro-mem schema".to_string()));
+        }
+        if version > 0 && memories == 0 {
+            return Err(foreign(format!(
+                "it has schema version {version} but no memories table"
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// The error for a store whose schema is newer than this build's.
 fn too_new(shown: &str, version: u32) -> Error {
@@ -172,6 +234,9 @@ impl Store {
             .map_or_else(|| ":memory:".to_string(), |p| p.display().to_string());
         conn.busy_timeout(BUSY_TIMEOUT)
             .context("cannot set busy_timeout")?;
+        // Before anything is changed: a database of another application, or of a newer
+        // oro-mem, is refused as it was found.
+        check_identity(&conn, &shown)?;
         // Switching to WAL needs a moment of exclusive access; the busy timeout covers it.
         conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))
             .map_err(|e| {
@@ -202,10 +267,7 @@ impl Store {
         let (from, _) = schema::migrate(&mut conn).map_err(|e| match e {
             MigrateError::TooNew(v) => too_new(&shown, v),
             MigrateError::Sql(e) if is_read_only(&e) => read_only_location(&shown, &e),
-            MigrateError::Sql(e) => {
-                Error::new(ErrorKind::Storage, format!("cannot migrate {shown}: {e}"))
-                    .with_source(e)
-            }
+            MigrateError::Sql(e) => sqlite_error(&format!("cannot migrate {shown}"), e),
         })?;
         Store::finish(conn, path, from, false)
     }
@@ -263,9 +325,7 @@ impl Store {
             }
             Err(e) => return Err(e).context(&format!("cannot open {shown} for reading")),
         };
-        if version > SCHEMA_VERSION {
-            return Err(too_new(&shown, version));
-        }
+        check_identity(&conn, &shown)?;
         if version < READ_ONLY_FROM {
             return Err(Error::new(
                 ErrorKind::Storage,
@@ -345,7 +405,7 @@ impl Store {
         limit: usize,
         offset: usize,
     ) -> Result<Vec<Memory>> {
-        let mut w = Where::from_filter(filter);
+        let mut w = Where::from_filter(filter)?;
         let sql = format!(
             "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {} ORDER BY {} LIMIT ? OFFSET ?",
             w.sql,
@@ -372,7 +432,7 @@ impl Store {
         filter: &Filter,
         mut f: impl FnMut(Memory) -> Result<()>,
     ) -> Result<u64> {
-        let w = Where::from_filter(filter);
+        let w = Where::from_filter(filter)?;
         let sql = format!(
             "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {} ORDER BY m.id",
             w.sql
@@ -395,7 +455,7 @@ impl Store {
     ///
     /// [`ErrorKind::Storage`] when SQLite fails.
     pub fn count(&self, filter: &Filter) -> Result<u64> {
-        let w = Where::from_filter(filter);
+        let w = Where::from_filter(filter)?;
         let sql = format!("SELECT count(*) FROM memories m WHERE {}", w.sql);
         self.conn
             .query_row(&sql, params_from_iter(w.params), |r| r.get::<_, i64>(0))

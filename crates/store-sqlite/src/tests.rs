@@ -287,15 +287,68 @@ fn database_predating_the_index_is_migrated_and_indexed() {
 }
 
 #[test]
-fn newer_schema_is_refused_with_a_clear_error() {
+fn newer_or_foreign_databases_are_refused_unchanged() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("new.db");
-    rusqlite::Connection::open(&path)
-        .unwrap()
-        .pragma_update(None, "user_version", 999)
-        .unwrap();
-    let err = Store::open(&path).unwrap_err();
-    assert!(err.to_string().contains("newer"), "{err}");
+    let cases: [(&str, &str, &str); 4] = [
+        ("newer.db", "PRAGMA user_version = 999;", "newer"),
+        (
+            "other-app.db",
+            "PRAGMA application_id = 42; CREATE TABLE t (x);",
+            "another application",
+        ),
+        (
+            "foreign-memories.db",
+            "CREATE TABLE memories (x); INSERT INTO memories VALUES (1);",
+            "no oro-mem schema",
+        ),
+        (
+            "versioned.db",
+            "CREATE TABLE notes (x); PRAGMA user_version = 2;",
+            "no memories table",
+        ),
+    ];
+    for (name, sql, says) in cases {
+        let path = dir.path().join(name);
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap();
+        let before = std::fs::read(&path).unwrap();
+        for err in [
+            Store::open(&path).unwrap_err(),
+            Store::open_read_only(&path).unwrap_err(),
+            Store::read_other(&path).unwrap_err(),
+        ] {
+            assert_eq!(err.kind(), ErrorKind::Storage);
+            let shown = format!("{err} {:?}", std::error::Error::source(&err));
+            assert!(shown.contains(says), "{name}: {shown}");
+            assert!(
+                !shown.contains("CREATE"),
+                "{name}: SQL in the error: {shown}"
+            );
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), before, "{name} was changed");
+        assert!(!dir.path().join(format!("{name}-wal")).exists());
+    }
+}
+
+#[test]
+fn a_store_gets_the_application_id_and_an_older_one_on_migrating() {
+    let dir = tempfile::tempdir().unwrap();
+    let application = |path: &std::path::Path| -> i32 {
+        rusqlite::Connection::open(path)
+            .unwrap()
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .unwrap()
+    };
+    let new = dir.path().join("new.db");
+    Store::open(&new).unwrap();
+    assert_eq!(application(&new), crate::APPLICATION_ID);
+    let old = dir.path().join("old.db");
+    schema::migrate_to(&rusqlite::Connection::open(&old).unwrap(), 5).unwrap();
+    assert_eq!(application(&old), 0);
+    Store::open(&old).unwrap();
+    assert_eq!(application(&old), crate::APPLICATION_ID);
 }
 
 #[test]

@@ -15,10 +15,10 @@ use serde::Serialize;
 
 use crate::quant::dot_f32;
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
-use crate::schema::{self, SCHEMA_VERSION};
+use crate::schema;
 use crate::search::embedding_row;
 use crate::similar::similar;
-use crate::store::{to_i64, SqlContext, Store, BUSY_TIMEOUT};
+use crate::store::{check_identity, to_i64, SqlContext, Store, BUSY_TIMEOUT};
 use crate::vectors;
 
 /// A memory of another store, read by [`Store::read_other`].
@@ -48,7 +48,7 @@ impl Store {
     /// metadata, with their embeddings (for merging a worker's store into this one).
     ///
     /// The file is opened read-only and never migrated: any schema version from 1 up to
-    /// [`SCHEMA_VERSION`] can be read, and is left exactly as it was.
+    /// [`SCHEMA_VERSION`](crate::SCHEMA_VERSION) can be read, and is left exactly as it was.
     ///
     /// # Errors
     ///
@@ -70,21 +70,13 @@ impl Store {
         .context(&format!("cannot open {shown}"))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .context("cannot set busy_timeout")?;
+        check_identity(&conn, &shown.to_string())?;
         let version =
             schema::version(&conn).context(&format!("{shown} is not a usable SQLite database"))?;
         if version == 0 {
             return Err(Error::new(
                 ErrorKind::Storage,
                 format!("{shown} is not an oro-mem database (it has no schema version)"),
-            ));
-        }
-        if version > SCHEMA_VERSION {
-            return Err(Error::new(
-                ErrorKind::Storage,
-                format!(
-                    "{shown} has schema version {version}, newer than this oro-mem understands \
-                     ({SCHEMA_VERSION}); upgrade oro-mem"
-                ),
             ));
         }
         // Every column read here exists since schema version 1.
