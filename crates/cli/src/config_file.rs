@@ -49,7 +49,7 @@ pub fn load(path: Option<&Path>) -> Result<Config> {
     let Some(path) = path else {
         return Ok(Config::default());
     };
-    let text = std::fs::read_to_string(path)
+    let text = read_limited(path, MAX_CONFIG_BYTES)
         .with_context(|| format!("cannot read configuration {}", path.display()))?;
     let config: Config = toml::from_str(&text)
         .with_context(|| format!("invalid configuration {}", path.display()))?;
@@ -57,6 +57,24 @@ pub fn load(path: Option<&Path>) -> Result<Config> {
         .validate()
         .with_context(|| format!("invalid configuration {}", path.display()))?;
     Ok(config)
+}
+
+/// The largest configuration file read, in bytes: the template is under 10 KiB, and
+/// `ORO_MEM_CONFIG=/dev/zero` must fail rather than read forever.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// The UTF-8 text of `path`, refused when longer than `limit` bytes (checked as it is read:
+/// a device or pipe has no size to look at first).
+fn read_limited(path: &Path, limit: u64) -> Result<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        anyhow::bail!("it is larger than {} KiB", limit / 1024);
+    }
+    String::from_utf8(bytes).context("it is not UTF-8 text")
 }
 
 /// The commented configuration `init` writes: every knob at its default.

@@ -15,6 +15,7 @@ use anyhow::{bail, Context, Result};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use oro_mem_core::config::DedupConfig;
+use oro_mem_core::memory::normalize_tags;
 use oro_mem_core::{
     Config, ErrorKind, Filter, MetaCondition, NewMemory, Query, Source, Status, Timestamp,
 };
@@ -186,16 +187,10 @@ fn parse_list<T: std::str::FromStr<Err = oro_mem_core::Error>>(items: &[String])
 }
 
 fn build_filter(a: &FilterArgs, now: Timestamp) -> Result<Filter> {
-    let tags = |v: &[String]| -> Vec<String> {
-        v.iter()
-            .map(|t| t.trim().to_string())
-            .filter(|t| !t.is_empty())
-            .collect()
-    };
     Ok(Filter {
         types: parse_list(&a.types)?,
-        tags_any: tags(&a.tags),
-        tags_all: tags(&a.all_tags),
+        tags_any: normalize_tags(&a.tags),
+        tags_all: normalize_tags(&a.all_tags),
         namespace: a.namespace.clone(),
         status: a.status.as_deref().map(str::parse).transpose()?,
         sources: parse_list(&a.source)?,
@@ -254,7 +249,8 @@ fn remember(mut ctx: Ctx, a: &args::RememberArgs) -> Result<()> {
     if let Some(json) = &a.metadata {
         match serde_json::from_str(json) {
             Ok(serde_json::Value::Object(map)) => m.metadata = map,
-            _ => bail!("--metadata must be a JSON object such as '{{\"lang\": \"rust\"}}'"),
+            Ok(_) => bail!("--metadata must be a JSON object such as '{{\"lang\": \"rust\"}}'"),
+            Err(e) => bail!("--metadata is not valid JSON: {e}"),
         }
     }
     let dedup = dedup_config(ctx.engine.config(), a.no_dedup);

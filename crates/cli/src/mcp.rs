@@ -12,6 +12,7 @@
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
+use oro_mem_core::memory::normalize_tags;
 use oro_mem_core::{Filter, MemoryId, NewMemory, Query, Source, Timestamp};
 use oro_mem_store_sqlite::WriteOutcome;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -142,7 +143,8 @@ impl MemoryServer {
                     .transpose()?
                     .into_iter()
                     .collect(),
-                tags_any: a.tags.clone().unwrap_or_default(),
+                // As the command line does: "" and blanks restrict nothing.
+                tags_any: normalize_tags(a.tags.as_deref().unwrap_or_default()),
                 namespace: a.namespace.clone(),
                 ..Filter::default()
             };

@@ -523,6 +523,161 @@ fn oversized_filters_and_foreign_databases_get_short_clear_errors_without_sql() 
 }
 
 #[test]
+fn invisible_content_unreadable_metadata_and_endless_config_are_clear_errors() {
+    let env = Env::new();
+    for text in ["\u{200B}", "\u{FEFF}", " \u{200D}\u{2060}\n"] {
+        let out = env.run(&["remember", text]);
+        assert!(!out.status.success(), "{text:?} was stored");
+        assert!(stderr(&out).contains("invisible"), "{}", stderr(&out));
+    }
+    let out = env.run_stdin(
+        &["import", "-"],
+        "{\"content\":\"fine\",\"type\":\"lesson\"}\n{\"content\":\"\u{200B}\",\"type\":\"lesson\"}\n"
+            .as_bytes(),
+    );
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("line 2"), "{}", stderr(&out));
+    assert_eq!(env.count(), 0);
+
+    let deep = format!("{}1{}", "{\"a\":".repeat(10_000), "}".repeat(10_000));
+    for (metadata, cause) in [
+        (&deep[..], "recursion limit"),
+        ("{\"n\": 1e400}", "out of range"),
+    ] {
+        let out = env.run(&["remember", "a lesson", "--metadata", metadata]);
+        assert!(!out.status.success());
+        assert!(stderr(&out).contains(cause), "{}", stderr(&out));
+    }
+
+    let out = env
+        .cmd(&["stats"])
+        .env("ORO_MEM_CONFIG", "/dev/zero")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("larger than"), "{}", stderr(&out));
+}
+
+/// MCP search takes `tags: [""]` and `budget: 0` as the command line takes `--tags ""` and
+/// `--budget 0`: blank tags restrict nothing, a budget of 0 is an error.
+#[test]
+fn mcp_search_reads_blank_tags_and_a_zero_budget_as_the_command_line_does() {
+    let env = Env::new();
+    env.ok(&["remember", "pyright reads pyproject.toml"]);
+    assert_eq!(
+        result_ids(&env.recall_json(&["pyright", "--tags", ""])),
+        [1]
+    );
+    let cli_budget = env.run(&["recall", "pyright", "--budget", "0"]);
+    assert!(!cli_budget.status.success());
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
+    let search = |id: i64, arguments: serde_json::Value| {
+        serde_json::json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "memory_search", "arguments": arguments},
+        })
+        .to_string()
+    };
+    let lines = [
+        init.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        search(1, serde_json::json!({"query": "pyright", "tags": [""]})),
+        search(2, serde_json::json!({"query": "pyright", "budget": 0})),
+    ];
+    let out = env.run_stdin(&["mcp"], lines.join("\n").as_bytes());
+    let answers: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let result = |id: i64| answers.iter().find(|a| a["id"] == id).unwrap()["result"].clone();
+    let found: serde_json::Value =
+        serde_json::from_str(result(1)["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(found["results"][0]["id"], 1, "{found}");
+    assert_eq!(result(2)["isError"], true);
+    assert_eq!(
+        result(2)["content"][0]["text"].as_str().unwrap(),
+        stderr(&cli_budget).trim().trim_start_matches("error: ")
+    );
+}
+
+/// A damaged model: recall answers FTS-only, and the line that says so gives the cause and
+/// the fix, on stderr and in MCP search's warnings.
+#[test]
+fn a_damaged_model_is_reported_with_its_cause_and_fix() {
+    let env = Env::new();
+    env.ok(&["remember", "pyright reads pyproject.toml"]);
+    let real = oro_mem_rank_vector::ModelFiles::locate().unwrap();
+    let models = env.dir.path().join("models");
+    let damaged = models.join("all-minilm-l6-v2");
+    std::fs::create_dir_all(&damaged).unwrap();
+    std::fs::create_dir_all(models.join("onnxruntime")).unwrap();
+    std::os::unix::fs::symlink(
+        &real.ort_dylib,
+        models
+            .join("onnxruntime")
+            .join(real.ort_dylib.file_name().unwrap()),
+    )
+    .unwrap();
+    for entry in std::fs::read_dir(&real.model_dir).unwrap() {
+        let path = entry.unwrap().path();
+        let to = damaged.join(path.file_name().unwrap());
+        if path.extension().is_some_and(|e| e == "onnx") {
+            let bytes = std::fs::read(&path).unwrap();
+            std::fs::write(&to, &bytes[..bytes.len() / 10]).unwrap(); // cut short
+        } else {
+            std::os::unix::fs::symlink(&path, &to).unwrap();
+        }
+    }
+    let out = env
+        .cmd(&["recall", "pyright", "--mode", "hybrid"])
+        .env("ORO_MEM_MODEL_DIR", &models)
+        .env_remove("ORO_MEM_ORT_DYLIB")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("pyright reads"), "FTS still answers");
+    let err = stderr(&out);
+    assert!(err.contains("answering FTS-only"), "{err}");
+    assert!(err.contains("protobuf"), "the cause: {err}");
+    assert!(
+        err.contains("scripts/fetch-model --force"),
+        "the fix: {err}"
+    );
+
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"pyright","mode":"hybrid"}}}"#,
+    ];
+    let mut child = env
+        .cmd(&["mcp"])
+        .env("ORO_MEM_MODEL_DIR", &models)
+        .env_remove("ORO_MEM_ORT_DYLIB")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(lines.join("\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let answer: serde_json::Value = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|a| a["id"] == 1)
+        .unwrap();
+    let text: serde_json::Value =
+        serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let warnings = text["warnings"].to_string();
+    assert!(warnings.contains("fetch-model --force"), "{text}");
+    assert_eq!(text["results"][0]["id"], 1);
+}
+
+#[test]
 fn forget_pin_and_archive() {
     let env = Env::new();
     env.ok(&["remember", "first memory about pinning"]);

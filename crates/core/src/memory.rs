@@ -6,6 +6,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::text::{is_blank, is_invisible};
 use crate::time::Timestamp;
 
 /// Database identifier of a memory.
@@ -266,11 +267,16 @@ impl NewMemory {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) naming the first bad field:
-    /// content empty or only whitespace, confidence not a finite number in `[0, 1]`, an empty
+    /// content empty or only whitespace or invisible characters, confidence not a finite number in `[0, 1]`, an empty
     /// namespace.
     pub fn validate(&mut self) -> Result<()> {
-        if self.content.trim().is_empty() {
-            return Err(Error::invalid_input("memory content is empty"));
+        if is_blank(&self.content) {
+            return Err(Error::invalid_input(if self.content.is_empty() {
+                "memory content is empty"
+            } else {
+                "memory content is empty: it has only whitespace or invisible characters \
+                 (zero-width spaces, a byte-order mark, ...)"
+            }));
         }
         if self.content.contains('\0') {
             return Err(Error::invalid_input("memory content contains a NUL byte"));
@@ -282,17 +288,25 @@ impl NewMemory {
                 self.access_count
             )));
         }
-        if self.namespace.trim().is_empty() {
-            return Err(Error::invalid_input("namespace is empty"));
+        if is_blank(&self.namespace) {
+            return Err(Error::invalid_input(
+                "namespace is empty (or only whitespace or invisible characters)",
+            ));
         }
-        let mut seen = std::collections::BTreeSet::new();
-        self.tags = std::mem::take(&mut self.tags)
-            .into_iter()
-            .map(|t| t.trim().to_string())
-            .filter(|t| !t.is_empty() && seen.insert(t.clone()))
-            .collect();
+        self.tags = normalize_tags(&self.tags);
         Ok(())
     }
+}
+
+/// `tags` as stored and as filters match them: without surrounding whitespace or invisible
+/// characters, empty ones dropped, each once, in their first order.
+pub fn normalize_tags(tags: &[impl AsRef<str>]) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    tags.iter()
+        .map(|t| t.as_ref().trim_matches(is_invisible))
+        .filter(|t| !t.is_empty() && seen.insert(*t))
+        .map(str::to_string)
+        .collect()
 }
 
 /// Validates every memory of `batch` ([`NewMemory::validate`]); when there is more than one,
@@ -396,8 +410,39 @@ mod tests {
 
     #[test]
     fn validate_normalizes_tags() {
-        let mut m = NewMemory::new("x", MemoryType::Lesson).tags([" a", "b", "a", ""]);
+        let mut m = NewMemory::new("x", MemoryType::Lesson).tags([
+            " a",
+            "b",
+            "a",
+            "",
+            "\u{200B}",
+            "b\u{FEFF}",
+        ]);
         m.validate().unwrap();
         assert_eq!(m.tags, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn invisible_content_is_empty_content() {
+        for text in [
+            "\u{200B}",
+            "\u{FEFF}",
+            " \u{200B}\u{200D}\u{2060} \u{00AD}\n",
+            "\u{E0041}",
+        ] {
+            let err = NewMemory::new(text, MemoryType::Lesson)
+                .validate()
+                .unwrap_err();
+            assert!(err.to_string().contains("invisible"), "{text:?}: {err}");
+        }
+        // Invisible characters inside visible text are kept as they are.
+        let mut m = NewMemory::new("zero\u{200B}width", MemoryType::Lesson);
+        m.validate().unwrap();
+        assert_eq!(m.content, "zero\u{200B}width");
+        let err = NewMemory::new("x", MemoryType::Lesson)
+            .namespace("\u{FEFF}")
+            .validate()
+            .unwrap_err();
+        assert!(err.to_string().contains("namespace"), "{err}");
     }
 }

@@ -167,9 +167,8 @@ impl MetaCondition {
     /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for text that is not a JSON
     /// object, a malformed path, an unknown `$` operator, or a value that is an array or object.
     pub fn parse_all(json: &str) -> Result<Vec<MetaCondition>> {
-        let value: Value = serde_json::from_str(json).map_err(|e| {
-            Error::invalid_input(format!("metadata filter is not valid JSON ({e}): {json}"))
-        })?;
+        let value: Value = serde_json::from_str(json)
+            .map_err(|e| Error::invalid_input(format!("metadata filter is not valid JSON: {e}")))?;
         let Value::Object(map) = value else {
             return Err(Error::invalid_input(
                 "metadata filter must be a JSON object such as {\"lang\": \"rust\"}",

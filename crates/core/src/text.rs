@@ -45,6 +45,38 @@ pub enum Segment<'a> {
     Cjk(&'a str),
 }
 
+/// True when `c` shows nothing on its own: whitespace, or a default-ignorable code point
+/// (zero-width space and joiners, the byte-order mark, soft hyphen, direction marks,
+/// variation selectors, Hangul fillers, tags; Unicode's `Default_Ignorable_Code_Point`).
+pub fn is_invisible(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '\u{00AD}'
+                | '\u{034F}'
+                | '\u{061C}'
+                | '\u{115F}'..='\u{1160}'
+                | '\u{17B4}'..='\u{17B5}'
+                | '\u{180B}'..='\u{180F}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{206F}'
+                | '\u{3164}'
+                | '\u{FE00}'..='\u{FE0F}'
+                | '\u{FEFF}'
+                | '\u{FFA0}'
+                | '\u{FFF0}'..='\u{FFF8}'
+                | '\u{1BCA0}'..='\u{1BCA3}'
+                | '\u{1D173}'..='\u{1D17A}'
+                | '\u{E0000}'..='\u{E0FFF}'
+        )
+}
+
+/// True when `text` shows nothing: empty, or only [invisible](is_invisible) characters.
+pub fn is_blank(text: &str) -> bool {
+    text.chars().all(is_invisible)
+}
+
 /// True for characters of scripts written without spaces between words: Han ideographs,
 /// Hiragana, Katakana and Hangul.
 pub fn is_cjk(c: char) -> bool {

@@ -1,7 +1,7 @@
 //! [`Engine`]: configuration in, recall out.
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use oro_mem_core::config::CALIBRATION_PREFIX;
 use oro_mem_core::{
@@ -67,7 +67,9 @@ pub struct Engine {
     registry: Registry,
     /// One per [`Mode`].
     plans: Vec<Plan>,
-    embedder: Option<Arc<dyn Embedder>>,
+    /// The model once loaded, shared with every engine [reconfigured](Engine::reconfigured)
+    /// from this one, so that it loads once per process whichever of them needs it first.
+    embedder: Arc<Mutex<Option<Arc<dyn Embedder>>>>,
     loader: EmbedderLoader,
 }
 
@@ -76,7 +78,7 @@ impl std::fmt::Debug for Engine {
         f.debug_struct("Engine")
             .field("config", &self.config)
             .field("registry", &self.registry)
-            .field("embedder", &self.embedder.as_ref().map(|e| e.model_id()))
+            .field("embedder", &self.loaded().map(|e| e.model_id().to_string()))
             .finish_non_exhaustive()
     }
 }
@@ -119,7 +121,7 @@ impl Engine {
             config,
             registry,
             plans,
-            embedder: None,
+            embedder: Arc::default(),
             loader: Arc::new(default_embedder),
         })
     }
@@ -140,7 +142,7 @@ impl Engine {
 
     /// Uses `embedder` for queries and writes instead of loading the default model.
     pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Engine {
-        self.embedder = Some(embedder);
+        self.embedder = Arc::new(Mutex::new(Some(embedder)));
         self
     }
 
@@ -166,12 +168,24 @@ impl Engine {
     ///
     /// [`ErrorKind::Embedding`] when it cannot load; the next call tries again.
     pub fn embedder(&mut self) -> Result<Arc<dyn Embedder>> {
-        if let Some(e) = &self.embedder {
+        let mut cell = self
+            .embedder
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(e) = &*cell {
             return Ok(e.clone());
         }
         let e = (self.loader)()?;
-        self.embedder = Some(e.clone());
+        *cell = Some(e.clone());
         Ok(e)
+    }
+
+    /// The model, if one was loaded or given.
+    fn loaded(&self) -> Option<Arc<dyn Embedder>> {
+        self.embedder
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// The pipeline the configuration describes for `mode`: the registered rankers with a

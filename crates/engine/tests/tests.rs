@@ -416,6 +416,40 @@ fn without_the_model_memories_are_stored_unembedded_with_a_warning() {
 }
 
 #[test]
+fn the_model_loads_once_for_an_engine_and_every_engine_reconfigured_from_it() {
+    let loads = Arc::new(AtomicUsize::new(0));
+    let counted = loads.clone();
+    let loader: EmbedderLoader = Arc::new(move || {
+        counted.fetch_add(1, Ordering::SeqCst);
+        Ok(Arc::new(Random::new("test/random", 8)) as Arc<dyn Embedder>)
+    });
+    // An FTS engine, as an MCP server on an FTS-configured store holds, asked for hybrid
+    // searches one call at a time.
+    let base = Engine::from_config(Config::default())
+        .unwrap()
+        .with_loader(loader);
+    let mut s = Store::open_in_memory().unwrap();
+    base.reconfigured(Config::default())
+        .unwrap()
+        .remember(&mut s, lessons(&["alpha lesson"]), &off())
+        .unwrap();
+    let hybrid = Config {
+        mode: Mode::Hybrid,
+        ..Config::default()
+    };
+    for _ in 0..3 {
+        let filter = Filter::default();
+        let answer = base
+            .reconfigured(hybrid.clone())
+            .unwrap()
+            .recall(&mut s, &Query::new("alpha", &filter), false)
+            .unwrap();
+        assert_eq!(answer.mode, Mode::Hybrid);
+    }
+    assert_eq!(loads.load(Ordering::SeqCst), 1);
+}
+
+#[test]
 fn embed_missing_is_resumable_and_replaces_other_models() {
     let mut s = Store::open_in_memory().unwrap();
     let texts: Vec<String> = (0..1100).map(|i| format!("text {i}")).collect();

@@ -136,10 +136,9 @@ impl MiniLm {
         // Loads the library; ONNX Runtime's environment is then created with the first session.
         let _environment = ort::init_from(&files.ort_dylib).map_err(|e| {
             embedding_error(format!(
-                "cannot load ONNX Runtime from {}",
+                "cannot load ONNX Runtime from {}: {e}; {REINSTALL}",
                 files.ort_dylib.display()
             ))
-            .with_source(e.to_string())
         })?;
 
         let read = |name: &str| -> Result<Vec<u8>> {
@@ -165,10 +164,10 @@ impl MiniLm {
         let options = InitOptionsUserDefined::new().with_max_length(MINILM_MAX_TOKENS);
         let model = TextEmbedding::try_new_from_user_defined(model, options).map_err(|e| {
             embedding_error(format!(
-                "cannot load the model in {}",
-                files.model_dir.display()
+                "cannot load the model in {}: {}; {REINSTALL}",
+                files.model_dir.display(),
+                first_line(&e.to_string()),
             ))
-            .with_source(e.to_string())
         })?;
         Ok(MiniLm {
             model: Mutex::new(model),
@@ -183,6 +182,16 @@ impl MiniLm {
     pub fn load_default() -> Result<MiniLm> {
         MiniLm::load(&ModelFiles::locate()?)
     }
+}
+
+/// What to do about damaged model files.
+const REINSTALL: &str = "the files may be damaged or incomplete: run `scripts/fetch-model \
+                         --force` (it fetches them again and checks their sha256), or set \
+                         ORO_MEM_MODEL_DIR to a good copy";
+
+/// The first line of a runtime's message, which can go on for a page.
+fn first_line(message: &str) -> &str {
+    message.lines().next().unwrap_or(message).trim()
 }
 
 fn embedding_error(message: String) -> Error {

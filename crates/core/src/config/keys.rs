@@ -169,7 +169,7 @@ pub const KEYS: &[Key] = &[
     ),
     whole(
         "recall.budget_tokens",
-        Domain::Size,
+        Domain::Count,
         |c| c.recall.budget_tokens,
         |c, v| c.recall.budget_tokens = v,
     ),
