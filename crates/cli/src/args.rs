@@ -124,6 +124,10 @@ pub struct RememberArgs {
     /// Store even if it duplicates an existing memory
     #[arg(long)]
     pub no_dedup: bool,
+    /// Exit with status 3 when the memory is not stored because it duplicates one (skipped,
+    /// or merged into it)
+    #[arg(long)]
+    pub strict: bool,
     /// Print the outcome as JSON
     #[arg(long)]
     pub json: bool,

@@ -27,10 +27,29 @@ use crate::args::{Cli, Command, FilterArgs, Format, MemoriesCommand, Sort};
 fn main() {
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
+        if let Some(Exit(code)) = e.downcast_ref::<Exit>() {
+            std::process::exit(*code);
+        }
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }
 }
+
+/// An exit status other than 0 or 1 for a command that did what it says on stdout: `remember
+/// --strict` exits with [`EXIT_DUPLICATE`] when the memory duplicated one.
+#[derive(Debug)]
+struct Exit(i32);
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit status {}", self.0)
+    }
+}
+
+impl std::error::Error for Exit {}
+
+/// `remember --strict`'s exit status for a memory not stored because it duplicates one.
+const EXIT_DUPLICATE: i32 = 3;
 
 struct Ctx {
     store: Store,
@@ -259,6 +278,9 @@ fn remember(mut ctx: Ctx, a: &args::RememberArgs) -> Result<()> {
         println!("{}", serde_json::to_string(&outcome)?);
     } else {
         println!("{}", describe(&outcome));
+    }
+    if a.strict && !matches!(outcome, WriteOutcome::Inserted { .. }) {
+        return Err(Exit(EXIT_DUPLICATE).into());
     }
     Ok(())
 }

@@ -220,6 +220,41 @@ fn duplicates_are_skipped_or_merged() {
 }
 
 #[test]
+fn a_negation_is_no_duplicate_and_strict_says_when_a_write_was_one() {
+    let env = Env::new();
+    env.ok(&["remember", "ruff --fix must run before pyright"]);
+    let out = env.run(&[
+        "remember",
+        "ruff --fix must not run before pyright",
+        "--strict",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("\"inserted\""), "{}", stdout(&out));
+    let out = env.run(&[
+        "remember",
+        "ruff --fix must NOT run before pyright",
+        "--strict",
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "a duplicate under --strict: {}",
+        stderr(&out)
+    );
+    let outcome: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(outcome["outcome"], "skipped");
+    assert_eq!(outcome["duplicate_of"], 2);
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    // Without --strict a duplicate is a success, as before.
+    let out = env.run(&["remember", "ruff --fix must NOT run before pyright"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("skipped: duplicate of 2"));
+    assert_eq!(env.count(), 2);
+}
+
+#[test]
 fn hostile_queries_get_sensible_answers() {
     let env = Env::new();
     env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);

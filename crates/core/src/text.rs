@@ -45,6 +45,42 @@ pub enum Segment<'a> {
     Cjk(&'a str),
 }
 
+/// Whether `text` is negated: true when it holds an odd number of negating words (`not`,
+/// `no`, `never`, `without`, a contraction such as `don't`, ...). Stop words to a search
+/// index, they reverse a lesson: "ruff --fix must not run before pyright" and "ruff --fix must
+/// run before pyright" score alike by words and mean the opposite, so a duplicate check
+/// compares this too ([`same_polarity`]).
+pub fn is_negated(text: &str) -> bool {
+    const NEGATIONS: &[&str] = &[
+        "not", "no", "never", "none", "nothing", "nobody", "nowhere", "neither", "nor", "without",
+        "cannot", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "wont", "cant",
+        "couldnt", "shouldnt", "wouldnt", "mustnt", "hasnt", "havent", "hadnt", "neednt",
+    ];
+    let mut negations = 0usize;
+    // Words with their apostrophes (straight or curly), so "don't" is one word.
+    for word in text
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+        .filter(|w| !w.is_empty())
+    {
+        let word = word.to_lowercase();
+        let bare: String = word
+            .chars()
+            .filter(|&c| c != '\'' && c != '\u{2019}')
+            .collect();
+        let contracted = word.ends_with("n't") || word.ends_with("n\u{2019}t");
+        if contracted || NEGATIONS.contains(&bare.as_str()) {
+            negations += 1;
+        }
+    }
+    negations % 2 == 1
+}
+
+/// True when `a` and `b` are both negated or both not ([`is_negated`]): only then can one be
+/// a duplicate of the other.
+pub fn same_polarity(a: &str, b: &str) -> bool {
+    is_negated(a) == is_negated(b)
+}
+
 /// True when `c` shows nothing on its own: whitespace, or a default-ignorable code point
 /// (zero-width space and joiners, the byte-order mark, soft hyphen, direction marks,
 /// variation selectors, Hangul fillers, tags; Unicode's `Default_Ignorable_Code_Point`).
@@ -253,6 +289,32 @@ pub fn query_terms(text: &str) -> Vec<Term> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn negation_is_counted_contractions_and_all() {
+        for text in [
+            "ruff --fix must not run before pyright",
+            "Don't run ruff before pyright",
+            "never commit .env files",
+            "it doesn\u{2019}t work without the venv and never did",
+            "NO force pushes to main",
+        ] {
+            assert!(is_negated(text), "{text}");
+        }
+        for text in [
+            "ruff --fix must run before pyright",
+            "notes say it is not true that nothing works", // not + nothing: even
+            "the node count is tracked",
+            "",
+        ] {
+            assert!(!is_negated(text), "{text}");
+        }
+        assert!(!same_polarity(
+            "ruff --fix must not run before pyright",
+            "ruff --fix must run before pyright"
+        ));
+        assert!(same_polarity("never use unwrap", "do not use unwrap"));
+    }
 
     #[test]
     fn query_terms_drop_stopwords_single_letters_and_operators() {

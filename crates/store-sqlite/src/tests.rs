@@ -409,6 +409,24 @@ fn record_access_counts_and_list_orders() {
 }
 
 #[test]
+fn consolidate_keeps_a_memory_and_its_negation_apart() {
+    let mut s = Store::open_in_memory().unwrap();
+    s.remember_batch(
+        vec![
+            lesson("ruff --fix must run before pyright"),
+            lesson("ruff --fix must not run before pyright"),
+        ],
+        &no_dedup(),
+    )
+    .unwrap();
+    let report = s
+        .consolidate(&ConsolidateConfig::default(), Timestamp(1_000), false)
+        .unwrap();
+    assert!(report.merged.is_empty(), "{report:?}");
+    assert_eq!(s.count(&Filter::default()).unwrap(), 2);
+}
+
+#[test]
 fn consolidate_merges_near_duplicates_and_archives_stale() {
     let mut s = Store::open_in_memory().unwrap();
     let off = no_dedup();

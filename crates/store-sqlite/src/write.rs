@@ -8,7 +8,7 @@ use std::path::Path;
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::memory::{check_batch, validate_batch, MAX_ACCESS_COUNT};
 use oro_mem_core::store::{check_vector, Embedding, WriteOutcome};
-use oro_mem_core::text::spaced_cjk;
+use oro_mem_core::text::{self, spaced_cjk};
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Timestamp};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
@@ -374,6 +374,9 @@ impl Store {
                     continue;
                 }
                 let Some(o) = by_id.get(&other) else { continue };
+                if !text::same_polarity(&m.content, &o.content) {
+                    continue; // alike in words, opposite in meaning
+                }
                 let keep_m = (m.confidence, m.pinned, std::cmp::Reverse(m.created_at))
                     > (o.confidence, o.pinned, std::cmp::Reverse(o.created_at));
                 let (keep, drop) = if keep_m { (m, *o) } else { (*o, m) };
@@ -501,14 +504,33 @@ fn write_one(
     // the new text, then keep or roll back the insert.
     let sp = tx.savepoint().context("cannot start savepoint")?;
     let id = insert(&sp, m, now)?;
-    let lexical = similar(&sp, id, &m.content, &m.namespace, 1, dedup.bm25)?
-        .into_iter()
-        .next()
-        .filter(|&(_, similarity)| similarity > dedup.bm25);
+    // A memory that says the opposite ("must not" against "must") is no duplicate, however
+    // alike the words: the best match of the same polarity is.
+    let same_polarity = |other: MemoryId| -> Result<bool> {
+        let content: String = sp
+            .prepare_cached("SELECT content FROM memories WHERE id = ?1")
+            .and_then(|mut s| s.query_row([other], |r| r.get(0)))
+            .context("cannot read duplicate")?;
+        Ok(text::same_polarity(&m.content, &content))
+    };
+    let first_alike = |hits: Vec<(MemoryId, f64)>, above: f64| -> Result<Option<(MemoryId, f64)>> {
+        for (other, similarity) in hits {
+            if similarity > above && same_polarity(other)? {
+                return Ok(Some((other, similarity)));
+            }
+        }
+        Ok(None)
+    };
+    let lexical = first_alike(
+        similar(&sp, id, &m.content, &m.namespace, 5, dedup.bm25)?,
+        dedup.bm25,
+    )?;
     let best = match (lexical, vector) {
         (Some(hit), _) => Some(hit),
-        (None, Some((model, v))) => similar_vector(&sp, id, model, v, &m.namespace, added)?
-            .filter(|&(_, cosine)| cosine > dedup.cosine),
+        (None, Some((model, v))) => first_alike(
+            similar_vectors(&sp, id, model, v, &m.namespace, added)?,
+            dedup.cosine,
+        )?,
         (None, None) => None,
     };
     match best {
@@ -560,20 +582,21 @@ fn store_embedding(conn: &Connection, id: MemoryId, model: &str, v: &[f32]) -> R
     Ok(())
 }
 
-/// The active memory of `namespace` (other than `self_id`) whose embedding by `model` is most
-/// similar to `v`, among the index's nearest and this batch's `added`: `(id, cosine)`.
-fn similar_vector(
+/// The active memories of `namespace` (other than `self_id`) whose embeddings by `model` are
+/// most similar to `v`, among the index's nearest and this batch's `added`: `(id, cosine)`,
+/// most similar first.
+fn similar_vectors(
     conn: &Connection,
     self_id: MemoryId,
     model: &str,
     v: &[f32],
     namespace: &str,
     added: &[Added<'_>],
-) -> Result<Option<(MemoryId, f64)>> {
-    let mut best: Option<(MemoryId, f64)> = None;
+) -> Result<Vec<(MemoryId, f64)>> {
+    let mut found: Vec<(MemoryId, f64)> = Vec::new();
     let mut offer = |id: MemoryId, cosine: f64| {
-        if id != self_id && best.is_none_or(|(_, b)| cosine > b) {
-            best = Some((id, cosine));
+        if id != self_id && found.iter().all(|&(seen, _)| seen != id) {
+            found.push((id, cosine));
         }
     };
     for a in added {
@@ -593,7 +616,8 @@ fn similar_vector(
             offer(id, f64::from(dot_f32(v, &other)));
         }
     }
-    Ok(best)
+    found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(found)
 }
 
 /// Folds `drop` into `keep` and deletes `drop` (consolidation).

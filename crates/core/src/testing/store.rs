@@ -251,6 +251,34 @@ fn duplicates_are_merged_or_skipped<S: CandidateSearch + MemoryWrite>(s: &mut S)
         "a less confident duplicate is skipped: {third:?}"
     );
     assert_eq!(s.count(&Filter::default()).expect("count"), 1);
+
+    // The same words, negated, say the opposite: not a duplicate.
+    let negated = s
+        .remember_batch(
+            vec![NewMemory::new(
+                "Do not run cargo fmt before every commit",
+                MemoryType::Lesson,
+            )],
+            &dedup,
+        )
+        .expect("remember")[0];
+    assert!(
+        matches!(negated, WriteOutcome::Inserted { .. }),
+        "a negation is stored: {negated:?}"
+    );
+    let again = s
+        .remember_batch(
+            vec![NewMemory::new(
+                "do NOT run cargo fmt before every commit!",
+                MemoryType::Lesson,
+            )],
+            &dedup,
+        )
+        .expect("remember")[0];
+    assert!(
+        matches!(again, WriteOutcome::Skipped { duplicate_of, .. } | WriteOutcome::Merged { into: duplicate_of, .. } if duplicate_of == negated.id()),
+        "a negation duplicates the negation, not the original: {again:?}"
+    );
 }
 
 /// A unit vector of 4 along `(x, y)`.
