@@ -9,7 +9,7 @@
 //!
 //! A store holds embeddings but never makes them: the caller (the engine, which owns the
 //! model) hands them over with the memories ([`MemoryWrite::remember_embedded`]) or later
-//! ([`MemoryWrite::set_embeddings`], for what [`CandidateSearch::unembedded`] lists).
+//! ([`MemoryWrite::set_embeddings`], for what [`MemoryWrite::claim_unembedded`] hands out).
 
 use serde::Serialize;
 

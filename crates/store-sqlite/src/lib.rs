@@ -38,7 +38,7 @@
 //! - [`Store`]: open, remember (with the embeddings the caller made:
 //!   [`Store::remember_embedded`]), get, list, forget, pin, search (lexical and vector),
 //!   record access, consolidate, list what lacks an embedding and store those made later
-//!   ([`Store::unembedded`], [`Store::set_embeddings`]). The store never runs a model.
+//!   ([`Store::claim_unembedded`], [`Store::set_embeddings`]). The store never runs a model.
 //! - [`fts5_query`]: any text as a safe FTS5 `MATCH` expression.
 //! - [`quant`]: the `i8` quantization and SIMD scans of the vector index.
 //! - [`WriteOutcome`]: inserted, merged into a duplicate, or skipped.
