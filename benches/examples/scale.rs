@@ -11,7 +11,8 @@
 //! of the same generator and size is there: a build goes to a temporary file that is renamed
 //! when complete, then stamped, so an interrupted one is never reused. Timings are taken after
 //! one warm-up round, over [`ROUNDS`] rounds of every query; the query embedding is made
-//! beforehand and not timed. Output, one line each:
+//! beforehand and not timed. Recall@10 is over the timed queries and the openings of 100 stored
+//! memories. Output, one line each:
 //!
 //! ```text
 //! lexical p50_ms=X p95_ms=Y
@@ -24,8 +25,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use oro_mem_benches::{
-    build_embedded_store, hybrid_engine, SyntheticEmbedder, CONTENT_QUERIES, QUESTION_QUERIES,
-    SYNTHETIC_MODEL,
+    build_embedded_store, hybrid_engine, memories, SyntheticEmbedder, CONTENT_QUERIES,
+    QUESTION_QUERIES, SYNTHETIC_MODEL,
 };
 use oro_mem_core::{Filter, Query, Timestamp};
 use oro_mem_rank_vector::Embedder;
@@ -39,6 +40,9 @@ const GENERATOR: &str = "oro-mem-benches synthetic v1";
 
 /// Candidates per list, as recall asks for by default.
 const DEPTH: usize = 50;
+
+/// Queries made from stored memories' openings, besides the timed ones, for recall@10.
+const RECALL_QUERIES: usize = 100;
 
 fn main() {
     let (n, dir) = match args() {
@@ -93,9 +97,17 @@ fn main() {
         namespace: Some("default".into()),
         ..Filter::default()
     };
+    // The timed queries, and the openings of 100 stored memories (6 words each) for more of
+    // them.
+    let openings: Vec<String> = memories(RECALL_QUERIES)
+        .iter()
+        .map(|t| t.split_whitespace().take(6).collect::<Vec<_>>().join(" "))
+        .collect();
+    let openings: Vec<&str> = openings.iter().map(String::as_str).collect();
+    let more = SyntheticEmbedder.embed(&openings).expect("embed queries");
     let mut found = 0usize;
     let mut wanted = 0usize;
-    for q in &vectors {
+    for q in vectors.iter().chain(&more) {
         let ids = |filter: &Filter| -> Vec<i64> {
             store
                 .vector_candidates(SYNTHETIC_MODEL, q, filter, 10)

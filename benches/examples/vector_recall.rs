@@ -1,26 +1,20 @@
-//! Recall@10 of the quantized vector index against the exact scan, on real embeddings: the
-//! SciFact corpus and queries embedded by all-MiniLM-L6-v2 (needs `scripts/fetch-model`).
+//! Recall@10 of the vector index against the exact scan, on real embeddings: the SciFact
+//! corpus and its train and test queries embedded by all-MiniLM-L6-v2 (needs
+//! `scripts/fetch-model`).
 //!
 //! `cargo run --release -p oro-mem-benches --example vector_recall -- ../shared/eval/scifact`
 //!
-//! Embedding the 5,183 abstracts takes a few minutes on two cores.
+//! The texts are those `oro-mem eval` embeds, through its embedding cache: after an eval run
+//! this takes seconds; otherwise embedding the 5,183 abstracts takes a few minutes.
 
-use std::io::BufRead;
 use std::sync::Arc;
 
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::{Config, Filter, MemoryType, Mode, NewMemory};
 use oro_mem_engine::Engine;
+use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache};
 use oro_mem_rank_vector::{Embedder, MiniLm, MINILM_MODEL_ID};
 use oro_mem_store_sqlite::Store;
-
-fn lines(path: &std::path::Path) -> Vec<serde_json::Value> {
-    let f = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    std::io::BufReader::new(f)
-        .lines()
-        .map(|l| serde_json::from_str(&l.expect("read")).expect("json line"))
-        .collect()
-}
 
 fn main() {
     let dir = std::path::PathBuf::from(
@@ -28,7 +22,14 @@ fn main() {
             .nth(1)
             .unwrap_or_else(|| "../shared/eval/scifact".into()),
     );
-    let model = Arc::new(MiniLm::load_default().expect("model (run scripts/fetch-model)"));
+    let minilm = Arc::new(MiniLm::load_default().expect("model (run scripts/fetch-model)"));
+    // The texts `oro-mem eval` embeds, through its cache: warm after an eval run.
+    let cache = EmbeddingCache::default_path()
+        .map(EmbeddingCache::open)
+        .transpose()
+        .expect("embedding cache")
+        .unwrap_or_else(|| EmbeddingCache::in_memory().expect("in-memory cache"));
+    let model: Arc<dyn Embedder> = Arc::new(CachedEmbedder::new(minilm, cache));
     let tmp = tempfile::tempdir().expect("tempdir");
     let mut store = Store::open(tmp.path().join("scifact.db")).expect("store");
     let config = Config {
@@ -42,28 +43,21 @@ fn main() {
         enabled: false,
         ..DedupConfig::default()
     };
-    let docs = lines(&dir.join("corpus.jsonl"));
+    let dataset = Dataset::load(&dir, "test").expect("dataset");
     let started = std::time::Instant::now();
-    for chunk in docs.chunks(256) {
+    for chunk in dataset.docs.chunks(256) {
         let batch = chunk
             .iter()
-            .map(|d| {
-                let text = format!(
-                    "{} {}",
-                    d["title"].as_str().unwrap_or(""),
-                    d["text"].as_str().unwrap_or("")
-                );
-                (NewMemory::new(text.trim(), MemoryType::Lesson), None)
-            })
+            .map(|d| (NewMemory::new(d.content(), MemoryType::Lesson), None))
             .collect();
         engine.remember(&mut store, batch, &off).expect("insert");
     }
+    let docs = &dataset.docs;
     eprintln!(
         "embedded {} documents in {:.0} s",
         docs.len(),
         started.elapsed().as_secs_f64()
     );
-    let queries = lines(&dir.join("queries.jsonl"));
     let all = Filter::default();
     let exact_filter = Filter {
         namespace: Some("default".into()),
@@ -71,9 +65,16 @@ fn main() {
     };
     let (mut hits, mut total) = (0usize, 0usize);
     let mut worst = 1.0f64;
-    for q in &queries {
-        let text = q["text"].as_str().expect("query text");
-        let v = model.embed(&[text]).expect("embed").remove(0);
+    // Every query of the corpus, whatever its split.
+    let queries = Dataset::load(&dir, "train")
+        .expect("dataset")
+        .queries
+        .into_iter()
+        .chain(dataset.queries);
+    let mut count = 0;
+    for q in queries {
+        count += 1;
+        let v = model.embed(&[q.text.as_str()]).expect("embed").remove(0);
         let fast = store
             .vector_candidates(MINILM_MODEL_ID, &v, &all, 10)
             .expect("index");
@@ -90,7 +91,7 @@ fn main() {
     }
     println!(
         "SciFact, {} queries over {} documents: recall@10 of the index against the exact scan = {:.4} (worst query {:.2})",
-        queries.len(),
+        count,
         docs.len(),
         hits as f64 / total.max(1) as f64,
         worst

@@ -105,6 +105,15 @@ const MIGRATIONS: &[&str] = &[
     r#"
     PRAGMA application_id = 1869770541;
     "#,
+    // 7: the sign bits of each vector chunk's rows, scanned before anything else by a vector
+    // search (`vectors::search`). Chunks written before are read from their codes until they
+    // are next written (or `embed --rebuild-index`).
+    r#"
+    CREATE TABLE IF NOT EXISTS vector_bits (
+        chunk_id INTEGER PRIMARY KEY,
+        bits     BLOB    NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

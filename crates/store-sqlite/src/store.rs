@@ -269,6 +269,15 @@ impl Store {
             MigrateError::Sql(e) if is_read_only(&e) => read_only_location(&shown, &e),
             MigrateError::Sql(e) => sqlite_error(&format!("cannot migrate {shown}"), e),
         })?;
+        if from < 7 {
+            // Version 7 keeps sign bits next to each vector chunk; make them for the chunks
+            // an older version wrote, once.
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .context("cannot start write transaction")?;
+            vectors::fill_missing_bits(&tx)?;
+            tx.commit().context("cannot commit")?;
+        }
         Store::finish(conn, path, from, false)
     }
 

@@ -133,6 +133,65 @@ fn quantized_index_finds_the_exact_nearest() {
 }
 
 #[test]
+fn sign_bits_that_are_missing_or_torn_are_made_from_the_codes_and_filled_on_upgrade() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bits.db");
+    let queries: Vec<Vec<f32>> = (0..8).map(|i| random(&format!("query {i}"), 64)).collect();
+    let answers = |s: &Store| -> Vec<Vec<(i64, f64)>> {
+        queries
+            .iter()
+            .map(|q| {
+                s.vector_candidates("test/random", q, &Filter::default(), 10)
+                    .unwrap()
+            })
+            .collect()
+    };
+    let count = |s: &Store, table: &str| -> i64 {
+        s.connection()
+            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap()
+    };
+    let s = {
+        let mut s = Store::open(&path).unwrap();
+        let batch: Vec<(NewMemory, Option<Embedding>)> = (0..1500)
+            .map(|i| {
+                let text = format!("memory number {i}");
+                let vector = random(&text, 64);
+                (
+                    lesson(&text),
+                    Some(Embedding {
+                        model: "test/random".into(),
+                        vector,
+                    }),
+                )
+            })
+            .collect();
+        s.remember_embedded(batch, &no_dedup()).unwrap();
+        s
+    };
+    let want = answers(&s);
+    assert_eq!(count(&s, "vector_bits"), count(&s, "vector_chunks"));
+
+    // A torn blob and a missing row: searched from the codes, with the same answers.
+    s.connection()
+        .execute_batch(
+            "UPDATE vector_bits SET bits = x'00' WHERE chunk_id = (SELECT min(chunk_id) FROM vector_bits);
+             DELETE FROM vector_bits WHERE chunk_id = (SELECT max(chunk_id) FROM vector_bits);",
+        )
+        .unwrap();
+    assert_eq!(answers(&s), want);
+
+    // A store from before version 7 (no bits at all) gets them when opened.
+    s.connection()
+        .execute_batch("DELETE FROM vector_bits; PRAGMA user_version = 6;")
+        .unwrap();
+    drop(s);
+    let s = Store::open(&path).unwrap();
+    assert_eq!(count(&s, "vector_bits"), count(&s, "vector_chunks"));
+    assert_eq!(answers(&s), want);
+}
+
+#[test]
 fn index_follows_forget_consolidate_and_rebuild() {
     let mut s = embedded_store(32, 1200);
     let q = random("memory number 7", 32);
