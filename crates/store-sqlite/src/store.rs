@@ -357,7 +357,7 @@ impl Store {
         // Reads go through the OS page cache without a copy per page; scans of the vector
         // index are several times faster this way. It is only a hint: SQLite falls back to
         // read() where mapping is not possible.
-        conn.pragma_update(None, "mmap_size", 1i64 << 30)
+        conn.pragma_update(None, "mmap_size", 0x7fff_0000i64)
             .context("cannot set mmap_size")?;
         Ok(Store {
             conn,
