@@ -345,38 +345,78 @@ fn filters_apply_to_recall_and_list() {
     assert_eq!(listed.lines().count(), 1);
 }
 
+/// Runs `cmd` (an `oro-mem mcp` command) over `requests`, after the MCP handshake, until its
+/// input ends: the process's output, and every line it wrote, parsed.
+fn mcp_session(mut cmd: Command, requests: &[String]) -> (Output, Vec<serde_json::Value>) {
+    const HANDSHAKE: [&str; 2] = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    ];
+    let input: Vec<&str> = HANDSHAKE
+        .into_iter()
+        .chain(requests.iter().map(String::as_str))
+        .collect();
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.join("\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let answers = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (out, answers)
+}
+
+/// A `tools/call` of `memory_search` with `arguments`.
+fn mcp_search(id: i64, arguments: serde_json::Value) -> String {
+    serde_json::json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "memory_search", "arguments": arguments},
+    })
+    .to_string()
+}
+
+/// The JSON text of the answer to request `id`, a tool result.
+fn mcp_tool_text(answers: &[serde_json::Value], id: i64) -> serde_json::Value {
+    let answer = answers
+        .iter()
+        .find(|a| a["id"] == id)
+        .unwrap_or_else(|| panic!("no answer to {id}: {answers:?}"));
+    serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap()
+}
+
 /// Every request sent to `oro-mem mcp` gets exactly one answer carrying its id, whatever its
 /// bytes: a lone surrogate (a JavaScript client cutting a string mid-emoji), broken JSON, deep
 /// nesting, a line over the size limit, a well-formed message of the wrong shape.
 #[test]
 fn the_mcp_server_answers_every_request_it_cannot_decode() {
     let env = Env::new();
-    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
-    let search = |id: i64, query: &str| {
-        format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"memory_search","arguments":{{"query":"{query}","mode":"fts"}}}}}}"#
-        )
-    };
+    let search =
+        |id: i64, query: &str| mcp_search(id, serde_json::json!({"query": query, "mode": "fts"}));
     let too_long = format!(
         r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"memory_remember","arguments":{{"content":"{}"}}}}}}"#,
         "x".repeat(17 << 20)
     );
     let lines = [
-        init.to_string(),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
-        search(1, r"cut mid-emoji \ud83d"),
+        // A lone surrogate as a JavaScript client writes it: the escape, not a character.
+        search(1, "cut mid-emoji \u{FFFD}").replace('\u{FFFD}', r"\ud83d"),
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"#.to_string(),
         format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":[1]}"#.to_string(),
         too_long,
         search(6, "still serving"),
     ];
-    let out = env.run_stdin(&["mcp"], lines.join("\n").as_bytes());
+    let (out, answers) = mcp_session(env.cmd(&["mcp"]), &lines);
     assert!(out.status.success(), "{}", stderr(&out));
-    let answers: Vec<serde_json::Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
     let answer = |id: serde_json::Value| {
         let found: Vec<_> = answers.iter().filter(|a| a["id"] == id).collect();
         assert_eq!(found.len(), 1, "answers to id {id}: {answers:?}");
@@ -519,19 +559,10 @@ fn oversized_filters_and_foreign_databases_get_short_clear_errors_without_sql() 
 
     // Over MCP, 40,000 tags: a short tool error.
     let tags: Vec<String> = (0..40_000).map(|i| format!("t{i}")).collect();
-    let call = serde_json::json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "memory_search", "arguments": {"query": "pyright", "tags": tags}},
-    });
-    let lines = [
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#.to_string(),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
-        call.to_string(),
-    ];
-    let out = env.run_stdin(&["mcp"], lines.join("\n").as_bytes());
-    let answer = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+    let call = mcp_search(1, serde_json::json!({"query": "pyright", "tags": tags}));
+    let (_, answers) = mcp_session(env.cmd(&["mcp"]), &[call]);
+    let answer = answers
+        .iter()
         .find(|a| a["id"] == 1)
         .expect("an answer to the search");
     assert_eq!(answer["result"]["isError"], true, "{answer}");
@@ -605,28 +636,15 @@ fn mcp_search_reads_blank_tags_and_a_zero_budget_as_the_command_line_does() {
     );
     let cli_budget = env.run(&["recall", "pyright", "--budget", "0"]);
     assert!(!cli_budget.status.success());
-    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
-    let search = |id: i64, arguments: serde_json::Value| {
-        serde_json::json!({
-            "jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": "memory_search", "arguments": arguments},
-        })
-        .to_string()
-    };
-    let lines = [
-        init.to_string(),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
-        search(1, serde_json::json!({"query": "pyright", "tags": [""]})),
-        search(2, serde_json::json!({"query": "pyright", "budget": 0})),
-    ];
-    let out = env.run_stdin(&["mcp"], lines.join("\n").as_bytes());
-    let answers: Vec<serde_json::Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (_, answers) = mcp_session(
+        env.cmd(&["mcp"]),
+        &[
+            mcp_search(1, serde_json::json!({"query": "pyright", "tags": [""]})),
+            mcp_search(2, serde_json::json!({"query": "pyright", "budget": 0})),
+        ],
+    );
     let result = |id: i64| answers.iter().find(|a| a["id"] == id).unwrap()["result"].clone();
-    let found: serde_json::Value =
-        serde_json::from_str(result(1)["content"][0]["text"].as_str().unwrap()).unwrap();
+    let found = mcp_tool_text(&answers, 1);
     assert_eq!(found["results"][0]["id"], 1, "{found}");
     assert_eq!(result(2)["isError"], true);
     assert_eq!(
@@ -679,34 +697,17 @@ fn a_damaged_model_is_reported_with_its_cause_and_fix() {
         "the fix: {err}"
     );
 
-    let lines = [
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"pyright","mode":"hybrid"}}}"#,
-    ];
-    let mut child = env
-        .cmd(&["mcp"])
-        .env("ORO_MEM_MODEL_DIR", &models)
-        .env_remove("ORO_MEM_ORT_DYLIB")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(lines.join("\n").as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let answer: serde_json::Value = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .find(|a| a["id"] == 1)
-        .unwrap();
-    let text: serde_json::Value =
-        serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let mut mcp = env.cmd(&["mcp"]);
+    mcp.env("ORO_MEM_MODEL_DIR", &models)
+        .env_remove("ORO_MEM_ORT_DYLIB");
+    let (_, answers) = mcp_session(
+        mcp,
+        &[mcp_search(
+            1,
+            serde_json::json!({"query": "pyright", "mode": "hybrid"}),
+        )],
+    );
+    let text = mcp_tool_text(&answers, 1);
     let warnings = text["warnings"].to_string();
     assert!(warnings.contains("fetch-model --force"), "{text}");
     assert_eq!(text["results"][0]["id"], 1);

@@ -150,6 +150,16 @@ impl Chunk {
     }
 }
 
+/// The `i8` codes of chunk `chunk`, to make its sign bits from.
+fn chunk_codes(conn: &Connection, chunk: i64) -> Result<Vec<u8>> {
+    conn.query_row(
+        "SELECT codes FROM vector_chunks WHERE id = ?1",
+        [chunk],
+        |r| r.get(0),
+    )
+    .context("cannot read the vector index")
+}
+
 /// The sign bits of every row of `codes` (rows of `dim`), one after another.
 fn bits_of_codes(codes: &[u8], dim: usize) -> Vec<u8> {
     if dim == 0 {
@@ -307,13 +317,7 @@ pub(crate) fn search(
             Some(bits) if bits.len() == n * width => bits,
             _ => {
                 let chunk: i64 = row.get(0).context("cannot read the vector index")?;
-                let codes: Vec<u8> = conn
-                    .query_row(
-                        "SELECT codes FROM vector_chunks WHERE id = ?1",
-                        [chunk],
-                        |r| r.get(0),
-                    )
-                    .context("cannot read the vector index")?;
+                let codes = chunk_codes(conn, chunk)?;
                 if codes.len() != n * dim {
                     return Err(corrupt());
                 }
@@ -406,13 +410,7 @@ pub(crate) fn fill_missing_bits(conn: &Connection) -> Result<()> {
         .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
         .context("cannot read the vector index")?;
     for (chunk, dim) in missing {
-        let codes: Vec<u8> = conn
-            .query_row(
-                "SELECT codes FROM vector_chunks WHERE id = ?1",
-                [chunk],
-                |r| r.get(0),
-            )
-            .context("cannot read the vector index")?;
+        let codes = chunk_codes(conn, chunk)?;
         let bits = bits_of_codes(&codes, usize::try_from(dim).unwrap_or(0));
         conn.execute(
             "INSERT INTO vector_bits (chunk_id, bits) VALUES (?1, ?2)",
