@@ -99,23 +99,20 @@ pub fn scan_i8(query: &[i8], codes: &[i8], scales: &[f32], out: &mut Vec<f32>) {
 /// the cosine does, at 1/32 of the bytes of `f32`; a search keeps a generous number of the
 /// nearest by bits and scores only those exactly.
 pub fn sign_bits(v: &[f32]) -> Vec<u8> {
-    let mut bits = vec![0u8; v.len().div_ceil(8)];
-    for (i, x) in v.iter().enumerate() {
-        if *x > 0.0 {
-            bits[i / 8] |= 1 << (i % 8);
-        }
-    }
-    bits
+    pack_signs(v.iter().map(|x| *x > 0.0), v.len())
 }
 
 /// [`sign_bits`] of an `i8` code vector (the same signs as the vector it quantizes, except
 /// components that rounded to 0).
 pub fn sign_bits_i8(codes: &[i8]) -> Vec<u8> {
-    let mut bits = vec![0u8; codes.len().div_ceil(8)];
-    for (i, c) in codes.iter().enumerate() {
-        if *c > 0 {
-            bits[i / 8] |= 1 << (i % 8);
-        }
+    pack_signs(codes.iter().map(|c| *c > 0), codes.len())
+}
+
+/// `len` flags packed 8 to a byte, the first in the lowest bit.
+fn pack_signs(positive: impl Iterator<Item = bool>, len: usize) -> Vec<u8> {
+    let mut bits = vec![0u8; len.div_ceil(8)];
+    for (i, _) in positive.enumerate().filter(|(_, p)| *p) {
+        bits[i / 8] |= 1 << (i % 8);
     }
     bits
 }
