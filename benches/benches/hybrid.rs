@@ -1,6 +1,6 @@
 //! Hybrid-mode latency at 1k, 10k and 100k synthetic memories with 384-dimensional embeddings:
 //!
-//! - `vector_stage/index`: the nearest 50 by the quantized index, rescored exactly (what hybrid
+//! - `vector_stage/index`: the nearest 50 by the sign-bit index, rescored exactly (what hybrid
 //!   recall runs); `vector_stage/exact_scan`: every `f32` embedding scored in SQL row order
 //!   (the path taken under a selective filter), as the baseline in the same run.
 //! - `hybrid_recall`: the default hybrid engine's whole recall (lexical candidates, vector stage,

@@ -2,9 +2,9 @@
 //!
 //! One file holds everything: the `memories` table, an FTS5 index over content and tags
 //! (`porter unicode61`, with CJK text indexed one character per token so any CJK word matches
-//! as a phrase), kept in sync by triggers, and embeddings with a quantized vector index
-//! (`vector_chunks`: `i8` codes packed 512 to a blob, rescored exactly from the stored `f32`
-//! vectors; see [`Store::vector_candidates`]). The schema version lives in
+//! as a phrase), kept in sync by triggers, and embeddings with a vector index (`vector_bits`:
+//! each vector's sign bits packed 512 to a blob; what it finds is rescored exactly from the
+//! stored `f32` vectors; see [`Store::vector_candidates`]). The schema version lives in
 //! `PRAGMA user_version`; [`Store::open`] applies forward migrations, each in one transaction.
 //! The database runs in WAL mode with a busy timeout, every statement is parameterized and
 //! every write runs in a `BEGIN IMMEDIATE` transaction, so several processes can share one
@@ -40,7 +40,7 @@
 //!   record access, consolidate, list what lacks an embedding and store those made later
 //!   ([`Store::claim_unembedded`], [`Store::set_embeddings`]). The store never runs a model.
 //! - [`fts5_query`]: any text as a safe FTS5 `MATCH` expression.
-//! - [`quant`]: the `i8` quantization and SIMD scans of the vector index.
+//! - [`quant`]: the sign bits, `i8` quantization and SIMD scans of the vector index.
 //! - [`WriteOutcome`]: inserted, merged into a duplicate, or skipped.
 //! - [`OtherMemory`] and [`Embedding`]: another store's memories, read by
 //!   [`Store::read_other`], written here by [`Store::remember_embedded`].

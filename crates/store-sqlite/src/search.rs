@@ -1,4 +1,4 @@
-//! Reading candidates for recall: lexical (FTS5), nearest embeddings (the quantized index, or
+//! Reading candidates for recall: lexical (FTS5), nearest embeddings (the sign-bit index, or
 //! an exact scan under a filter), and exact cosines for candidates found otherwise.
 
 use oro_mem_core::{Filter, Memory, MemoryId, Result, Status};
@@ -69,8 +69,8 @@ impl Store {
     /// The `depth` memories under `filter` whose embeddings (made by `model`) are nearest to
     /// `query` (unit length): `(id, cosine)`, best first. The cosines are exact.
     ///
-    /// With no filter but the status, the quantized index finds `depth + 100` rows and only
-    /// those are rescored from the exact vectors; otherwise (or when too few of those pass the
+    /// With no filter but the status, the sign-bit index finds `max(10 × depth, 500)` rows and
+    /// only those are rescored from the exact vectors; otherwise (or when too few of those pass the
     /// status) every embedding under the filter is scored exactly.
     ///
     /// # Errors
