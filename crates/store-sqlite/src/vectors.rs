@@ -460,3 +460,40 @@ pub(crate) fn rebuild(conn: &Connection) -> Result<()> {
     }
     flush(&group, &mut pending)
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::NearestBits;
+
+    proptest! {
+        /// Whatever the order distances come in, every one among the `keep` smallest (ties at
+        /// the bound included) is admitted when it is offered.
+        #[test]
+        fn nearest_bits_admits_every_distance_of_the_smallest(
+            distances in prop::collection::vec(0u32..=64, 0..400),
+            keep in 1usize..50,
+        ) {
+            let mut nearest = NearestBits::new(keep, 64);
+            let admitted: Vec<bool> = distances.iter().map(|&d| nearest.admits(d)).collect();
+            let mut sorted = distances.clone();
+            sorted.sort_unstable();
+            if let Some(&bound) = sorted.get(keep.min(sorted.len()).saturating_sub(1)) {
+                for (&d, &ok) in distances.iter().zip(&admitted) {
+                    if d <= bound {
+                        prop_assert!(ok, "distance {} at or under the bound {} refused", d, bound);
+                    }
+                }
+            }
+            // And it prunes: a distance over the keep-th smallest of those before it is refused.
+            for (i, (&d, &ok)) in distances.iter().zip(&admitted).enumerate() {
+                let mut before = distances[..i].to_vec();
+                before.sort_unstable();
+                if before.len() >= keep && d > before[keep - 1] {
+                    prop_assert!(!ok, "distance {} admitted over the bound {}", d, before[keep - 1]);
+                }
+            }
+        }
+    }
+}
