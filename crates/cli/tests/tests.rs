@@ -27,7 +27,12 @@ impl Env {
     }
 
     fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(BIN);
+        self.cmd_of(Path::new(BIN), args)
+    }
+
+    /// [`Env::cmd`] with another copy of the binary.
+    fn cmd_of(&self, bin: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new(bin);
         c.current_dir(self.dir.path())
             .env_remove("ORO_MEM_DB")
             .env_remove("ORO_MEM_CONFIG")
@@ -467,11 +472,7 @@ fn a_store_in_a_read_only_location_is_read_and_not_written() {
     let privileged = std::fs::write(oro.join("probe"), b"").is_ok();
     let _ = std::fs::remove_file(oro.join("probe"));
     let run = |args: &[&str]| {
-        let mut c = Command::new(&bin);
-        c.current_dir(env.dir.path())
-            .env_remove("ORO_MEM_DB")
-            .env_remove("ORO_MEM_CONFIG")
-            .args(args);
+        let mut c = env.cmd_of(&bin, args);
         if privileged {
             c.uid(65534).gid(65534);
         }

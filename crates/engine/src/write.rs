@@ -171,17 +171,16 @@ impl Engine {
                 left
             };
             state.by_others = state.total.saturating_sub(left).saturating_sub(state.done);
-            state.total = state.total.max(state.done + state.by_others);
+            state.total = state.total.max(state.done);
+            progress(state);
             if left == 0 {
-                state.waiting_on = 0;
-                progress(state);
                 break;
             }
-            progress(state);
         }
         Ok(state)
     }
 }
+
 /// True when `embedder` would have made `e`: same model id and dimension.
 fn is_from(e: &Embedding, embedder: &dyn Embedder) -> bool {
     e.model == embedder.model_id() && e.vector.len() == embedder.dimension()

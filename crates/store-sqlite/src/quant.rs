@@ -1,13 +1,14 @@
-//! Scalar quantization of unit vectors to `i8`, and the kernels that scan many of them.
+//! The vector index's arithmetic: sign bits and the scans over them (Hamming distance,
+//! [`SignScorer`]), the exact `f32` dot product, the best-k heap, and the scalar quantization
+//! of unit vectors to `i8` that chunks still keep.
 //!
-//! A vector `v` is stored as codes `c[i] = round(v[i] / s)` with `s = max|v[i]| / 127`, so
-//! `v · w ≈ s_v · s_w · (c_v · c_w)`. For 384-dimensional sentence embeddings the error of
-//! that estimate is around 10⁻³, small next to the gaps between the best matches, which is why
-//! a store can scan the codes (a quarter of the bytes of `f32`) to find a few hundred
-//! candidates and then score only those exactly.
+//! A vector `v` is quantized to codes `c[i] = round(v[i] / s)` with `s = max|v[i]| / 127`, so
+//! `v · w ≈ s_v · s_w · (c_v · c_w)`; the sign of each code is the sign of its component
+//! (except those that rounded to 0), which is what the bits of a chunk written before schema
+//! version 7 are made from.
 //!
-//! The scans are compiled for AVX2 and SSE4.1 as well as the baseline, and pick the best the
-//! CPU has at run time (the `multiversion` crate).
+//! The scans are compiled for AVX2 (and POPCNT) as well as the baseline, and pick the best
+//! the CPU has at run time (the `multiversion` crate).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -41,15 +42,6 @@ pub fn quantize(v: &[f32]) -> Quantized {
     Quantized { scale, codes }
 }
 
-/// Dot product of two code vectors of equal length.
-#[multiversion(targets("x86_64+avx2", "x86_64+sse4.1", "aarch64+neon"))]
-pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-    a.iter()
-        .zip(b)
-        .map(|(&x, &y)| i32::from(x) * i32::from(y))
-        .sum()
-}
-
 /// Dot product of two `f32` vectors of equal length, accumulated in 8 lanes so that the
 /// compiler vectorizes it.
 #[multiversion(targets("x86_64+avx2+fma", "x86_64+sse4.1", "aarch64+neon"))]
@@ -64,33 +56,6 @@ pub fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
     }
     let tail: f32 = ar.iter().zip(br).map(|(x, y)| x * y).sum();
     acc.iter().sum::<f32>() + tail
-}
-
-/// Approximate similarities of `query` to the `codes.len() / query.len()` code vectors laid
-/// out one after another in `codes`: `scales[j] × (query · codes[j])`, into `out` (cleared
-/// first). The query's own scale is left out: it is the same for every row, so the order is
-/// unchanged.
-///
-/// # Panics
-///
-/// If `codes` does not hold exactly `scales.len()` vectors of `query.len()` codes.
-#[multiversion(targets("x86_64+avx2", "x86_64+sse4.1", "aarch64+neon"))]
-pub fn scan_i8(query: &[i8], codes: &[i8], scales: &[f32], out: &mut Vec<f32>) {
-    let dim = query.len();
-    assert_eq!(codes.len(), dim * scales.len(), "codes and scales disagree");
-    out.clear();
-    if dim == 0 {
-        out.resize(scales.len(), 0.0);
-        return;
-    }
-    out.extend(codes.chunks_exact(dim).zip(scales).map(|(row, &scale)| {
-        let dot: i32 = row
-            .iter()
-            .zip(query)
-            .map(|(&x, &y)| i32::from(x) * i32::from(y))
-            .sum();
-        scale * dot as f32
-    }));
 }
 
 /// The sign bits of `v`, packed: bit `i % 8` of byte `i / 8` is set when `v[i] > 0`, the
@@ -355,17 +320,10 @@ mod tests {
 
             let (qa, qb) = (quantize(&a), quantize(&b));
             let plain: i32 = qa.codes.iter().zip(&qb.codes).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
-            prop_assert_eq!(dot_i8(&qa.codes, &qb.codes), plain);
 
             // The quantized estimate is close to the exact dot product.
             let estimate = qa.scale * qb.scale * plain as f32;
             prop_assert!((estimate - exact).abs() < 0.02, "{} vs {}", estimate, exact);
-
-            let mut out = Vec::new();
-            let codes: Vec<i8> = qb.codes.iter().chain(&qa.codes).copied().collect();
-            scan_i8(&qa.codes, &codes, &[qb.scale, qa.scale], &mut out);
-            prop_assert_eq!(out.len(), 2);
-            prop_assert!((out[0] * qa.scale - estimate).abs() < 1e-4);
         }
 
         #[test]

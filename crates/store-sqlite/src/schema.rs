@@ -6,6 +6,8 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
+use crate::vectors;
+
 /// Migration `i` takes the schema from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
     // 1: the memories table. Embedding columns are in place for hybrid mode.
@@ -106,8 +108,7 @@ const MIGRATIONS: &[&str] = &[
     PRAGMA application_id = 1869770541;
     "#,
     // 7: the sign bits of each vector chunk's rows, scanned before anything else by a vector
-    // search (`vectors::search`). Chunks written before are read from their codes until they
-    // are next written (or `embed --rebuild-index`).
+    // search (`vectors::search`); `step_to` makes them for the chunks written before.
     r#"
     CREATE TABLE IF NOT EXISTS vector_bits (
         chunk_id INTEGER PRIMARY KEY,
@@ -122,6 +123,16 @@ pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 /// Reads `PRAGMA user_version`.
 pub(crate) fn version(conn: &Connection) -> rusqlite::Result<u32> {
     conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+}
+
+/// The step in Rust, if any, that completes migration `version` (to that version), in its
+/// transaction after its SQL.
+fn step_to(version: u32) -> Option<fn(&Connection) -> oro_mem_core::Result<()>> {
+    match version {
+        // The sign bits of the chunks an older version wrote, from their codes.
+        7 => Some(vectors::fill_missing_bits),
+        _ => None,
+    }
 }
 
 /// Applies every migration the database lacks; returns the versions it went from and to.
@@ -140,6 +151,9 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(u32, u32), MigrateError>
             break;
         }
         tx.execute_batch(MIGRATIONS[v as usize])?;
+        if let Some(step) = step_to(v + 1) {
+            step(&tx).map_err(MigrateError::Step)?;
+        }
         tx.pragma_update(None, "user_version", v + 1)?;
         tx.commit()?;
         current = v + 1;
@@ -152,6 +166,8 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(u32, u32), MigrateError>
 pub(crate) enum MigrateError {
     TooNew(u32),
     Sql(rusqlite::Error),
+    /// A step in Rust failed.
+    Step(oro_mem_core::Error),
 }
 
 impl From<rusqlite::Error> for MigrateError {
@@ -162,9 +178,12 @@ impl From<rusqlite::Error> for MigrateError {
 
 /// Applies migrations up to `target` only; for tests of older databases.
 #[cfg(test)]
-pub(crate) fn migrate_to(conn: &Connection, target: u32) -> rusqlite::Result<()> {
+pub(crate) fn migrate_to(conn: &Connection, target: u32) -> Result<(), MigrateError> {
     for (i, sql) in MIGRATIONS.iter().enumerate().take(target as usize) {
         conn.execute_batch(sql)?;
+        if let Some(step) = step_to(i as u32 + 1) {
+            step(conn).map_err(MigrateError::Step)?;
+        }
         conn.pragma_update(None, "user_version", i as u32 + 1)?;
     }
     Ok(())

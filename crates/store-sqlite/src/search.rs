@@ -138,6 +138,7 @@ impl Store {
             .query(params_from_iter(params))
             .context("cannot search vectors")?;
         let mut top = TopK::new(depth);
+        let mut v = Vec::with_capacity(query.len());
         while let Some(row) = rows.next().context("cannot search vectors")? {
             let id: MemoryId = row.get(0).context("cannot search vectors")?;
             let dim: i64 = row.get(2).context("cannot search vectors")?;
@@ -145,7 +146,7 @@ impl Store {
                 .get_ref(1)
                 .and_then(|v| Ok(v.as_blob()?))
                 .context("cannot search vectors")?;
-            if let Some(v) = vectors::from_blob(blob, dim as usize) {
+            if vectors::read_blob(blob, dim as usize, &mut v) {
                 top.push(dot_f32(query, &v), id);
             }
         }

@@ -67,8 +67,9 @@ pub const APPLICATION_ID: i32 = 0x6F72_6F2D;
 
 /// Refuses, without changing anything, a database that is not an oro-mem store this build can
 /// use: another application's (its `application_id`, or tables without an oro-mem schema), or
-/// one written by a newer oro-mem. An empty database passes: it becomes a store.
-pub(crate) fn check_identity(conn: &Connection, shown: &str) -> Result<()> {
+/// one written by a newer oro-mem. An empty database passes: it becomes a store. Returns the
+/// schema version.
+pub(crate) fn check_identity(conn: &Connection, shown: &str) -> Result<u32> {
     let header = |e| sqlite_error(&format!("{shown} is not a usable SQLite database"), e);
     let version = schema::version(conn).map_err(header)?;
     if version > SCHEMA_VERSION {
@@ -107,7 +108,7 @@ pub(crate) fn check_identity(conn: &Connection, shown: &str) -> Result<()> {
             )));
         }
     }
-    Ok(())
+    Ok(version)
 }
 
 /// The error for a store whose schema is newer than this build's.
@@ -121,13 +122,14 @@ fn too_new(shown: &str, version: u32) -> Error {
     )
 }
 
-/// The error for a store [`Store::open`] cannot write.
-fn read_only_location(shown: &str, e: &rusqlite::Error) -> Error {
+/// The error for a store [`Store::open`] cannot write, for `cause`.
+fn read_only_location(shown: &str, cause: &dyn std::fmt::Display) -> Error {
     Error::new(
         ErrorKind::ReadOnly,
         format!(
-            "{shown} is in a read-only location, so it cannot be written ({e}); commands that \
-             only read (recall, inject, export, stats, memories list/show) open it read-only"
+            "{shown} is in a read-only location, so it cannot be written ({cause}); commands \
+             that only read (recall, inject, export, stats, memories list/show) open it \
+             read-only"
         ),
     )
 }
@@ -253,13 +255,9 @@ impl Store {
         // A file this process may not write opens read-only without an error of its own;
         // it must not pass for a writable store.
         if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
-            return Err(Error::new(
-                ErrorKind::ReadOnly,
-                format!(
-                    "{shown} cannot be written by this process (a read-only file); commands \
-                     that only read (recall, inject, export, stats, memories list/show) open \
-                     it read-only"
-                ),
+            return Err(read_only_location(
+                &shown,
+                &"this process may not write the file",
             ));
         }
         conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
@@ -268,16 +266,8 @@ impl Store {
             MigrateError::TooNew(v) => too_new(&shown, v),
             MigrateError::Sql(e) if is_read_only(&e) => read_only_location(&shown, &e),
             MigrateError::Sql(e) => sqlite_error(&format!("cannot migrate {shown}"), e),
+            MigrateError::Step(e) => e,
         })?;
-        if from < 7 {
-            // Version 7 keeps sign bits next to each vector chunk; make them for the chunks
-            // an older version wrote, once.
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .context("cannot start write transaction")?;
-            vectors::fill_missing_bits(&tx)?;
-            tx.commit().context("cannot commit")?;
-        }
         Store::finish(conn, path, from, false)
     }
 
@@ -298,13 +288,14 @@ impl Store {
         let path = path.as_ref();
         let shown = path.display().to_string();
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let readable = |conn: Connection| -> rusqlite::Result<(Connection, u32)> {
+        // Reading the schema version is what fails when the database cannot be read here.
+        let readable = |conn: Connection| -> rusqlite::Result<Connection> {
             conn.busy_timeout(BUSY_TIMEOUT)?;
-            let version = schema::version(&conn)?;
-            Ok((conn, version))
+            schema::version(&conn)?;
+            Ok(conn)
         };
         let first = Connection::open_with_flags(path, flags).and_then(readable);
-        let (conn, version) = match first {
+        let conn = match first {
             Ok(opened) => opened,
             // A database in WAL mode needs its shared-memory file, which a read-only
             // directory cannot hold. With no log to read, the file alone is the whole
@@ -334,7 +325,7 @@ impl Store {
             }
             Err(e) => return Err(e).context(&format!("cannot open {shown} for reading")),
         };
-        check_identity(&conn, &shown)?;
+        let version = check_identity(&conn, &shown)?;
         if version < READ_ONLY_FROM {
             return Err(Error::new(
                 ErrorKind::Storage,

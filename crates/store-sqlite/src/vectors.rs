@@ -30,11 +30,8 @@ pub(crate) fn to_blob(v: &[f32]) -> Vec<u8> {
 
 /// Decodes a `memories.embedding` blob; `None` unless it holds exactly `dim` floats.
 pub(crate) fn from_blob(blob: &[u8], dim: usize) -> Option<Vec<f32>> {
-    (blob.len() == dim * 4).then(|| {
-        blob.chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect()
-    })
+    let mut v = Vec::with_capacity(dim);
+    read_blob(blob, dim, &mut v).then_some(v)
 }
 
 /// Decodes a `memories.embedding` blob into `out` (replacing what it held); false unless the
@@ -277,6 +274,9 @@ pub(crate) fn search(
     k: usize,
 ) -> Result<Vec<(MemoryId, f32)>> {
     let dim = query.len();
+    if dim == 0 || k == 0 {
+        return Ok(Vec::new());
+    }
     let width = dim.div_ceil(8);
     let q = sign_bits(query);
     let scorer = SignScorer::new(query);
@@ -311,7 +311,7 @@ pub(crate) fn search(
             .get_ref(2)
             .and_then(|v| Ok(v.as_blob_or_null()?))
             .context("cannot read the vector index")?;
-        // Bits a chunk lacks (written before they were kept) are made from its codes.
+        // Bits that are missing or torn (a damaged store) are made from the chunk's codes.
         let made;
         let bits = match stored {
             Some(bits) if bits.len() == n * width => bits,

@@ -15,7 +15,6 @@ use serde::Serialize;
 
 use crate::quant::dot_f32;
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
-use crate::schema;
 use crate::search::embedding_row;
 use crate::similar::similar;
 use crate::store::{check_identity, to_i64, SqlContext, Store, BUSY_TIMEOUT};
@@ -70,10 +69,7 @@ impl Store {
         .context(&format!("cannot open {shown}"))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .context("cannot set busy_timeout")?;
-        check_identity(&conn, &shown.to_string())?;
-        let version =
-            schema::version(&conn).context(&format!("{shown} is not a usable SQLite database"))?;
-        if version == 0 {
+        if check_identity(&conn, &shown.to_string())? == 0 {
             return Err(Error::new(
                 ErrorKind::Storage,
                 format!("{shown} is not an oro-mem database (it has no schema version)"),
