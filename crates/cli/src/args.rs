@@ -115,6 +115,10 @@ pub struct RememberArgs {
     /// The worker that learned it
     #[arg(long)]
     pub worker_id: Option<String>,
+    /// The session it was written in (a conversation, an agent's run): recall lets memories
+    /// of one session lend each other context, and `--session` lists them in time order
+    #[arg(long)]
+    pub session: Option<String>,
     /// Metadata as a JSON object
     #[arg(long, value_name = "JSON")]
     pub metadata: Option<String>,
@@ -148,6 +152,15 @@ pub struct FilterArgs {
     /// Only this namespace
     #[arg(long)]
     pub namespace: Option<String>,
+    /// Only this session's memories
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Only memories learned on this work item
+    #[arg(long)]
+    pub bead_id: Option<String>,
+    /// Only memories learned by this worker
+    #[arg(long)]
+    pub worker_id: Option<String>,
     /// Only memories from these sources (comma-separated)
     #[arg(long, value_delimiter = ',')]
     pub source: Vec<String>,
@@ -261,9 +274,9 @@ pub enum Sort {
 pub struct ListArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
-    /// Order
-    #[arg(long, value_enum, default_value_t = Sort::Newest)]
-    pub sort: Sort,
+    /// Order [default: newest; with --session, oldest: the session's episode in time order]
+    #[arg(long, value_enum)]
+    pub sort: Option<Sort>,
     /// At most this many
     #[arg(long, default_value_t = 20)]
     pub limit: usize,
@@ -442,6 +455,9 @@ pub struct ExtractArgs {
     /// The worker that wrote it
     #[arg(long)]
     pub worker_id: Option<String>,
+    /// The session the output belongs to
+    #[arg(long)]
+    pub session: Option<String>,
     /// Print JSON
     #[arg(long)]
     pub json: bool,

@@ -66,6 +66,7 @@ pub fn extract(ctx: &mut Ctx, a: &ExtractArgs) -> Result<()> {
         m.tags.extend(a.tags.iter().cloned());
         m.bead_id = a.bead_id.clone();
         m.worker_id = a.worker_id.clone();
+        m.session = a.session.clone();
         m.validate().with_context(|| format!("line {}", f.line))?;
     }
     let lines: Vec<usize> = memories.iter().map(|f| f.line).collect();

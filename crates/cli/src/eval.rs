@@ -213,6 +213,7 @@ fn import(dataset: &Dataset, now: Option<Timestamp>) -> Result<Corpus> {
                 if let Some(ns) = &d.namespace {
                     m = m.namespace(ns.clone());
                 }
+                m.session = d.session.clone();
                 for key in [d.namespace.clone().unwrap_or_default(), String::new()] {
                     let n = newest.entry(key).or_insert(at);
                     *n = (*n).max(at);

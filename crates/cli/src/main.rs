@@ -211,6 +211,9 @@ fn build_filter(a: &FilterArgs, now: Timestamp) -> Result<Filter> {
         tags_any: normalize_tags(&a.tags),
         tags_all: normalize_tags(&a.all_tags),
         namespace: a.namespace.clone(),
+        session: a.session.clone(),
+        bead_id: a.bead_id.clone(),
+        worker_id: a.worker_id.clone(),
         status: a.status.as_deref().map(str::parse).transpose()?,
         sources: parse_list(&a.source)?,
         created_after: a
@@ -264,6 +267,7 @@ fn remember(mut ctx: Ctx, a: &args::RememberArgs) -> Result<()> {
         .source(a.source.parse::<Source>()?);
     m.bead_id = a.bead_id.clone();
     m.worker_id = a.worker_id.clone();
+    m.session = a.session.clone();
     m.pinned = a.pin;
     if let Some(json) = &a.metadata {
         match serde_json::from_str(json) {
@@ -401,7 +405,11 @@ fn memories(mut ctx: Ctx, cmd: &MemoriesCommand) -> Result<()> {
     match cmd {
         MemoriesCommand::List(a) => {
             let filter = build_filter(&a.filter, now)?;
-            let order = match a.sort {
+            let episode = filter.session.is_some();
+            let sort = a
+                .sort
+                .unwrap_or(if episode { Sort::Oldest } else { Sort::Newest });
+            let order = match sort {
                 Sort::Newest => ListOrder::Newest,
                 Sort::Oldest => ListOrder::Oldest,
                 Sort::Accessed => ListOrder::MostAccessed,

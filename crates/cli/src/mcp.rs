@@ -57,6 +57,8 @@ struct SearchArgs {
     tags: Option<Vec<String>>,
     /// Only this namespace.
     namespace: Option<String>,
+    /// Only this session's memories.
+    session: Option<String>,
     /// Token budget for the contents (default 500).
     budget: Option<usize>,
     /// Include each ranker's rank and score.
@@ -74,6 +76,9 @@ struct RememberArgs {
     tags: Option<Vec<String>>,
     /// Namespace (default "default").
     namespace: Option<String>,
+    /// The session (conversation, run) it was learned in; memories of one session lend
+    /// each other context in search.
+    session: Option<String>,
     /// 0..1 (default 0.8).
     confidence: Option<f64>,
 }
@@ -146,6 +151,7 @@ impl MemoryServer {
                 // As the command line does: "" and blanks restrict nothing.
                 tags_any: normalize_tags(a.tags.as_deref().unwrap_or_default()),
                 namespace: a.namespace.clone(),
+                session: a.session.clone(),
                 ..Filter::default()
             };
             let query = Query::new(&a.query, &filter).now(Timestamp::now());
@@ -205,6 +211,7 @@ impl MemoryServer {
         if let Some(c) = a.confidence {
             m = m.confidence(c);
         }
+        m.session = a.session;
         self.with(|s| {
             let dedup = s.engine.config().dedup.clone();
             let done = s.remember(vec![(m, None)], &dedup)?;

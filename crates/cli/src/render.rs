@@ -155,6 +155,9 @@ pub fn memory_details(m: &Memory, now: Timestamp) -> String {
     if let Some(w) = &m.worker_id {
         let _ = writeln!(out, "worker:        {w}");
     }
+    if let Some(s) = &m.session {
+        let _ = writeln!(out, "session:       {s}");
+    }
     if !m.metadata.is_empty() {
         let _ = writeln!(
             out,

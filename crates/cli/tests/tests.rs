@@ -350,6 +350,93 @@ fn filters_apply_to_recall_and_list() {
     assert_eq!(listed.lines().count(), 1);
 }
 
+#[test]
+fn a_session_is_listed_in_time_order_and_lends_its_turns_context() {
+    let env = Env::new();
+    // 1: no session; 2-4: one session's turns; 5: a work item's.
+    env.ok(&["remember", "A single writer lock blocked the deploy"]);
+    let turns = [
+        "Which database did we pick for the job queue?",
+        "Postgres, because SQLite allows a single writer",
+        "And the workers poll it every second",
+    ];
+    for turn in turns {
+        env.ok(&[
+            "remember",
+            turn,
+            "--session",
+            "standup-3",
+            "--worker-id",
+            "w1",
+        ]);
+    }
+    env.ok(&[
+        "remember",
+        "The job queue dashboard is slow",
+        "--bead-id",
+        "b-9",
+    ]);
+    let listed: Vec<serde_json::Value> = env
+        .ok(&["memories", "list", "--session", "standup-3", "--json"])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let contents: Vec<&str> = listed
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        contents, turns,
+        "a session lists as its episode, oldest first"
+    );
+    assert_eq!(listed[0]["session"], "standup-3");
+    let show = env.ok(&["memories", "show", "2"]);
+    assert!(show.contains("session:       standup-3"), "{show}");
+    let ids = |args: &[&str]| {
+        let mut a = vec!["job queue", "--no-touch"];
+        a.extend_from_slice(args);
+        result_ids(&env.recall_json(&a))
+    };
+    assert_eq!(ids(&["--session", "standup-3"]), [2]);
+    assert_eq!(ids(&["--bead-id", "b-9"]), [5]);
+    assert_eq!(ids(&["--worker-id", "w1"]), [2]);
+
+    // The answer (3) and the memory of no session (1) match the query's last words alike;
+    // the answer comes first on the strength of the question next to it (2), which
+    // --explain shows. Without session context they tie, and the older (1) comes first.
+    let query = [
+        "which database for the queue: a single writer?",
+        "--no-touch",
+        "--explain",
+    ];
+    let order = |v: &serde_json::Value| -> Vec<i64> {
+        result_ids(v)
+            .into_iter()
+            .filter(|&id| id == 1 || id == 3)
+            .collect()
+    };
+    let lent = |v: &serde_json::Value, id: i64| -> f64 {
+        let results = v["results"].as_array().unwrap();
+        let r = results.iter().find(|r| r["memory"]["id"] == id).unwrap();
+        let lists = r["lists"].as_array().unwrap();
+        lists
+            .iter()
+            .find(|l| l["name"] == "session")
+            .map_or(0.0, |l| l["contribution"].as_f64().unwrap())
+    };
+    let v = env.recall_json(&query);
+    assert_eq!(order(&v), [3, 1], "{v}");
+    assert!(lent(&v, 3) > 0.0 && lent(&v, 1) == 0.0, "{v}");
+    let config = env.dir.path().join(".oro").join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let off = text.replace("session_context = 0.2", "session_context = 0.0");
+    assert_ne!(off, text, "the template sets session_context");
+    std::fs::write(&config, off).unwrap();
+    let v = env.recall_json(&query);
+    assert_eq!(order(&v), [1, 3], "{v}");
+    assert_eq!(lent(&v, 3), 0.0, "{v}");
+}
+
 /// Runs `cmd` (an `oro-mem mcp` command) over `requests`, after the MCP handshake, until its
 /// input ends: the process's output, and every line it wrote, parsed.
 fn mcp_session(mut cmd: Command, requests: &[String]) -> (Output, Vec<serde_json::Value>) {
@@ -893,6 +980,8 @@ fn export_import_round_trip_and_bad_lines() {
         "a,b",
         "--confidence",
         "0.7",
+        "--session",
+        "run-7",
     ]);
     env.ok(&["remember", "exported decision two", "--type", "decision"]);
     env.ok(&["memories", "forget", "2", "--archive"]);
@@ -923,6 +1012,7 @@ fn export_import_round_trip_and_bad_lines() {
         "status",
         "created_at",
         "source",
+        "session",
     ] {
         let ka: Vec<_> = a.iter().map(|m| &m[key]).collect();
         let kb: Vec<_> = b.iter().map(|m| &m[key]).collect();

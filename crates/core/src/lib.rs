@@ -43,7 +43,8 @@
 //! # fn example_memory() -> Memory {
 //! #     let n = NewMemory::new("WAL mode needs one writer", MemoryType::Lesson);
 //! #     Memory { id: 0, content: n.content, memory_type: n.memory_type, tags: n.tags,
-//! #         source: n.source, bead_id: None, worker_id: None, namespace: n.namespace,
+//! #         source: n.source, bead_id: None, worker_id: None, session: None,
+//! #         namespace: n.namespace,
 //! #         metadata: n.metadata, confidence: n.confidence, pinned: true, status: n.status,
 //! #         created_at: Timestamp(0), updated_at: Timestamp(0), access_count: 0,
 //! #         last_accessed: None }
@@ -94,7 +95,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use memory::{Memory, MemoryId, MemoryType, NewMemory, Source, Status};
 pub use query::{Filter, MetaCondition, MetaOp, Query, MAX_FILTER_VALUES};
 pub use rank::{Fuser, Ranker, Weighted};
-pub use ranking::{Candidate, Candidates, Hit, Ranking, Signal};
+pub use ranking::{Candidate, Candidates, Hit, Neighbour, Ranking, Signal};
 pub use recall::{Pipeline, Recall, Recalled};
 pub use signals::{AccessFrequency, Recency};
 pub use store::{CandidateSearch, Embedding, ListOrder, MemoryRead, MemoryWrite, WriteOutcome};

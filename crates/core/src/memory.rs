@@ -120,6 +120,11 @@ pub struct Memory {
     pub bead_id: Option<String>,
     /// The worker that learned it, if any.
     pub worker_id: Option<String>,
+    /// The session (conversation, agent run) it was written in, if any. Memories of one
+    /// session are its episode, in time order; recall lets a session's neighbours lend each
+    /// other context.
+    #[serde(default)]
+    pub session: Option<String>,
     /// Scope; recall searches one namespace at a time.
     pub namespace: String,
     /// Arbitrary JSON object.
@@ -163,6 +168,9 @@ pub struct NewMemory {
     /// The worker that learned it.
     #[serde(default)]
     pub worker_id: Option<String>,
+    /// The session it was written in.
+    #[serde(default)]
+    pub session: Option<String>,
     /// Scope.
     #[serde(default = "default_namespace")]
     pub namespace: String,
@@ -217,6 +225,7 @@ impl NewMemory {
             source: default_source(),
             bead_id: None,
             worker_id: None,
+            session: None,
             namespace: default_namespace(),
             metadata: serde_json::Map::new(),
             confidence: DEFAULT_CONFIDENCE,
@@ -256,6 +265,12 @@ impl NewMemory {
         self
     }
 
+    /// Sets the session.
+    pub fn session(mut self, session: impl Into<String>) -> NewMemory {
+        self.session = Some(session.into());
+        self
+    }
+
     /// Sets the creation time.
     pub fn created_at(mut self, at: Timestamp) -> NewMemory {
         self.created_at = Some(at);
@@ -267,8 +282,9 @@ impl NewMemory {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) naming the first bad field:
-    /// content empty or only whitespace or invisible characters, confidence not a finite number in `[0, 1]`, an empty
-    /// namespace.
+    /// content empty or only whitespace or invisible characters, confidence not a finite
+    /// number in `[0, 1]`, an empty namespace or session. A session is stored without
+    /// surrounding whitespace.
     pub fn validate(&mut self) -> Result<()> {
         if is_blank(&self.content) {
             return Err(Error::invalid_input(if self.content.is_empty() {
@@ -292,6 +308,18 @@ impl NewMemory {
             return Err(Error::invalid_input(
                 "namespace is empty (or only whitespace or invisible characters)",
             ));
+        }
+        if let Some(session) = &self.session {
+            let trimmed = session.trim_matches(is_invisible);
+            if trimmed.is_empty() {
+                return Err(Error::invalid_input(
+                    "session is empty (or only whitespace or invisible characters); leave it \
+                     out for none",
+                ));
+            }
+            if trimmed.len() != session.len() {
+                self.session = Some(trimmed.to_string());
+            }
         }
         self.tags = normalize_tags(&self.tags);
         Ok(())
@@ -357,6 +385,7 @@ impl From<Memory> for NewMemory {
             source: m.source,
             bead_id: m.bead_id,
             worker_id: m.worker_id,
+            session: m.session,
             namespace: m.namespace,
             metadata: m.metadata,
             confidence: m.confidence,

@@ -47,6 +47,12 @@ pub struct Filter {
     pub tags_all: Vec<String>,
     /// Exactly this namespace; `None` searches every namespace.
     pub namespace: Option<String>,
+    /// Exactly this session ([`Memory::session`](crate::Memory::session)).
+    pub session: Option<String>,
+    /// Exactly this work item (bead).
+    pub bead_id: Option<String>,
+    /// Exactly this worker.
+    pub worker_id: Option<String>,
     /// This status; `None` means [`Status::Active`].
     pub status: Option<Status>,
     /// Any of these sources.
@@ -94,6 +100,9 @@ impl Filter {
             && self.tags_any.is_empty()
             && self.tags_all.is_empty()
             && self.namespace.is_none()
+            && self.session.is_none()
+            && self.bead_id.is_none()
+            && self.worker_id.is_none()
             && self.sources.is_empty()
             && self.created_after.is_none()
             && self.created_before.is_none()

@@ -65,11 +65,13 @@ impl Signal {
     }
 }
 
-/// The set of candidates for one query (ids unique) and the signals their sources gave them.
+/// The set of candidates for one query (ids unique), the signals their sources gave them,
+/// and, when the store was asked, their neighbours in their sessions.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Candidates {
     items: Vec<Candidate>,
     signals: Vec<(String, Signal)>,
+    neighbours: HashMap<MemoryId, Vec<(MemoryId, u32)>>,
 }
 
 impl Candidates {
@@ -79,7 +81,26 @@ impl Candidates {
         Candidates {
             items: items.into_iter().filter(|c| seen.insert(c.id())).collect(),
             signals: Vec::new(),
+            neighbours: HashMap::new(),
         }
+    }
+
+    /// Records the candidates' session neighbours
+    /// ([`CandidateSearch::session_neighbours`](crate::CandidateSearch::session_neighbours)),
+    /// replacing any recorded before.
+    pub fn set_neighbours(&mut self, neighbours: impl IntoIterator<Item = Neighbour>) {
+        self.neighbours.clear();
+        for n in neighbours {
+            self.neighbours
+                .entry(n.of)
+                .or_default()
+                .push((n.id, n.distance));
+        }
+    }
+
+    /// The candidates near `id` in its session as `(id, distance)`, when they were recorded.
+    pub fn neighbours(&self, id: MemoryId) -> &[(MemoryId, u32)] {
+        self.neighbours.get(&id).map_or(&[], Vec::as_slice)
     }
 
     /// Adds `signal` under `name`, replacing one of the same name.
@@ -172,6 +193,18 @@ impl<'a> IntoIterator for &'a Candidates {
     fn into_iter(self) -> Self::IntoIter {
         self.items.iter()
     }
+}
+
+/// A memory near another in their session ([`Memory::session`]): `distance` places before
+/// or after it, in time order (1 is next to it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Neighbour {
+    /// The memory whose neighbour this is.
+    pub of: MemoryId,
+    /// The neighbour.
+    pub id: MemoryId,
+    /// How many places apart they are, from 1.
+    pub distance: u32,
 }
 
 /// One ranked document.

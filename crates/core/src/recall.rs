@@ -66,7 +66,8 @@ pub struct Recalled {
     /// Final score: relevance × confidence × decay, or with `recall.order = "relevance"`,
     /// probability × confidence × decay.
     pub raw_score: f64,
-    /// Relevance before confidence and decay: the fused score, plus the pinned bonus.
+    /// Relevance before confidence and decay: the fused score, plus the pinned bonus and
+    /// what the memory's session neighbours lend it (`recall.session_context`).
     pub relevance: f64,
     /// The confidence factor.
     pub confidence: f64,
@@ -276,7 +277,8 @@ impl Pipeline {
     }
 
     /// Runs the pipeline over `candidates`: gate ([`Candidates::gate`]) → rank
-    /// ([`Pipeline::rank`]) → fuse → score → select (estimating relevance as it goes). When
+    /// ([`Pipeline::rank`]) → fuse → session context (from [`Candidates::neighbours`]) →
+    /// score → select (estimating relevance as it goes). When
     /// nothing is returned, [`Recall::abstained`] says why.
     ///
     /// # Errors
@@ -297,6 +299,7 @@ impl Pipeline {
         let by_id: HashMap<MemoryId, &Memory> =
             candidates.iter().map(|c| (c.id(), &c.memory)).collect();
         let relevance = self.fuse(&inputs, &by_id);
+        let (relevance, context) = self.session_context(relevance, &candidates);
         let mut scored = self.score(relevance, &by_id, query.now);
         out.above_threshold = scored.len();
         let estimator = (!self.calibration.is_empty()).then(|| {
@@ -319,7 +322,7 @@ impl Pipeline {
         out.results = self
             .select(scored, &by_id, estimator.as_ref(), &mut below)
             .into_iter()
-            .map(|s| self.explained(s, &inputs))
+            .map(|s| self.explained(s, &inputs, &context))
             .collect();
         out.below_relevance = below.count;
         if let Some(best) = out.results.first().map(|r| r.raw_score) {
@@ -361,6 +364,40 @@ impl Pipeline {
                 (h.id, h.score + if pinned { bonus } else { 0.0 })
             })
             .collect()
+    }
+
+    /// The session-context stage: with `session_context` above 0, each candidate gains that
+    /// much of the fused score of each of its session neighbours among the candidates,
+    /// divided by their distance (a turn of a conversation is read with the turns around it).
+    /// Gains come from the fused scores before any gain, so the order does not matter.
+    /// Returns the new scores and each gain above 0.
+    fn session_context(
+        &self,
+        relevance: Vec<(MemoryId, f64)>,
+        candidates: &Candidates,
+    ) -> (Vec<(MemoryId, f64)>, HashMap<MemoryId, f64>) {
+        let weight = self.recall.session_context;
+        let mut gains = HashMap::new();
+        if weight == 0.0 {
+            return (relevance, gains);
+        }
+        let fused: HashMap<MemoryId, f64> = relevance.iter().copied().collect();
+        let relevance = relevance
+            .into_iter()
+            .map(|(id, r)| {
+                let near: f64 = candidates
+                    .neighbours(id)
+                    .iter()
+                    .filter_map(|&(n, d)| Some(fused.get(&n)? / f64::from(d.max(1))))
+                    .sum();
+                let gain = weight * near;
+                if gain > 0.0 {
+                    gains.insert(id, gain);
+                }
+                (id, r + gain)
+            })
+            .collect();
+        (relevance, gains)
     }
 
     /// The score stage: relevance × confidence × decay, kept when at least the minimum score
@@ -463,7 +500,12 @@ impl Pipeline {
     }
 
     /// A selected memory with what each list (and pinning) gave it.
-    fn explained(&self, s: Selected, inputs: &[Weighted<'_>]) -> Recalled {
+    fn explained(
+        &self,
+        s: Selected,
+        inputs: &[Weighted<'_>],
+        context: &HashMap<MemoryId, f64>,
+    ) -> Recalled {
         let id = s.scored.id;
         let mut lists: Vec<ListExplain> = inputs
             .iter()
@@ -489,6 +531,15 @@ impl Pipeline {
                 rank: None,
                 score: None,
                 contribution: bonus,
+            });
+        }
+        if let Some(&gain) = context.get(&id) {
+            lists.push(ListExplain {
+                name: "session".to_string(),
+                weight: self.recall.session_context,
+                rank: None,
+                score: None,
+                contribution: gain,
             });
         }
         Recalled {
@@ -654,7 +705,7 @@ mod tests {
     use crate::rank::Weighted;
     use crate::signals::{AccessFrequency, Recency};
     use crate::test_support::memory;
-    use crate::{Candidate, Filter, Hit, Signal};
+    use crate::{Candidate, Filter, Hit, Neighbour, Signal};
 
     /// A fuser that sums weighted scores, with a pinned bonus; enough to test the pipeline
     /// without the fusion crate.
@@ -838,6 +889,84 @@ mod tests {
         let r = run(&pipeline(config), vec![candidate(1, &"é".repeat(100), 1.0)]);
         assert!(r.results[0].truncated);
         assert!(r.results[0].tokens <= 5);
+    }
+
+    #[test]
+    fn session_neighbours_lend_their_score_by_distance_and_are_explained() {
+        let config = RecallConfig {
+            session_context: 0.5,
+            near_duplicate: f64::INFINITY,
+            max_results: 10,
+            budget_tokens: 10_000,
+            ..RecallConfig::default()
+        };
+        let p = pipeline(config);
+        let recall = |neighbours: &[Neighbour]| {
+            let f = Filter::default();
+            let mut candidates = Candidates::new(
+                [
+                    (1, "answer"),
+                    (2, "next turn"),
+                    (3, "two turns on"),
+                    (4, "elsewhere"),
+                ]
+                .map(|(id, text)| Candidate::new(memory(id, text))),
+            );
+            candidates.set_signal(
+                "lexical",
+                Signal::new([(1, 4.0), (2, 1.0), (3, 1.0), (4, 1.5)]),
+            );
+            candidates.set_neighbours(neighbours.iter().copied());
+            p.recall(&Query::new("q", &f).now(Timestamp(0)), candidates)
+                .unwrap()
+        };
+        let by_id = |r: &Recall| -> Vec<(MemoryId, f64)> {
+            r.results
+                .iter()
+                .map(|x| (x.memory.id, x.relevance))
+                .collect()
+        };
+        let alone = recall(&[]);
+        assert_eq!(by_id(&alone), [(1, 4.0), (4, 1.5), (2, 1.0), (3, 1.0)]);
+        assert!(alone.results.iter().all(|r| r.lists.len() == 1));
+        let pair = |of, id, distance| {
+            [
+                Neighbour { of, id, distance },
+                Neighbour {
+                    of: id,
+                    id: of,
+                    distance,
+                },
+            ]
+        };
+        let near: Vec<Neighbour> = [pair(1, 2, 1), pair(1, 3, 2), pair(2, 3, 1)].concat();
+        let r = recall(&near);
+        // 2 gains 0.5 × (4 / 1 + 1 / 1), 3 gains 0.5 × (4 / 2 + 1 / 1), 1 gains 0.5 × (1 + 1 / 2):
+        // from the fused scores before any gain.
+        assert_eq!(by_id(&r), [(1, 4.75), (2, 3.5), (3, 2.5), (4, 1.5)]);
+        let session = r.results[1]
+            .lists
+            .iter()
+            .find(|l| l.name == "session")
+            .unwrap();
+        assert_eq!((session.weight, session.contribution), (0.5, 2.5));
+        assert!(r.results[3].lists.iter().all(|l| l.name != "session"));
+        // Off, neighbours change nothing.
+        let off = pipeline(RecallConfig {
+            session_context: 0.0,
+            ..p.config().clone()
+        });
+        let f = Filter::default();
+        let mut candidates = Candidates::new([
+            Candidate::new(memory(1, "a")),
+            Candidate::new(memory(2, "b")),
+        ]);
+        candidates.set_signal("lexical", Signal::new([(1, 2.0), (2, 1.0)]));
+        candidates.set_neighbours(pair(1, 2, 1));
+        let r = off
+            .recall(&Query::new("q", &f).now(Timestamp(0)), candidates)
+            .unwrap();
+        assert_eq!(by_id(&r), [(1, 2.0), (2, 1.0)]);
     }
 
     #[test]

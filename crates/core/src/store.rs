@@ -17,6 +17,7 @@ use crate::config::DedupConfig;
 use crate::error::{Error, Result};
 use crate::memory::{Memory, MemoryId, NewMemory, Status};
 use crate::query::Filter;
+use crate::ranking::Neighbour;
 use crate::time::Timestamp;
 
 /// Order of [`MemoryRead::list`].
@@ -192,6 +193,17 @@ pub trait CandidateSearch: MemoryRead {
         query: &[f32],
         ids: &[MemoryId],
     ) -> Result<Vec<(MemoryId, f64)>>;
+
+    /// The pairs of `memories` that are neighbours in their session
+    /// ([`Memory::session`]): of one session and namespace, at most `window` places apart
+    /// among the session's active memories ordered by creation time and then id. Each pair is
+    /// given both ways, with its distance (1 = next to each other). Memories without a
+    /// session have no neighbours.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
+    fn session_neighbours(&self, memories: &[&Memory], window: usize) -> Result<Vec<Neighbour>>;
 
     /// How many memories have no embedding by `model` (so cannot be found by meaning).
     ///

@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use oro_mem_core::config::CALIBRATION_PREFIX;
 use oro_mem_core::{
-    Candidate, CandidateSearch, Candidates, Config, Error, ErrorKind, Fuser, MemoryId, MemoryWrite,
-    Mode, Pipeline, Query, Ranker, Recall, Result, Scoring, Signal,
+    Candidate, CandidateSearch, Candidates, Config, Error, ErrorKind, Fuser, Memory, MemoryId,
+    MemoryWrite, Mode, Pipeline, Query, Ranker, Recall, Result, Scoring, Signal,
 };
 use oro_mem_fusion::Scaled;
 use oro_mem_rank_bm25::Bm25Ranker;
@@ -325,7 +325,33 @@ impl Engine {
             }
             Err((_, e)) => return Err(e),
         };
+        let mut candidates = candidates;
+        self.add_session_neighbours(store, mode, &mut candidates)?;
         Ok((candidates, mode, warnings))
+    }
+
+    /// Asks the store for the session neighbours of the candidates that have a session, when
+    /// the mode's pipeline lets neighbours lend context (`recall.session_context`).
+    fn add_session_neighbours(
+        &self,
+        store: &dyn CandidateSearch,
+        mode: Mode,
+        candidates: &mut Candidates,
+    ) -> Result<()> {
+        let recall = self.pipeline(mode).config();
+        if recall.session_context == 0.0 {
+            return Ok(());
+        }
+        let in_sessions: Vec<&Memory> = candidates
+            .iter()
+            .map(|c| &c.memory)
+            .filter(|m| m.session.is_some())
+            .collect();
+        if in_sessions.len() > 1 {
+            let neighbours = store.session_neighbours(&in_sessions, recall.session_window)?;
+            candidates.set_neighbours(neighbours);
+        }
+        Ok(())
     }
 }
 

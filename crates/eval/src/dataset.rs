@@ -22,6 +22,10 @@ pub struct Doc {
     pub namespace: Option<String>,
     /// `created_at` (RFC 3339), if the dataset dates its documents.
     pub created_at: Option<Timestamp>,
+    /// `session`; without one, documents of one namespace dated the same moment are one
+    /// session (the turns of a LoCoMo session share its date and time), in corpus order.
+    /// Undated documents have none.
+    pub session: Option<String>,
 }
 
 impl Doc {
@@ -77,6 +81,7 @@ struct RawDoc {
     text: String,
     namespace: Option<String>,
     created_at: Option<String>,
+    session: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -130,12 +135,17 @@ impl Dataset {
                     })?),
                     None => None,
                 };
+            let session = raw.session.or_else(|| match (&raw.namespace, created_at) {
+                (Some(ns), Some(at)) => Some(format!("{ns} {at}")),
+                _ => None,
+            });
             Ok(Doc {
                 id: raw.id.into_string(),
                 title: raw.title,
                 text: raw.text,
                 namespace: raw.namespace,
                 created_at,
+                session,
             })
         })?;
         check_unique(dir, "corpus.jsonl", docs.iter().map(|d| d.id.as_str()))?;

@@ -35,9 +35,16 @@ impl Where {
         w.and("m.status = ?");
         w.params
             .push(Value::Text(filter.status_or_default().as_str().into()));
-        if let Some(ns) = &filter.namespace {
-            w.and("m.namespace = ?");
-            w.params.push(Value::Text(ns.clone()));
+        for (column, value) in [
+            ("m.namespace", &filter.namespace),
+            ("m.session", &filter.session),
+            ("m.bead_id", &filter.bead_id),
+            ("m.worker_id", &filter.worker_id),
+        ] {
+            if let Some(value) = value {
+                w.and(&format!("{column} = ?"));
+                w.params.push(Value::Text(value.clone()));
+            }
         }
         if !filter.types.is_empty() {
             w.and(&format!(

@@ -4,7 +4,7 @@ use oro_mem_core::config::DedupConfig;
 use oro_mem_core::store::{
     CandidateSearch, Embedding, ListOrder, MemoryRead, MemoryWrite, WriteOutcome,
 };
-use oro_mem_core::{Filter, Memory, MemoryId, NewMemory, Result, Status, Timestamp};
+use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, NewMemory, Result, Status, Timestamp};
 
 use crate::Store;
 
@@ -55,6 +55,10 @@ impl CandidateSearch for Store {
         ids: &[MemoryId],
     ) -> Result<Vec<(MemoryId, f64)>> {
         Store::similarities(self, model, query, ids)
+    }
+
+    fn session_neighbours(&self, memories: &[&Memory], window: usize) -> Result<Vec<Neighbour>> {
+        Store::session_neighbours(self, memories, window)
     }
 
     fn count_unembedded(&self, model: &str) -> Result<u64> {

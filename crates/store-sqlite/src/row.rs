@@ -8,10 +8,10 @@ use rusqlite::Row;
 /// The columns [`memory_from_row`] reads, in order, qualified with `m.`.
 pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.content, m.type, m.tags, m.source, m.bead_id, \
      m.worker_id, m.namespace, m.metadata, m.confidence, m.pinned, m.status, m.created_at, \
-     m.updated_at, m.access_count, m.last_accessed";
+     m.updated_at, m.access_count, m.last_accessed, m.session";
 
 /// Number of columns in [`MEMORY_COLUMNS`].
-pub(crate) const MEMORY_COLUMN_COUNT: usize = 16;
+pub(crate) const MEMORY_COLUMN_COUNT: usize = 17;
 
 fn conversion<E>(col: usize, ty: Type) -> impl FnOnce(E) -> rusqlite::Error
 where
@@ -44,6 +44,7 @@ pub(crate) fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
         source: text(4)?.parse().map_err(conversion(4, Type::Text))?,
         bead_id: row.get(5)?,
         worker_id: row.get(6)?,
+        session: row.get(16)?,
         namespace: text(7)?,
         metadata: serde_json::from_str(&text(8)?).map_err(conversion(8, Type::Text))?,
         confidence: row.get(9)?,

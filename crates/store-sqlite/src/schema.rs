@@ -6,6 +6,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
+use crate::store::SqlContext;
 use crate::vectors;
 
 /// Migration `i` takes the schema from version `i` to `i + 1`.
@@ -115,6 +116,11 @@ const MIGRATIONS: &[&str] = &[
         bits     BLOB    NOT NULL
     );
     "#,
+    // 8: the session a memory was written in, and its neighbours in it by time
+    // (`CandidateSearch::session_neighbours`, `--session`): made by `add_session`, which
+    // adds the column only where it is missing. Read-only access to an older schema sees
+    // every session as NULL (`store::shim_session`).
+    "",
 ];
 
 /// The schema version this build writes.
@@ -131,8 +137,31 @@ fn step_to(version: u32) -> Option<fn(&Connection) -> oro_mem_core::Result<()>> 
     match version {
         // The sign bits of the chunks an older version wrote, from their codes.
         7 => Some(vectors::fill_missing_bits),
+        8 => Some(add_session),
         _ => None,
     }
+}
+
+/// Migration 8: the `session` column, unless a database already has it (like every other
+/// migration, this one can run again over what it made), and its index.
+fn add_session(conn: &Connection) -> oro_mem_core::Result<()> {
+    let context = "cannot add the session column";
+    let has: bool = conn
+        .query_row(
+            "SELECT count(*) > 0 FROM pragma_table_info('memories') WHERE name = 'session'",
+            [],
+            |r| r.get(0),
+        )
+        .context(context)?;
+    if !has {
+        conn.execute_batch("ALTER TABLE memories ADD COLUMN session TEXT")
+            .context(context)?;
+    }
+    conn.execute_batch(
+        "CREATE INDEX IF NOT EXISTS memories_session \
+         ON memories (session, namespace, status, created_at, id) WHERE session IS NOT NULL",
+    )
+    .context(context)
 }
 
 /// Applies every migration the database lacks; returns the versions it went from and to.

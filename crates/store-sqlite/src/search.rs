@@ -1,7 +1,9 @@
 //! Reading candidates for recall: lexical (FTS5), nearest embeddings (the sign-bit index, or
 //! an exact scan under a filter), and exact cosines for candidates found otherwise.
 
-use oro_mem_core::{Filter, Memory, MemoryId, Result, Status};
+use std::collections::HashMap;
+
+use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, Result, Status};
 use rusqlite::{params, params_from_iter, OptionalExtension};
 
 use crate::filter::Where;
@@ -179,6 +181,89 @@ impl Store {
                 embedding_row(&mut stmt, params![id, model])?.filter(|v| v.len() == query.len())
             {
                 out.push((id, f64::from(dot_f32(query, &v))));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The pairs of `memories` that are neighbours in their session: of one session and
+    /// namespace, at most `window` places apart among its active memories by creation time
+    /// and then id. Each pair is given both ways, with its distance (1 = next to each other).
+    ///
+    /// The memories of a session are sorted and the gap between each two in a row is counted
+    /// in the `memories_session` index, up to `window`: one short range read per pair in a
+    /// row, whatever the session's size.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when SQLite fails.
+    pub fn session_neighbours(
+        &self,
+        memories: &[&Memory],
+        window: usize,
+    ) -> Result<Vec<Neighbour>> {
+        let mut sessions: HashMap<(&str, &str), Vec<&Memory>> = HashMap::new();
+        for m in memories {
+            if let Some(session) = &m.session {
+                sessions.entry((session, &m.namespace)).or_default().push(m);
+            }
+        }
+        let mut out = Vec::new();
+        if window == 0 {
+            return Ok(out);
+        }
+        let context = "cannot read session neighbours";
+        let mut between = self
+            .conn
+            .prepare_cached(
+                "SELECT count(*) FROM (SELECT 1 FROM memories \
+                 WHERE session = ?1 AND namespace = ?2 AND status = 'active' \
+                   AND (created_at, id) > (?3, ?4) AND (created_at, id) < (?5, ?6) LIMIT ?7)",
+            )
+            .context(context)?;
+        let window = u32::try_from(window).unwrap_or(u32::MAX);
+        for ((session, namespace), mut ms) in sessions {
+            ms.sort_by_key(|m| (m.created_at, m.id));
+            ms.dedup_by_key(|m| m.id);
+            // Distance from each memory to the next in `ms`, when within the window.
+            let mut steps = Vec::with_capacity(ms.len().saturating_sub(1));
+            for pair in ms.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                let gap: u32 = between
+                    .query_row(
+                        params![
+                            session,
+                            namespace,
+                            a.created_at.as_second(),
+                            a.id,
+                            b.created_at.as_second(),
+                            b.id,
+                            window
+                        ],
+                        |r| r.get(0),
+                    )
+                    .context(context)?;
+                steps.push(gap + 1);
+            }
+            for i in 0..ms.len() {
+                let mut distance = 0;
+                for (j, step) in steps.iter().enumerate().skip(i) {
+                    distance += step;
+                    if distance > window {
+                        break;
+                    }
+                    let (a, b) = (ms[i].id, ms[j + 1].id);
+                    out.push(Neighbour {
+                        of: a,
+                        id: b,
+                        distance,
+                    });
+                    out.push(Neighbour {
+                        of: b,
+                        id: a,
+                        distance,
+                    });
+                }
             }
         }
         Ok(out)

@@ -61,6 +61,18 @@ fn is_read_only(e: &rusqlite::Error) -> bool {
 /// reading uses is there from this version on (later versions add only what writers use).
 pub const READ_ONLY_FROM: u32 = 4;
 
+/// Lets this build read a schema from before version 8, which has no `session` column,
+/// without writing to it: a temporary view named `memories`, which SQLite resolves before the
+/// table of the same name, adds the column as NULL (no memory of an older store has a
+/// session). Only the connection sees it, and it lives in memory.
+pub(crate) fn shim_session(conn: &Connection, version: u32) -> Result<()> {
+    if version >= 8 {
+        return Ok(());
+    }
+    conn.execute_batch("CREATE TEMP VIEW memories AS SELECT *, NULL AS session FROM main.memories")
+        .context("cannot read a store of an older schema")
+}
+
 /// oro-mem's `PRAGMA application_id`, "oro-" in ASCII: set by schema version 6, it tells an
 /// oro-mem store from other applications' SQLite files.
 pub const APPLICATION_ID: i32 = 0x6F72_6F2D;
@@ -336,6 +348,7 @@ impl Store {
                 ),
             ));
         }
+        shim_session(&conn, version)?;
         Store::finish(conn, Some(path.to_path_buf()), version, true)
     }
 

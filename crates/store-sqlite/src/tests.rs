@@ -386,6 +386,50 @@ fn a_store_opened_read_only_reads_and_refuses_every_write() {
 }
 
 #[test]
+fn a_store_before_sessions_is_read_read_only_and_merged_from_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v7.db");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        schema::migrate_to(&conn, 7).unwrap();
+        conn.execute(
+            "INSERT INTO memories (content, type, created_at, updated_at) \
+             VALUES ('pyright needs the venv', 'gotcha', 100, 100)",
+            [],
+        )
+        .unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+    let s = Store::open_read_only(&path).unwrap();
+    let m = s.get(1).unwrap();
+    assert_eq!(
+        (m.content.as_str(), m.session.as_deref()),
+        ("pyright needs the venv", None)
+    );
+    let found = s
+        .lexical_candidates("pyright venv", &Filter::default(), 5)
+        .unwrap();
+    assert_eq!(ids(&found), [1], "full-text search reads through the shim");
+    let in_session = Filter {
+        session: Some("s".into()),
+        ..Filter::default()
+    };
+    assert_eq!(s.count(&in_session).unwrap(), 0);
+    assert!(s.session_neighbours(&[&m], 2).unwrap().is_empty());
+    drop(s);
+    let other = Store::read_other(&path).unwrap();
+    assert_eq!(other[0].memory.session, None);
+    assert_eq!(std::fs::read(&path).unwrap(), before, "nothing written");
+    // Opened for writing, it is migrated and takes sessions.
+    let mut s = Store::open(&path).unwrap();
+    let id = s
+        .remember(lesson("ruff runs first").session("run-1"), &no_dedup())
+        .unwrap()
+        .id();
+    assert_eq!(s.get(id).unwrap().session.as_deref(), Some("run-1"));
+}
+
+#[test]
 fn not_a_database_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("junk.db");

@@ -17,7 +17,7 @@ use crate::quant::dot_f32;
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
 use crate::search::embedding_row;
 use crate::similar::similar;
-use crate::store::{check_identity, to_i64, SqlContext, Store, BUSY_TIMEOUT};
+use crate::store::{check_identity, shim_session, to_i64, SqlContext, Store, BUSY_TIMEOUT};
 use crate::vectors;
 
 /// A memory of another store, read by [`Store::read_other`].
@@ -69,13 +69,15 @@ impl Store {
         .context(&format!("cannot open {shown}"))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .context("cannot set busy_timeout")?;
-        if check_identity(&conn, &shown.to_string())? == 0 {
+        let version = check_identity(&conn, &shown.to_string())?;
+        if version == 0 {
             return Err(Error::new(
                 ErrorKind::Storage,
                 format!("{shown} is not an oro-mem database (it has no schema version)"),
             ));
         }
-        // Every column read here exists since schema version 1.
+        // Every column read here exists since schema version 1, but the session (8).
+        shim_session(&conn, version)?;
         let mut stmt = conn
             .prepare(&format!(
                 "SELECT {MEMORY_COLUMNS}, m.embedding, m.embedding_model, m.embedding_dim \
@@ -429,8 +431,8 @@ fn insert(conn: &Connection, m: &NewMemory, now: Timestamp) -> Result<MemoryId> 
     conn.prepare_cached(
         "INSERT INTO memories (content, type, tags, source, bead_id, worker_id, namespace, \
          metadata, confidence, pinned, status, created_at, updated_at, access_count, \
-         last_accessed, fts_text) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+         last_accessed, fts_text, session) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -450,6 +452,7 @@ fn insert(conn: &Connection, m: &NewMemory, now: Timestamp) -> Result<MemoryId> 
             m.access_count.min(MAX_ACCESS_COUNT) as i64,
             m.last_accessed.map(Timestamp::as_second),
             spaced_cjk(&m.content),
+            m.session,
         ])
     })
     .context("cannot insert memory")?;

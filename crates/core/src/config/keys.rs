@@ -228,6 +228,18 @@ pub const KEYS: &[Key] = &[
         |c, v| c.recall.near_duplicate = v,
     ),
     number(
+        "recall.session_context",
+        Domain::NonNegative,
+        |c| c.recall.session_context,
+        |c, v| c.recall.session_context = v,
+    ),
+    whole(
+        "recall.session_window",
+        Domain::Count,
+        |c| c.recall.session_window,
+        |c, v| c.recall.session_window = v,
+    ),
+    number(
         "recall.min_relevance",
         Domain::Unit,
         |c| c.recall.min_relevance,

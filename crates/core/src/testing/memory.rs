@@ -35,6 +35,7 @@ impl MemoryBuilder {
                 source: Source::Manual,
                 bead_id: None,
                 worker_id: None,
+                session: None,
                 namespace: "default".to_string(),
                 metadata: serde_json::Map::new(),
                 confidence: DEFAULT_CONFIDENCE,
@@ -46,6 +47,12 @@ impl MemoryBuilder {
                 last_accessed: None,
             },
         }
+    }
+
+    /// Sets the session.
+    pub fn session(mut self, session: impl Into<String>) -> MemoryBuilder {
+        self.memory.session = Some(session.into());
+        self
     }
 
     /// Sets the type.

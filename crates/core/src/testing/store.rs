@@ -45,6 +45,129 @@ pub fn store_conformance<S: CandidateSearch + MemoryWrite>(mut make: impl FnMut(
     duplicates_are_merged_or_skipped(&mut make());
     embeddings_are_kept_searched_and_replaced(&mut make());
     cosine_duplicates_are_caught(&mut make());
+    sessions_are_kept_filtered_and_neighbours_counted(&mut make());
+}
+
+/// The neighbours of `memories` by the definition of
+/// [`CandidateSearch::session_neighbours`], from a full listing: sorted as
+/// `(of, id, distance)`.
+fn neighbours_by_definition(
+    all: &[crate::Memory],
+    memories: &[&crate::Memory],
+    window: u32,
+) -> Vec<(crate::MemoryId, crate::MemoryId, u32)> {
+    let mut out = Vec::new();
+    for a in memories {
+        let Some(session) = &a.session else { continue };
+        let mut episode: Vec<&crate::Memory> = all
+            .iter()
+            .filter(|m| {
+                m.session.as_ref() == Some(session)
+                    && m.namespace == a.namespace
+                    && m.status == Status::Active
+            })
+            .collect();
+        episode.sort_by_key(|m| (m.created_at, m.id));
+        let place = |id| episode.iter().position(|m| m.id == id);
+        for b in memories {
+            if a.id == b.id || b.session != a.session || b.namespace != a.namespace {
+                continue;
+            }
+            if let (Some(i), Some(j)) = (place(a.id), place(b.id)) {
+                let distance = u32::try_from(i.abs_diff(j)).expect("small");
+                if distance <= window {
+                    out.push((a.id, b.id, distance));
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+fn sessions_are_kept_filtered_and_neighbours_counted<S: CandidateSearch + MemoryWrite>(s: &mut S) {
+    // Two sessions interleaved in time, one in another namespace, and memories without one.
+    let new = (0..12)
+        .map(|i| {
+            let mut m = NewMemory::new(format!("turn {i} about caching"), MemoryType::Lesson)
+                .created_at(Timestamp(1_000 + i / 3));
+            m.session = match i % 4 {
+                0 | 1 => Some("morning".to_string()),
+                2 => Some("evening".to_string()),
+                _ => None,
+            };
+            if i == 9 {
+                m = m.namespace("elsewhere");
+            }
+            m
+        })
+        .collect();
+    let ids = insert(s, new);
+    let morning = Filter {
+        session: Some("morning".into()),
+        ..Filter::default()
+    };
+    let episode: Vec<_> = s
+        .list(&morning, ListOrder::Oldest, 100, 0)
+        .expect("list a session")
+        .into_iter()
+        .map(|m| m.id)
+        .collect();
+    let expected: Vec<_> = ids
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 4 < 2)
+        .map(|(_, id)| *id)
+        .collect();
+    assert_eq!(
+        episode, expected,
+        "a session filter lists that session (of every namespace), oldest first"
+    );
+    assert_eq!(
+        s.get(ids[2]).expect("get").session.as_deref(),
+        Some("evening"),
+        "a memory reads back with its session"
+    );
+    // Archive one in the middle of the morning: neighbours count active memories only.
+    s.set_status(ids[4], Status::Archived).expect("archive");
+    let all = s
+        .list(
+            &Filter {
+                status: None,
+                ..Filter::default()
+            },
+            ListOrder::Oldest,
+            100,
+            0,
+        )
+        .expect("list");
+    let archived = s
+        .list(
+            &Filter {
+                status: Some(Status::Archived),
+                ..Filter::default()
+            },
+            ListOrder::Oldest,
+            100,
+            0,
+        )
+        .expect("list");
+    let every: Vec<crate::Memory> = all.into_iter().chain(archived).collect();
+    let some: Vec<&crate::Memory> = every.iter().filter(|m| m.id % 3 != 2).collect();
+    for window in [1, 2, 3] {
+        let mut got: Vec<_> = s
+            .session_neighbours(&some, window as usize)
+            .expect("session neighbours")
+            .into_iter()
+            .map(|n| (n.of, n.id, n.distance))
+            .collect();
+        got.sort_unstable();
+        assert_eq!(
+            got,
+            neighbours_by_definition(&every, &some, window),
+            "session neighbours within {window}: same session and namespace, active, by time then id"
+        );
+    }
 }
 
 fn written_memories_read_back<S: CandidateSearch + MemoryWrite>(s: &mut S) {
