@@ -6,6 +6,8 @@ mod config_file;
 mod eval;
 mod mcp;
 mod render;
+#[cfg(unix)]
+mod serve;
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
@@ -26,7 +28,14 @@ use crate::args::{Cli, Command, FilterArgs, Format, MemoriesCommand, Sort};
 
 fn main() {
     let cli = Cli::parse();
-    if let Err(e) = run(cli) {
+    // What a server was handed from standard input, if it then did not answer.
+    #[allow(unused_mut)]
+    let mut stdin = None;
+    #[cfg(unix)]
+    if let Some(status) = serve::forward(&cli, &mut stdin) {
+        std::process::exit(status);
+    }
+    if let Err(e) = run(cli, stdin) {
         if let Some(Exit(code)) = e.downcast_ref::<Exit>() {
             std::process::exit(*code);
         }
@@ -114,12 +123,16 @@ fn open(cli: &Cli, access: Access) -> Result<Ctx> {
     })
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
     match &cli.command {
         Command::Init => init(&cli),
         Command::Remember(a) => remember(open(&cli, Access::Write)?, a),
-        Command::Recall(a) => recall(open(&cli, Access::Read)?, a),
-        Command::Inject(a) => inject(open(&cli, Access::Read)?, a),
+        Command::Recall(a) => with_stdio(stdin, |io| recall(&mut open(&cli, Access::Read)?, a, io)),
+        Command::Inject(a) => with_stdio(stdin, |io| inject(&mut open(&cli, Access::Read)?, a, io)),
+        #[cfg(unix)]
+        Command::Serve => serve::serve(&cli),
+        #[cfg(not(unix))]
+        Command::Serve => bail!("oro-mem serve needs Unix sockets"),
         Command::Memories(m) => {
             let access = match m {
                 MemoriesCommand::List(_) | MemoriesCommand::Show { .. } => Access::Read,
@@ -235,10 +248,10 @@ fn build_filter(a: &FilterArgs, now: Timestamp) -> Result<Filter> {
     })
 }
 
-fn read_content(arg: &str) -> Result<String> {
+fn read_content(arg: &str, input: &mut dyn Read) -> Result<String> {
     if arg == "-" {
         let mut s = String::new();
-        std::io::stdin()
+        input
             .read_to_string(&mut s)
             .context("cannot read content from standard input")?;
         Ok(s.trim_end().to_string())
@@ -260,11 +273,14 @@ fn describe(outcome: &WriteOutcome) -> String {
 }
 
 fn remember(mut ctx: Ctx, a: &args::RememberArgs) -> Result<()> {
-    let mut m = NewMemory::new(read_content(&a.content)?, a.memory_type.parse()?)
-        .tags(a.tags.iter().cloned())
-        .confidence(a.confidence)
-        .namespace(a.namespace.clone())
-        .source(a.source.parse::<Source>()?);
+    let mut m = NewMemory::new(
+        read_content(&a.content, &mut std::io::stdin().lock())?,
+        a.memory_type.parse()?,
+    )
+    .tags(a.tags.iter().cloned())
+    .confidence(a.confidence)
+    .namespace(a.namespace.clone())
+    .source(a.source.parse::<Source>()?);
     m.bead_id = a.bead_id.clone();
     m.worker_id = a.worker_id.clone();
     m.session = a.session.clone();
@@ -297,7 +313,35 @@ fn dedup_config(config: &Config, off: bool) -> DedupConfig {
     d
 }
 
-fn recall(mut ctx: Ctx, a: &args::RecallArgs) -> Result<()> {
+/// Where `recall` and `inject` read and write: this process's streams, or those of a client
+/// of `oro-mem serve`.
+struct Io<'a> {
+    /// Read for a query or task of `-`.
+    input: &'a mut dyn Read,
+    out: &'a mut dyn Write,
+    err: &'a mut dyn Write,
+}
+
+/// Runs `f` with this process's own streams; `read` is standard input when it was read
+/// already.
+fn with_stdio<T>(read: Option<String>, f: impl FnOnce(&mut Io<'_>) -> Result<T>) -> Result<T> {
+    let (mut stdin, mut out, mut err) = (
+        std::io::stdin().lock(),
+        std::io::stdout().lock(),
+        std::io::stderr().lock(),
+    );
+    let mut read = read.map(|text| std::io::Cursor::new(text.into_bytes()));
+    f(&mut Io {
+        input: match &mut read {
+            Some(text) => text,
+            None => &mut stdin,
+        },
+        out: &mut out,
+        err: &mut err,
+    })
+}
+
+fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
     let now = match &a.now {
         Some(t) => t.parse()?,
         None => Timestamp::now(),
@@ -321,12 +365,12 @@ fn recall(mut ctx: Ctx, a: &args::RecallArgs) -> Result<()> {
     if let Some(f) = &a.fusion {
         config.recall.fusion = f.clone();
     }
-    let answer = run_recall(&mut ctx, &config, &a.query, &a.filter, now, !a.no_touch)?;
+    let answer = run_recall(ctx, &config, &a.query, &a.filter, now, !a.no_touch, io)?;
     let format = if a.json { Format::Json } else { a.format };
-    let mut out = std::io::stdout().lock();
+    let out = &mut io.out;
     match format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &answer)?;
+            serde_json::to_writer_pretty(&mut *out, &answer)?;
             writeln!(out)?;
         }
         Format::Prompt => write!(out, "{}", render::prompt(&answer.recall.results, now))?,
@@ -351,14 +395,14 @@ fn recall(mut ctx: Ctx, a: &args::RecallArgs) -> Result<()> {
     }
     if a.explain {
         if let Some(why) = &answer.recall.abstained {
-            eprintln!("oro-mem: nothing recalled: {why}");
+            writeln!(io.err, "oro-mem: nothing recalled: {why}")?;
         }
     }
     Ok(())
 }
 
-/// What `recall` and `inject` share: checks `config`, reads the query (`-` = stdin), recalls
-/// under the filter, and prints the warnings on stderr.
+/// What `recall` and `inject` share: checks `config`, reads the query (`-` = the input),
+/// recalls under the filter, and writes the warnings on the error stream.
 fn run_recall(
     ctx: &mut Ctx,
     config: &Config,
@@ -366,37 +410,40 @@ fn run_recall(
     filter: &FilterArgs,
     now: Timestamp,
     touch: bool,
+    io: &mut Io<'_>,
 ) -> Result<Answer> {
     let mut engine = ctx.engine.reconfigured(config.clone())?;
     let filter = build_filter(filter, now)?;
-    let text = read_content(query)?;
+    let text = read_content(query, io.input)?;
     let query = Query::new(&text, &filter).now(now);
     if touch && ctx.store.is_read_only() {
-        eprintln!(
+        writeln!(
+            io.err,
             "oro-mem: {} is read-only where it is: access counts are not updated",
             ctx.store
                 .path()
                 .map_or("the store".into(), |p| p.display().to_string())
-        );
+        )?;
     }
     let touch = touch && !ctx.store.is_read_only();
     let answer = engine.recall(&mut ctx.store, &query, touch)?;
     for w in &answer.recall.warnings {
-        eprintln!("oro-mem: {w}");
+        writeln!(io.err, "oro-mem: {w}")?;
     }
     Ok(answer)
 }
 
 /// `recall --format prompt` with the configured budget and count, for a hook that runs
-/// before every prompt: stdout is the section or nothing, diagnostics go to stderr.
-fn inject(mut ctx: Ctx, a: &args::InjectArgs) -> Result<()> {
+/// before every prompt: the output is the section or nothing, diagnostics go to the error
+/// stream.
+fn inject(ctx: &mut Ctx, a: &args::InjectArgs, io: &mut Io<'_>) -> Result<()> {
     let now = Timestamp::now();
     let mut config = ctx.engine.config().clone();
     if let Some(m) = a.mode {
         config.mode = m;
     }
-    let answer = run_recall(&mut ctx, &config, &a.task, &a.filter, now, !a.no_touch)?;
-    print!("{}", render::prompt(&answer.recall.results, now));
+    let answer = run_recall(ctx, &config, &a.task, &a.filter, now, !a.no_touch, io)?;
+    write!(io.out, "{}", render::prompt(&answer.recall.results, now))?;
     Ok(())
 }
 

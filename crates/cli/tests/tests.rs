@@ -2383,3 +2383,119 @@ fn merge_copies_what_is_missing_once_even_from_an_older_schema() {
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
     }
 }
+
+/// Starts `oro-mem serve` for `env`'s store, its log in `log`, and waits for its socket.
+fn start_server(env: &Env, log: &Path) -> std::process::Child {
+    let socket = env.dir.path().join(".oro").join("state.db.sock");
+    let child = env
+        .cmd(&["serve"])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).unwrap())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(log).unwrap().contains("serving") {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the server did not start: {}",
+            std::fs::read_to_string(log).unwrap()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(socket.exists());
+    child
+}
+
+#[test]
+fn a_warm_server_answers_recall_and_inject_as_they_would_and_steps_aside_when_gone() {
+    let env = Env::new();
+    for text in [
+        "ruff --fix must run before pyright",
+        "pyright needs the venv activated",
+        "the deploy script waits for the lint job",
+    ] {
+        env.ok(&["remember", text]);
+    }
+    let log = env.dir.path().join("serve.log");
+    let served = |log: &Path, what: &str| {
+        std::fs::read_to_string(log)
+            .unwrap()
+            .matches(&format!("oro-mem: {what} in"))
+            .count()
+    };
+    let mut server = start_server(&env, &log);
+    let args = ["recall", "venv lint", "--no-touch", "--json"];
+    let warm = env.ok(&args);
+    assert_eq!(served(&log, "recall"), 1, "the server answered");
+    let alone = stdout(
+        &env.cmd(&args)
+            .env("ORO_MEM_SERVER", "off")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        served(&log, "recall"),
+        1,
+        "ORO_MEM_SERVER=off answers alone"
+    );
+    assert_eq!(warm, alone, "the same answer either way");
+    assert_eq!(result_ids(&serde_json::from_str(&warm).unwrap()).len(), 2);
+
+    // Standard input is handed over, and so are the exit status and stderr of an error.
+    let out = env.run_stdin(&["inject", "--task", "-", "--no-touch"], b"pyright venv");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("## Relevant Memories"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("venv"));
+    assert_eq!(served(&log, "inject"), 1);
+    let out = env.run(&["recall", "x", "--since", "yesterday-ish"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("error: "), "{}", stderr(&out));
+    assert_eq!(served(&log, "recall"), 2);
+
+    // A changed configuration file is read again; another one is not the server's.
+    let config = env.dir.path().join(".oro").join("config.toml");
+    std::fs::write(&config, "[recall]\nmax_results = 1\n").unwrap();
+    let v: serde_json::Value = serde_json::from_str(&env.ok(&args)).unwrap();
+    assert_eq!(result_ids(&v).len(), 1, "{v}");
+    let other = env.dir.path().join("other.toml");
+    std::fs::write(&other, "[recall]\nmax_results = 3\n").unwrap();
+    let mut with_other = args.to_vec();
+    with_other.extend(["--config", other.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&env.ok(&with_other)).unwrap();
+    assert_eq!(
+        result_ids(&v).len(),
+        2,
+        "answered here with its own configuration: {v}"
+    );
+    assert!(std::fs::read_to_string(&log).unwrap().contains("declined"));
+
+    // One server per store.
+    let out = env.run(&["serve"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("already serves"), "{}", stderr(&out));
+
+    // Stopped, it removes its socket; killed, it leaves one nobody answers on, which
+    // clients pass over and the next server replaces.
+    let socket = env.dir.path().join(".oro").join("state.db.sock");
+    let killed = Command::new("kill")
+        .arg(server.id().to_string())
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    server.wait().unwrap();
+    assert!(!socket.exists(), "SIGTERM removes the socket");
+    let mut server = start_server(&env, &log);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(socket.exists(), "SIGKILL leaves the socket");
+    let v: serde_json::Value = serde_json::from_str(&env.ok(&args)).unwrap();
+    assert_eq!(result_ids(&v).len(), 1, "answered here: {v}");
+    let mut server = start_server(&env, &log);
+    env.ok(&args);
+    server.kill().unwrap();
+    server.wait().unwrap();
+}

@@ -1,0 +1,324 @@
+//! `oro-mem serve`: a warm process that answers `recall` and `inject` for one store.
+//!
+//! A hook that runs `inject` before every prompt would otherwise pay for opening the store
+//! and, in hybrid mode, loading the embedding model on every call. The server does both once
+//! and listens on a Unix socket beside the database ([`socket_path`]); `recall` and `inject`
+//! look for it first ([`forward`]) and hand it their arguments, and answer by themselves when
+//! there is none, when it does not answer, or when it serves another store or configuration.
+//! The server runs the same code as the command would, so the output is the same.
+//!
+//! The protocol is one JSON line each way per connection: a [`Request`] (the resolved store
+//! and configuration, the arguments, and standard input when the query is `-`), then a
+//! [`Reply`] (standard output and error, and the exit status).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{bail, Context, Result};
+use clap::Parser;
+use serde::{Deserialize, Serialize};
+
+use crate::args::{Cli, Command};
+use crate::{config_file, Access, Ctx, Io};
+
+/// The largest request read, in bytes (a task read from standard input included).
+const MAX_REQUEST_BYTES: u64 = 16 << 20;
+
+/// How long the server waits for a client's request once it connected; a client that sends
+/// nothing cannot hold the server longer.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a client waits for the server's reply before answering by itself.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Setting `ORO_MEM_SERVER=off` makes `recall` and `inject` answer by themselves.
+pub const ENV_SWITCH: &str = "ORO_MEM_SERVER";
+
+/// The socket of the server for the store at `db`: beside it, named after it.
+pub fn socket_path(db: &Path) -> PathBuf {
+    let mut name = db.file_name().unwrap_or_default().to_os_string();
+    name.push(".sock");
+    db.with_file_name(name)
+}
+
+/// What a client asks.
+#[derive(Debug, Serialize, Deserialize)]
+struct Request {
+    /// The store the client resolved, made absolute.
+    db: PathBuf,
+    /// The configuration file it resolved, made absolute; `None` for the defaults.
+    config: Option<PathBuf>,
+    /// Its arguments, without the program name.
+    args: Vec<String>,
+    /// Its standard input, read when the query or task is `-`.
+    stdin: Option<String>,
+}
+
+/// What the server answers.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Reply {
+    /// Set when the server does not serve this request (another store or configuration, a
+    /// command it does not run): the client answers by itself.
+    declined: Option<String>,
+    stdout: String,
+    stderr: String,
+    status: i32,
+}
+
+/// A path made absolute and resolved, so that a client and the server compare the same.
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| std::path::absolute(path).unwrap_or_default())
+}
+
+/// The configuration file as read: where it is, and when and how large it was, so that a
+/// change is seen and read again.
+#[derive(Clone, Debug, PartialEq)]
+struct ConfigStamp {
+    path: Option<PathBuf>,
+    stamp: Option<(SystemTime, u64)>,
+}
+
+impl ConfigStamp {
+    fn of(path: Option<PathBuf>) -> ConfigStamp {
+        let stamp = path
+            .as_deref()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .and_then(|m| Some((m.modified().ok()?, m.len())));
+        ConfigStamp { path, stamp }
+    }
+}
+
+/// `oro-mem serve`: opens the store (read-only where it cannot be written), loads the model
+/// when the configured mode needs it, and answers `recall` and `inject` on the socket beside
+/// the database until it is stopped (the socket is removed on SIGINT and SIGTERM).
+///
+/// # Errors
+///
+/// When the store cannot be opened, another server already serves it, or the socket cannot
+/// be made.
+pub fn serve(cli: &Cli) -> Result<()> {
+    let db = config_file::resolve_db(cli.db.as_deref())?;
+    let mut ctx = crate::open(cli, Access::Read)?;
+    let db = canonical(&db);
+    let mut config = ConfigStamp::of(
+        config_file::resolve_config(cli.config.as_deref(), &db).map(|p| canonical(&p)),
+    );
+    let mode = ctx.engine.config().mode;
+    if mode != oro_mem_core::Mode::Fts {
+        let started = Instant::now();
+        match ctx.engine.embedder() {
+            Ok(_) => eprintln!(
+                "oro-mem: model loaded in {:.2} s",
+                started.elapsed().as_secs_f64()
+            ),
+            Err(e) => eprintln!("oro-mem: {mode} mode unavailable, answering FTS-only: {e}"),
+        }
+    }
+    let socket = socket_path(&db);
+    let listener = bind(&socket)?;
+    let cleanup = socket.clone();
+    ctrlc::set_handler(move || {
+        let _ = std::fs::remove_file(&cleanup);
+        std::process::exit(0);
+    })
+    .context("cannot handle SIGINT and SIGTERM")?;
+    eprintln!(
+        "oro-mem: serving {} on {} ({mode} mode); stop with Ctrl-C",
+        db.display(),
+        socket.display()
+    );
+    for stream in listener.incoming() {
+        let stream = match stream {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("oro-mem: cannot accept a connection: {e}");
+                continue;
+            }
+        };
+        let started = Instant::now();
+        match answer(&mut ctx, &db, &mut config, stream) {
+            Ok(what) => eprintln!(
+                "oro-mem: {what} in {:.1} ms",
+                started.elapsed().as_secs_f64() * 1e3
+            ),
+            Err(e) => eprintln!("oro-mem: a request failed: {e:#}"),
+        }
+    }
+    Ok(())
+}
+
+/// Binds the socket: a socket file nobody answers on is left from a server that was killed,
+/// and is replaced; one that answers belongs to a running server. Only the owner may
+/// connect.
+fn bind(socket: &Path) -> Result<UnixListener> {
+    if socket.exists() {
+        if UnixStream::connect(socket).is_ok() {
+            bail!(
+                "another oro-mem server already serves this store on {}",
+                socket.display()
+            );
+        }
+        std::fs::remove_file(socket)
+            .with_context(|| format!("cannot remove the stale socket {}", socket.display()))?;
+    }
+    let listener = UnixListener::bind(socket).with_context(|| {
+        format!(
+            "cannot listen on {} (a socket path holds at most 107 bytes)",
+            socket.display()
+        )
+    })?;
+    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("cannot restrict {} to its owner", socket.display()))?;
+    Ok(listener)
+}
+
+/// Reads one request from `stream`, runs it, and writes the reply. Returns what was done,
+/// for the server's log.
+fn answer(
+    ctx: &mut Ctx,
+    db: &Path,
+    config: &mut ConfigStamp,
+    stream: UnixStream,
+) -> Result<String> {
+    stream.set_read_timeout(Some(REQUEST_TIMEOUT))?;
+    let mut line = String::new();
+    BufReader::new((&stream).take(MAX_REQUEST_BYTES))
+        .read_line(&mut line)
+        .context("cannot read the request")?;
+    let request: Request = serde_json::from_str(&line).context("unreadable request")?;
+    let (reply, what) = run(ctx, db, config, request);
+    let mut text = serde_json::to_string(&reply)?;
+    text.push('\n');
+    (&stream)
+        .write_all(text.as_bytes())
+        .context("cannot write the reply")?;
+    Ok(what)
+}
+
+/// Runs a request as the command would run: the reply, and what was done.
+fn run(ctx: &mut Ctx, db: &Path, config: &mut ConfigStamp, request: Request) -> (Reply, String) {
+    let decline = |why: String| {
+        (
+            Reply {
+                declined: Some(why.clone()),
+                ..Reply::default()
+            },
+            format!("declined: {why}"),
+        )
+    };
+    if request.db != db {
+        return decline(format!("this server serves {}", db.display()));
+    }
+    let args = match Cli::try_parse_from(std::iter::once("oro-mem".to_string()).chain(request.args))
+    {
+        Ok(args) => args,
+        Err(e) => return decline(format!("unreadable arguments: {e}")),
+    };
+    let now = ConfigStamp::of(request.config);
+    if now.path != config.path {
+        return decline("the client reads another configuration file".to_string());
+    }
+    let mut reply = Reply::default();
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let mut input = std::io::Cursor::new(request.stdin.unwrap_or_default().into_bytes());
+    let mut io = Io {
+        input: &mut input,
+        out: &mut out,
+        err: &mut err,
+    };
+    let what = match &args.command {
+        Command::Recall(_) => "recall",
+        Command::Inject(_) => "inject",
+        _ => return decline("it answers only recall and inject".to_string()),
+    };
+    let done = reload(ctx, config, now).and_then(|()| match &args.command {
+        Command::Recall(a) => crate::recall(ctx, a, &mut io),
+        Command::Inject(a) => crate::inject(ctx, a, &mut io),
+        _ => unreachable!("declined above"),
+    });
+    if let Err(e) = done {
+        let _ = writeln!(err, "error: {e:#}");
+        reply.status = 1;
+    }
+    reply.stdout = String::from_utf8_lossy(&out).into_owned();
+    reply.stderr = String::from_utf8_lossy(&err).into_owned();
+    (reply, what.to_string())
+}
+
+/// Reads the configuration file again when it changed since it was read (the model stays
+/// loaded); an invalid file fails the request as it would fail the command.
+fn reload(ctx: &mut Ctx, config: &mut ConfigStamp, now: ConfigStamp) -> Result<()> {
+    if now == *config {
+        return Ok(());
+    }
+    let loaded = config_file::load(now.path.as_deref())?;
+    ctx.engine = ctx.engine.reconfigured(loaded)?;
+    *config = now;
+    Ok(())
+}
+
+/// Hands `recall` or `inject` to a server for this store, if one answers: its exit status,
+/// with its output written here. `None` when the command should run here: no server, a
+/// server that declined or failed to answer (said on stderr), `ORO_MEM_SERVER=off`, or any
+/// other command. `stdin` receives what was read from standard input, if anything, for the
+/// command to use when it runs here.
+pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
+    let query = match &cli.command {
+        Command::Recall(a) => &a.query,
+        Command::Inject(a) => &a.task,
+        _ => return None,
+    };
+    if std::env::var_os(ENV_SWITCH).is_some_and(|v| v == "off") {
+        return None;
+    }
+    let db = config_file::resolve_db(cli.db.as_deref()).ok()?;
+    let socket = socket_path(&canonical(&db));
+    let stream = UnixStream::connect(&socket).ok()?;
+    if query == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).ok()?;
+        *stdin = Some(text);
+    }
+    let args: Option<Vec<String>> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string().ok())
+        .collect();
+    let request = Request {
+        db: canonical(&db),
+        config: config_file::resolve_config(cli.config.as_deref(), &db).map(|p| canonical(&p)),
+        args: args?,
+        stdin: stdin.clone(),
+    };
+    match exchange(stream, &request) {
+        Ok(Reply {
+            declined: Some(_), ..
+        }) => None,
+        Ok(reply) => {
+            print!("{}", reply.stdout);
+            eprint!("{}", reply.stderr);
+            let _ = std::io::stdout().flush();
+            Some(reply.status)
+        }
+        Err(e) => {
+            eprintln!(
+                "oro-mem: the server on {} did not answer ({e:#}); answering here",
+                socket.display()
+            );
+            None
+        }
+    }
+}
+
+fn exchange(stream: UnixStream, request: &Request) -> Result<Reply> {
+    stream.set_read_timeout(Some(REPLY_TIMEOUT))?;
+    let mut text = serde_json::to_string(request)?;
+    text.push('\n');
+    (&stream).write_all(text.as_bytes())?;
+    let mut line = String::new();
+    BufReader::new(&stream).read_line(&mut line)?;
+    serde_json::from_str(&line).context("unreadable reply")
+}
