@@ -13,9 +13,16 @@
 //! few are then scored exactly, with every term.
 //!
 //! The document frequencies the bounds need are counted with FTS5 itself, so they follow its
-//! tokenizer (stemming included). On the synthetic stores of `benches/` this makes a
-//! deduplicated write 2–3× faster: 3.2 ms at 10k memories (`cargo bench -p oro-mem-benches
-//! --bench ingest`), 24 ms at 100k (`--example ingest_at`).
+//! tokenizer (stemming included), once per term for a whole batch ([`TermCounts`]). On the
+//! synthetic stores of `benches/` this makes a deduplicated write 2–3× faster: 3.2 ms at 10k
+//! memories (`cargo bench -p oro-mem-benches --bench ingest`), 24.6 ms at 100k (`--example
+//! ingest_at`; 28.0 ms counting each term for each memory). Most of what is left is the
+//! exact scoring of the memories that may pass: the bound of the optional terms is loose, so
+//! hundreds to thousands may, and scoring them walks every match of the text. Adding the
+//! optional terms one at a time over those memories (MaxScore's next step) was slower here:
+//! each term's list is walked whole either way.
+
+use std::collections::HashMap;
 
 use oro_mem_core::{MemoryId, Result};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -26,14 +33,29 @@ use crate::store::{to_i64, SqlContext};
 /// FTS5's `bm25()` parameter `k1`; a term adds less than `idf × (k1 + 1)` to a score.
 const BM25_K1: f64 = 1.2;
 
+/// Up to this many memories that may be duplicates are scored one by one, each by a lookup
+/// in the index; more, by one walk over every match of the new text.
+const SEEK_AT_MOST: usize = 32;
+
 /// Relative slack on the pruning bound, for the difference between Rust's and C's `ln`.
 const BOUND_SLACK: f64 = 1e-9;
+
+/// How many memories match each term, counted once for a run of duplicate checks in one
+/// transaction in which memories are only added (a batch of writes): a count read earlier
+/// is at most the count now, so the IDF it gives is at least the IDF now, and the bounds
+/// built on it stay bounds. Deleting memories would break that: start afresh after any.
+#[derive(Debug, Default)]
+pub(crate) struct TermCounts {
+    /// The matches of each phrase, the memory being checked when it was counted left out.
+    others: HashMap<String, f64>,
+}
 
 /// Memories of `namespace` lexically similar to `content`, which is stored as `self_id`, with
 /// a normalized BM25 of at least `min_similarity`: `(id, normalized BM25)`, best first, at
 /// most `limit`. 1.0 means "scores as well as the memory itself". Only active memories count.
 pub(crate) fn similar(
     conn: &Connection,
+    counts: &mut TermCounts,
     self_id: MemoryId,
     content: &str,
     namespace: &str,
@@ -55,7 +77,7 @@ pub(crate) fn similar(
         return Ok(Vec::new());
     };
     let threshold = min_similarity * own;
-    let scored = match essential_matches(conn, &phrases, &q, threshold)? {
+    let scored = match essential_matches(conn, counts, &phrases, &q, threshold)? {
         Some(matches) => in_namespace(conn, matches, self_id, namespace, threshold, limit)?,
         None => best_matches(conn, &q, self_id, namespace, limit)?,
     };
@@ -71,6 +93,7 @@ pub(crate) fn similar(
 /// saved over scoring every match.
 fn essential_matches(
     conn: &Connection,
+    counts: &mut TermCounts,
     phrases: &[String],
     q: &str,
     threshold: f64,
@@ -90,9 +113,19 @@ fn essential_matches(
         .context("cannot count term matches")?;
     let mut bounds: Vec<(f64, usize)> = Vec::with_capacity(phrases.len());
     for (i, phrase) in phrases.iter().enumerate() {
-        let hits = count
-            .query_row([phrase], |r| r.get::<_, i64>(0))
-            .context("cannot count term matches")? as f64;
+        // The memory itself matches each of its phrases; the others were counted once.
+        let hits = 1.0
+            + match counts.others.get(phrase) {
+                Some(&others) => others,
+                None => {
+                    let all = count
+                        .query_row([phrase], |r| r.get::<_, i64>(0))
+                        .context("cannot count term matches")? as f64;
+                    let others = (all - 1.0).max(0.0);
+                    counts.others.insert(phrase.clone(), others);
+                    others
+                }
+            };
         // FTS5's IDF, floored at 1e-6 as in `fts5Bm25GetData`.
         let idf = ((row_count - hits + 0.5) / (hits + 0.5)).ln().max(1e-6);
         bounds.push((idf * (BM25_K1 + 1.0), i));
@@ -137,27 +170,48 @@ fn essential_matches(
     if hopeful.is_empty() {
         return Ok(Some(Vec::new()));
     }
-    // Their exact scores: FTS5 walks every match of `q` but scores only these (`+rowid` keeps
-    // the constraint from FTS5, which would otherwise look up each id in a fresh scan).
-    let ids = format!(
-        "[{}]",
-        hopeful
-            .iter()
-            .map(MemoryId::to_string)
-            .collect::<Vec<_>>()
-            .join(",")
-    );
-    let mut s = conn
-        .prepare_cached(
-            "SELECT rowid, -bm25(memories_fts) FROM memories_fts \
-             WHERE memories_fts MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2))",
-        )
-        .context("cannot find duplicates")?;
-    let exact = s
-        .query_map(params![q, ids], |r| Ok((r.get(0)?, r.get(1)?)))
-        .context("cannot find duplicates")?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .context("cannot find duplicates")?;
+    // Their exact scores. A few are each looked up in the index (FTS5 seeks every term's
+    // list to the row); for more, one walk over every match of `q` scores only these
+    // (`+rowid` keeps the constraint from FTS5, which would look up each id afresh).
+    let exact = if hopeful.len() <= SEEK_AT_MOST {
+        let mut one = conn
+            .prepare_cached(
+                "SELECT -bm25(memories_fts) FROM memories_fts \
+                 WHERE memories_fts MATCH ?1 AND rowid = ?2",
+            )
+            .context("cannot find duplicates")?;
+        let mut exact = Vec::with_capacity(hopeful.len());
+        for id in hopeful {
+            if let Some(score) = one
+                .query_row(params![q, id], |r| r.get::<_, f64>(0))
+                .optional()
+                .context("cannot find duplicates")?
+            {
+                exact.push((id, score));
+            }
+        }
+        exact
+    } else {
+        let ids = format!(
+            "[{}]",
+            hopeful
+                .iter()
+                .map(MemoryId::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let mut s = conn
+            .prepare_cached(
+                "SELECT rowid, -bm25(memories_fts) FROM memories_fts \
+                 WHERE memories_fts MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2))",
+            )
+            .context("cannot find duplicates")?;
+        let rows = s
+            .query_map(params![q, ids], |r| Ok((r.get(0)?, r.get(1)?)))
+            .context("cannot find duplicates")?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+            .context("cannot find duplicates")?
+    };
     Ok(Some(exact))
 }
 
@@ -332,12 +386,12 @@ mod tests {
         let c = s.connection();
         let phrases: Vec<String> = fts5_phrases(text);
         let q = phrases.join(" OR ");
-        let pruned = essential_matches(c, &phrases, &q, 1.0).unwrap();
+        let pruned = essential_matches(c, &mut TermCounts::default(), &phrases, &q, 1.0).unwrap();
         assert!(pruned.is_some(), "the common terms should be optional");
-        let found = similar(c, id, text, "a", 5, 0.7).unwrap();
+        let found = similar(c, &mut TermCounts::default(), id, text, "a", 5, 0.7).unwrap();
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found, {
-            let mut all = similar(c, id, text, "a", 5, 0.0).unwrap();
+            let mut all = similar(c, &mut TermCounts::default(), id, text, "a", 5, 0.0).unwrap();
             all.retain(|&(_, sim)| sim >= 0.7);
             all
         });
@@ -361,12 +415,47 @@ mod tests {
             let text = text.join(" ");
             let id = add(&mut s, &text);
             let c = s.connection();
-            let mut fast = similar(c, id, &text, "a", 1000, min).unwrap();
-            let mut all = similar(c, id, &text, "a", 1000, 0.0).unwrap();
+            let mut fast = similar(c, &mut TermCounts::default(), id, &text, "a", 1000, min).unwrap();
+            let mut all = similar(c, &mut TermCounts::default(), id, &text, "a", 1000, 0.0).unwrap();
             all.retain(|&(_, sim)| sim >= min);
             fast.sort_by_key(|p| p.0);
             all.sort_by_key(|p| p.0);
             prop_assert_eq!(fast, all);
+        }
+
+        /// A batch, whose checks count each term once, finds the duplicates that writing its
+        /// memories one at a time finds (each counting afresh, which `pruning_changes_nothing`
+        /// checks against scoring every match), its own near-duplicates included.
+        #[test]
+        fn a_batch_finds_what_single_writes_find(
+            docs in prop::collection::vec(
+                (prop::collection::vec(0..WORDS.len(), 1..8), any::<bool>(), prop::bool::weighted(0.1)),
+                0..40,
+            ),
+            batch in prop::collection::vec(
+                (prop::collection::vec(0..WORDS.len(), 1..8), any::<bool>(), 0.1..1.0f64),
+                1..20,
+            ),
+            bm25 in prop::sample::select(vec![0.3, 0.5, 0.7, 0.85]),
+        ) {
+            let dedup = DedupConfig { bm25, ..DedupConfig::default() };
+            let new: Vec<NewMemory> = batch
+                .iter()
+                .map(|(words, in_a, confidence)| {
+                    let text: Vec<&str> = words.iter().map(|&i| WORDS[i]).collect();
+                    NewMemory::new(text.join(" "), MemoryType::Lesson)
+                        .namespace(if *in_a { "a" } else { "b" })
+                        .confidence(*confidence)
+                })
+                .collect();
+            let mut together = store_with(&docs);
+            let at_once = together.remember_batch(new.clone(), &dedup).unwrap();
+            let mut apart = store_with(&docs);
+            let one_by_one: Vec<_> = new
+                .into_iter()
+                .map(|m| apart.remember(m, &dedup).unwrap())
+                .collect();
+            prop_assert_eq!(at_once, one_by_one);
         }
     }
 }

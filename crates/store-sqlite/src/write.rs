@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::quant::dot_f32;
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
 use crate::search::embedding_row;
-use crate::similar::similar;
+use crate::similar::{similar, TermCounts};
 use crate::store::{check_identity, shim_session, to_i64, SqlContext, Store, BUSY_TIMEOUT};
 use crate::vectors;
 
@@ -163,9 +163,11 @@ impl Store {
             .context("cannot start write transaction")?;
         let mut outcomes = Vec::with_capacity(batch.len());
         let mut added: Vec<Added<'_>> = Vec::new();
+        // The batch only adds memories, so a term counted once stays a lower bound.
+        let mut counts = TermCounts::default();
         for (m, e) in batch.iter().zip(&embeddings) {
             let vector = e.as_ref().map(|e| (e.model.as_str(), e.vector.as_slice()));
-            let outcome = write_one(&mut tx, m, vector, &added, dedup, now)?;
+            let outcome = write_one(&mut tx, m, vector, &added, &mut counts, dedup, now)?;
             if let (WriteOutcome::Inserted { id }, Some((model, vector))) = (outcome, vector) {
                 added.push(Added {
                     id,
@@ -366,7 +368,16 @@ impl Store {
                 continue;
             }
             for (other, similarity) in
-                similar(&tx, m.id, &m.content, &m.namespace, 5, config.merge_bm25)?
+                // Counted afresh for each: merging deletes memories.
+                similar(
+                    &tx,
+                    &mut TermCounts::default(),
+                    m.id,
+                    &m.content,
+                    &m.namespace,
+                    5,
+                    config.merge_bm25,
+                )?
             {
                 if similarity < config.merge_bm25 || removed.contains(&other) {
                     continue;
@@ -489,6 +500,7 @@ fn write_one(
     m: &NewMemory,
     vector: Option<(&str, &[f32])>,
     added: &[Added<'_>],
+    counts: &mut TermCounts,
     dedup: &DedupConfig,
     now: Timestamp,
 ) -> Result<WriteOutcome> {
@@ -521,7 +533,7 @@ fn write_one(
         Ok(None)
     };
     let lexical = first_alike(
-        similar(&sp, id, &m.content, &m.namespace, 5, dedup.bm25)?,
+        similar(&sp, counts, id, &m.content, &m.namespace, 5, dedup.bm25)?,
         dedup.bm25,
     )?;
     let best = match (lexical, vector) {
