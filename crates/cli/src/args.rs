@@ -200,8 +200,9 @@ pub struct RecallArgs {
     /// fts, hybrid or vector [default: from config]
     #[arg(long, value_parser = parse_mode)]
     pub mode: Option<Mode>,
-    /// At most this many results [default: from config, 5]
-    #[arg(long)]
+    /// At most this many results, 1 to 100 [default: from config, 5]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+        .range(1..=oro_mem_core::config::MAX_RESULTS as u64))]
     pub limit: Option<usize>,
     /// Token budget for recalled content [default: from config, 500]
     #[arg(long)]

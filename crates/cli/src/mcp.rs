@@ -46,7 +46,7 @@ impl std::fmt::Debug for MemoryServer {
 struct SearchArgs {
     /// What the task is about, in plain words.
     query: String,
-    /// Most results (default 5).
+    /// Most results, 1 to 100 (default 5).
     limit: Option<usize>,
     /// fts, hybrid or vector (default: configured).
     mode: Option<String>,
@@ -134,7 +134,11 @@ impl MemoryServer {
                 config.mode = m.parse()?;
             }
             if let Some(n) = a.limit {
-                anyhow::ensure!(n > 0, "limit must be at least 1");
+                let most = oro_mem_core::config::MAX_RESULTS;
+                anyhow::ensure!(
+                    (1..=most).contains(&n),
+                    "limit must be from 1 to {most}, got {n}"
+                );
                 config.recall.max_results = n;
             }
             if let Some(b) = a.budget {

@@ -2499,3 +2499,31 @@ fn a_warm_server_answers_recall_and_inject_as_they_would_and_steps_aside_when_go
     server.kill().unwrap();
     server.wait().unwrap();
 }
+
+#[test]
+fn a_limit_out_of_range_is_refused_naming_the_flag_or_key() {
+    let env = Env::new();
+    env.ok(&["remember", "the WAL file grows until a checkpoint"]);
+    for bad in ["0", "101", "500"] {
+        let out = env.run(&["recall", "wal", "--limit", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = stderr(&out);
+        assert!(err.contains("--limit") && err.contains("1..=100"), "{err}");
+    }
+    assert_eq!(
+        result_ids(&env.recall_json(&["wal", "--limit", "100"])),
+        [1]
+    );
+    std::fs::write(
+        env.dir.path().join(".oro").join("config.toml"),
+        "[recall]\nmax_results = 500\n",
+    )
+    .unwrap();
+    let out = env.run(&["recall", "wal"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("recall.max_results must be a whole number from 1 to 100"),
+        "{}",
+        stderr(&out)
+    );
+}

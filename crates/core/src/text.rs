@@ -238,8 +238,9 @@ pub fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
 
 /// The distinct query terms of `text`, in order of first appearance.
 ///
-/// Words are lowercased; stopwords and one-character words are dropped (one CJK character is
-/// a word, so it is kept); CJK runs become overlapping bigrams. Everything that is not a letter
+/// Words are lowercased; stopwords, one-character words and `NEAR` in capitals (FTS5's
+/// operator) are dropped (one CJK character is a word, so it is kept); CJK runs become
+/// overlapping bigrams. Everything that is not a letter
 /// or digit, query operators' punctuation included, separates terms. At most
 /// [`MAX_QUERY_TERMS`] are returned.
 ///
@@ -263,7 +264,9 @@ pub fn query_terms(text: &str) -> Vec<Term> {
         }
         match seg {
             Segment::Word(w) => {
-                if w.chars().nth(1).is_none() {
+                // `NEAR` in capitals is FTS5's operator (`NEAR(a b)`), dropped as `AND`, `OR`
+                // and `NOT` are (stopwords); "near" in lower case is a word.
+                if w.chars().nth(1).is_none() || w == "NEAR" {
                     continue;
                 }
                 let lower = w.to_lowercase();
@@ -323,6 +326,15 @@ mod tests {
             .map(|t| t.as_str().to_string())
             .collect();
         assert_eq!(words, ["use", "wal", "mode", "db"]);
+        let words: Vec<String> = query_terms("NEAR(wal lock, 3) near the door")
+            .iter()
+            .map(|t| t.as_str().to_string())
+            .collect();
+        assert_eq!(
+            words,
+            ["wal", "lock", "near", "door"],
+            "NEAR the operator, near the word"
+        );
         for q in [
             "",
             "   ",

@@ -13,7 +13,7 @@ use oro_mem_core::text::{query_terms, Term};
 /// use oro_mem_store_sqlite::fts5_query;
 /// assert_eq!(
 ///     fts5_query(r#"NEAR("wal" AND -lock*) OR"#).as_deref(),
-///     Some(r#""near" OR "wal" OR "lock""#)
+///     Some(r#""wal" OR "lock""#)
 /// );
 /// assert_eq!(fts5_query("what is it?"), None);
 /// ```

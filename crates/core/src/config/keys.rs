@@ -3,7 +3,7 @@
 //! commented configuration template and the README's table all follow [`KEYS`] (tests fail
 //! when one of them, or a field of [`Config`], disagrees).
 
-use crate::config::{Config, Mode, Order, Scoring};
+use crate::config::{Config, Mode, Order, Scoring, MAX_RESULTS};
 use crate::error::{Error, Result};
 use crate::memory::MemoryType;
 
@@ -21,6 +21,8 @@ pub enum Domain {
     Threshold,
     /// A whole number ≥ 1.
     Count,
+    /// A whole number from 1 to this.
+    CountUpTo(usize),
     /// A whole number ≥ 0.
     Size,
     /// `true`/`false` (also `on`/`off`).
@@ -40,10 +42,20 @@ impl Domain {
             Domain::Positive => "a number > 0".into(),
             Domain::Threshold => "a number >= 0 (above 1 turns it off)".into(),
             Domain::Count => "a whole number >= 1".into(),
+            Domain::CountUpTo(max) => format!("a whole number from 1 to {max}"),
             Domain::Size => "a whole number >= 0".into(),
             Domain::Flag => "true or false (on or off)".into(),
             Domain::Choice(names) => format!("one of {}", names.join(", ")),
             Domain::Name => "a registered name".into(),
+        }
+    }
+
+    /// Whether the whole number `v` is in the domain (whole domains; others accept any).
+    fn admits_whole(self, v: usize) -> bool {
+        match self {
+            Domain::Count => v >= 1,
+            Domain::CountUpTo(max) => (1..=max).contains(&v),
+            _ => true,
         }
     }
 
@@ -163,7 +175,7 @@ pub const KEYS: &[Key] = &[
     ),
     whole(
         "recall.max_results",
-        Domain::Count,
+        Domain::CountUpTo(MAX_RESULTS),
         |c| c.recall.max_results,
         |c, v| c.recall.max_results = v,
     ),
@@ -361,12 +373,11 @@ impl Config {
         match key.access {
             Access::Number(_, set) => set(self, parse_number(name, key.domain, value)?),
             Access::Whole(_, set) => {
-                let min = usize::from(key.domain == Domain::Count);
                 let v = value
                     .trim()
                     .parse::<usize>()
                     .ok()
-                    .filter(|&v| v >= min)
+                    .filter(|&v| key.domain.admits_whole(v))
                     .ok_or_else(|| out_of_domain(name, key.domain, format!("{value:?}")))?;
                 set(self, v);
             }
@@ -400,8 +411,9 @@ impl Config {
                     }
                 }
                 Access::Whole(get, _) => {
-                    if key.domain == Domain::Count && get(self) == 0 {
-                        return Err(out_of_domain(key.name, key.domain, 0));
+                    let v = get(self);
+                    if !key.domain.admits_whole(v) {
+                        return Err(out_of_domain(key.name, key.domain, v));
                     }
                 }
                 Access::Flag(_) | Access::Text(_) => {}
@@ -480,6 +492,7 @@ mod tests {
                 Domain::Positive => ("0.25", &["0", "-2", "inf"]),
                 Domain::Threshold => ("0.25", &["-1", "NaN"]),
                 Domain::Count => ("7", &["0", "-1", "2.5"]),
+                Domain::CountUpTo(_) => ("7", &["0", "-1", "2.5", "1000000"]),
                 Domain::Size => ("7", &["-1", "x"]),
                 Domain::Flag => ("on", &["maybe", "2"]),
                 Domain::Choice(names) => (names[names.len() - 1], &["nonsense"]),

@@ -150,7 +150,7 @@ impl Default for Config {
 pub struct RecallConfig {
     /// Lexical candidates fetched before ranking.
     pub depth: usize,
-    /// At most this many results.
+    /// At most this many results, at most [`MAX_RESULTS`].
     pub max_results: usize,
     /// Token budget for the returned contents (tokens estimated as bytes / 4).
     pub budget_tokens: usize,
@@ -210,6 +210,10 @@ pub struct RecallConfig {
     /// mode has a calibration).
     pub order: Order,
 }
+
+/// The most results one recall returns (`recall.max_results`, `--limit`): a prompt holds a
+/// few memories, and a budget of tokens bounds them anyway.
+pub const MAX_RESULTS: usize = 100;
 
 /// What orders recall's results.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
