@@ -138,13 +138,8 @@ pub fn serve(cli: &Cli) -> Result<()> {
                 continue;
             }
         };
-        let started = Instant::now();
-        match answer(&mut ctx, &db, &mut config, stream) {
-            Ok(what) => eprintln!(
-                "oro-mem: {what} in {:.1} ms",
-                started.elapsed().as_secs_f64() * 1e3
-            ),
-            Err(e) => eprintln!("oro-mem: a request failed: {e:#}"),
+        if let Err(e) = answer(&mut ctx, &db, &mut config, stream, Instant::now()) {
+            eprintln!("oro-mem: a request failed: {e:#}");
         }
     }
     Ok(())
@@ -175,14 +170,15 @@ fn bind(socket: &Path) -> Result<UnixListener> {
     Ok(listener)
 }
 
-/// Reads one request from `stream`, runs it, and writes the reply. Returns what was done,
-/// for the server's log.
+/// Reads one request from `stream`, runs it, logs what was done and how long it took (from
+/// `started`), and writes the reply.
 fn answer(
     ctx: &mut Ctx,
     db: &Path,
     config: &mut ConfigStamp,
     stream: UnixStream,
-) -> Result<String> {
+    started: Instant,
+) -> Result<()> {
     stream.set_read_timeout(Some(REQUEST_TIMEOUT))?;
     let mut line = String::new();
     BufReader::new((&stream).take(MAX_REQUEST_BYTES))
@@ -190,12 +186,16 @@ fn answer(
         .context("cannot read the request")?;
     let request: Request = serde_json::from_str(&line).context("unreadable request")?;
     let (reply, what) = run(ctx, db, config, request);
+    // Logged before the reply is sent, so that a client that has its answer finds it logged.
+    eprintln!(
+        "oro-mem: {what} in {:.1} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
     let mut text = serde_json::to_string(&reply)?;
     text.push('\n');
     (&stream)
         .write_all(text.as_bytes())
-        .context("cannot write the reply")?;
-    Ok(what)
+        .context("cannot write the reply")
 }
 
 /// Runs a request as the command would run: the reply, and what was done.
