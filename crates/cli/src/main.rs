@@ -387,8 +387,9 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
             if a.explain {
                 writeln!(
                     out,
-                    "{}",
-                    render::funnel(&answer.recall, config.recall.min_similarity)
+                    "{}; answered by {}",
+                    render::funnel(&answer.recall, config.recall.min_similarity),
+                    answer.answered_by
                 )?;
             }
         }

@@ -193,7 +193,7 @@ impl MemoryServer {
                     v
                 })
                 .collect();
-            let mut out = serde_json::json!({ "mode": answer.mode, "results": results });
+            let mut out = serde_json::json!({ "mode": answer.answered_by, "results": results });
             if !answer.recall.warnings.is_empty() {
                 out["warnings"] = serde_json::json!(answer.recall.warnings);
             }

@@ -1405,9 +1405,15 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
 
     let out = env.run(&["recall", "database timeout", "--json", "--no-touch"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stderr(&out), "", "nothing to warn about");
     let hybrid: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(hybrid["mode"], "hybrid");
+    // Hybrid mode, in which the vector list answered alone, and says why.
+    assert_eq!(
+        (&hybrid["mode"], &hybrid["answered_by"]),
+        (&"hybrid".into(), &"vec_only".into())
+    );
+    let why = "no memory matches a word of the query: the vector list answered alone (vec_only)";
+    assert_eq!(hybrid["warnings"], serde_json::json!([why]));
+    assert_eq!(stderr(&out), format!("oro-mem: {why}\n"));
     // Found, first by meaning, and so first (with the default weights: recency off, and no
     // memory accessed yet).
     assert_eq!(result_ids(&hybrid)[0], 1, "{hybrid:#}");
@@ -1450,7 +1456,7 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     assert!(
         explained.ends_with(
             "3 candidates, 2 dropped (no query word, cosine < 0.3), 1 above the minimum \
-             score, 1 shown (count, budget, near-duplicates)\n"
+             score, 1 shown (count, budget, near-duplicates); answered by vec_only\n"
         ),
         "{explained}"
     );
@@ -1464,6 +1470,29 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
         explained.contains("3 dropped (no query word"),
         "{explained}"
     );
+
+    // Both lists answer when the words match too; the BM25 list alone when no memory has
+    // an embedding to compare (here: removed from the store and its index).
+    let both = env.recall_json(&["rustfmt before committing code", "--no-touch"]);
+    assert_eq!(both["answered_by"], "hybrid", "{both:#}");
+    assert_eq!(both["warnings"], serde_json::json!([]));
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    conn.execute_batch(
+        "UPDATE memories SET embedding = NULL, embedding_model = NULL, embedding_dim = NULL; \
+         DELETE FROM vector_bits; DELETE FROM vector_chunks;",
+    )
+    .unwrap();
+    let alone = env.recall_json(&["rustfmt before committing code", "--no-touch"]);
+    assert_eq!(alone["answered_by"], "bm25_only", "{alone:#}");
+    let warnings = alone["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("the BM25 list answered alone (bm25_only)")),
+        "{alone:#}"
+    );
+    assert_eq!(result_ids(&alone)[0], 2);
 }
 
 #[test]

@@ -182,6 +182,8 @@ pub struct Recall {
     pub below_relevance: usize,
     /// Why nothing was returned, when nothing was.
     pub abstained: Option<Abstention>,
+    /// The lists (rankers, by name) that ranked at least one candidate, in pipeline order.
+    pub ranked_by: Vec<String>,
     /// Problems that did not stop recall (a ranker that failed, ...).
     pub warnings: Vec<String>,
 }
@@ -292,6 +294,11 @@ impl Pipeline {
         };
         out.dissimilar = candidates.gate();
         let rankings = self.rank(query, &candidates, &mut out.warnings);
+        out.ranked_by = rankings
+            .iter()
+            .filter(|(_, _, r)| !r.is_empty())
+            .map(|(name, _, _)| name.to_string())
+            .collect();
         let inputs = rankings
             .iter()
             .map(|(name, w, r)| Weighted::new(name, *w, r))

@@ -36,9 +36,40 @@ pub struct Answer {
     pub requested_mode: Mode,
     /// The mode used: FTS when the model could not run.
     pub mode: Mode,
+    /// What answered: the mode, or in hybrid mode `bm25_only` or `vec_only` when one list
+    /// ranked nothing (the reason is in the warnings).
+    pub answered_by: &'static str,
     /// The results.
     #[serde(flatten)]
     pub recall: Recall,
+}
+
+/// What answered a recall in `mode` ([`Answer::answered_by`]), and why only one list did in
+/// hybrid mode, when results came from one alone.
+fn answered_by(mode: Mode, recall: &Recall, min_similarity: f64) -> (&'static str, Option<String>) {
+    let ranked = |name: &str| recall.ranked_by.iter().any(|n| n == name);
+    match mode {
+        Mode::Fts => ("fts", None),
+        Mode::Vector => ("vector", None),
+        Mode::Hybrid if recall.results.is_empty() || ranked("bm25") == ranked("vector") => {
+            ("hybrid", None)
+        }
+        Mode::Hybrid if ranked("vector") => (
+            "vec_only",
+            Some(
+                "no memory matches a word of the query: the vector list answered alone \
+                 (vec_only)"
+                    .to_string(),
+            ),
+        ),
+        Mode::Hybrid => (
+            "bm25_only",
+            Some(format!(
+                "no embedded memory is similar enough to the query (cosine >= \
+                 {min_similarity}): the BM25 list answered alone (bm25_only)"
+            )),
+        ),
+    }
 }
 
 /// What the candidate stage found: [`Engine::candidates`].
@@ -229,6 +260,10 @@ impl Engine {
     ) -> Result<Answer> {
         let (candidates, mode, mut warnings) = self.gather(store, query)?;
         let mut recall = self.pipeline(mode).recall(query, candidates)?;
+        let answered_by = answered_by(mode, &recall, self.config.recall.min_similarity);
+        if let Some(why) = answered_by.1 {
+            warnings.push(why);
+        }
         // Problems of the engine first, then those of the pipeline.
         warnings.append(&mut recall.warnings);
         recall.warnings = warnings;
@@ -239,6 +274,7 @@ impl Engine {
         Ok(Answer {
             requested_mode: self.config.mode,
             mode,
+            answered_by: answered_by.0,
             recall,
         })
     }
