@@ -346,6 +346,9 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
         Some(t) => t.parse()?,
         None => Timestamp::now(),
     };
+    if a.query.trim() == "*" {
+        return replay(ctx, a, io, now);
+    }
     let mut config = ctx.engine.config().clone();
     if let Some(m) = a.mode {
         config.mode = m;
@@ -397,6 +400,37 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
     if a.explain {
         if let Some(why) = &answer.recall.abstained {
             writeln!(io.err, "oro-mem: nothing recalled: {why}")?;
+        }
+    }
+    Ok(())
+}
+
+/// `recall "*" --session ID`: the session's memories (under the other filters) in the order
+/// they were written, oldest first, not ranked: its episode. At most `--limit` of them
+/// (default 100); access is not counted.
+fn replay(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>, now: Timestamp) -> Result<()> {
+    let filter = build_filter(&a.filter, now)?;
+    let Some(session) = filter.session.clone() else {
+        bail!("recall \"*\" replays a session in the order it was written: add --session ID");
+    };
+    let limit = a.limit.unwrap_or(oro_mem_core::config::MAX_RESULTS);
+    let episode = ctx.store.list(&filter, ListOrder::Oldest, limit, 0)?;
+    let format = if a.json { Format::Json } else { a.format };
+    let out = &mut io.out;
+    match format {
+        Format::Json => {
+            let replay = serde_json::json!({ "replay": session, "results": episode });
+            serde_json::to_writer_pretty(&mut *out, &replay)?;
+            writeln!(out)?;
+        }
+        Format::Prompt => write!(out, "{}", render::prompt_of(&episode, now))?,
+        Format::Text if episode.is_empty() => {
+            writeln!(out, "No memories in session {session:?}.")?;
+        }
+        Format::Text => {
+            for m in &episode {
+                writeln!(out, "{}", render::list_line(m, now))?;
+            }
         }
     }
     Ok(())

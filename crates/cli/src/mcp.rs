@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context, Result};
 use oro_mem_core::memory::normalize_tags;
 use oro_mem_core::{Filter, MemoryId, NewMemory, Query, Source, Timestamp};
-use oro_mem_store_sqlite::WriteOutcome;
+use oro_mem_store_sqlite::{ListOrder, WriteOutcome};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
@@ -44,7 +44,8 @@ impl std::fmt::Debug for MemoryServer {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 struct SearchArgs {
-    /// What the task is about, in plain words.
+    /// What the task is about, in plain words; "*" with a session replays that session's
+    /// memories in the order they were written.
     query: String,
     /// Most results, 1 to 100 (default 5).
     limit: Option<usize>,
@@ -158,6 +159,25 @@ impl MemoryServer {
                 session: a.session.clone(),
                 ..Filter::default()
             };
+            if a.query.trim() == "*" {
+                // A session replayed: its memories in the order they were written.
+                anyhow::ensure!(
+                    filter.session.is_some(),
+                    "query \"*\" replays a session in the order it was written: give session"
+                );
+                let limit = a.limit.unwrap_or(oro_mem_core::config::MAX_RESULTS);
+                let episode = s.store.list(&filter, ListOrder::Oldest, limit, 0)?;
+                let results: Vec<serde_json::Value> = episode
+                    .iter()
+                    .map(|m| {
+                        serde_json::json!({
+                            "id": m.id, "type": m.memory_type, "content": m.content,
+                            "created_at": m.created_at,
+                        })
+                    })
+                    .collect();
+                return Ok(serde_json::json!({ "mode": "replay", "results": results }));
+            }
             let query = Query::new(&a.query, &filter).now(Timestamp::now());
             // A read-only store is searched without counting the access.
             let touch = !s.store.is_read_only();

@@ -13,12 +13,17 @@ fn one_line(text: &str) -> String {
 /// The `## Relevant Memories` section: one line per memory,
 /// `- [type] content (confidence: 0.8, age: 3d)`. Empty when there are no results.
 pub fn prompt(results: &[Recalled], now: Timestamp) -> String {
-    if results.is_empty() {
+    prompt_of(results.iter().map(|r| &r.memory), now)
+}
+
+/// [`prompt`] for memories in any order (a session replayed, say).
+pub fn prompt_of<'m>(memories: impl IntoIterator<Item = &'m Memory>, now: Timestamp) -> String {
+    let mut memories = memories.into_iter().peekable();
+    if memories.peek().is_none() {
         return String::new();
     }
     let mut out = String::from("## Relevant Memories\n");
-    for r in results {
-        let m = &r.memory;
+    for m in memories {
         let _ = writeln!(
             out,
             "- [{}] {} (confidence: {}, age: {})",

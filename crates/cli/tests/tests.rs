@@ -392,6 +392,30 @@ fn a_session_is_listed_in_time_order_and_lends_its_turns_context() {
     assert_eq!(listed[0]["session"], "standup-3");
     let show = env.ok(&["memories", "show", "2"]);
     assert!(show.contains("session:       standup-3"), "{show}");
+    // recall "*" replays the session as it was written, not ranked.
+    let replay = env.recall_json(&["*", "--session", "standup-3"]);
+    let replayed: Vec<&str> = replay["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(replayed, turns, "{replay}");
+    let prompt = env.ok(&[
+        "recall",
+        "*",
+        "--session",
+        "standup-3",
+        "--format",
+        "prompt",
+    ]);
+    assert_eq!(prompt.lines().count(), 4, "{prompt}");
+    let out = env.run(&["recall", "*"]);
+    assert!(
+        stderr(&out).contains("add --session ID"),
+        "{}",
+        stderr(&out)
+    );
     let ids = |args: &[&str]| {
         let mut a = vec!["job queue", "--no-touch"];
         a.extend_from_slice(args);
