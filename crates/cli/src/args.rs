@@ -49,8 +49,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Create .oro/ here with a database and a commented config.toml
-    Init,
+    /// Create .oro/ here with a database, a commented config.toml and a .gitignore
+    Init(InitArgs),
     /// Store a memory (validated, checked for duplicates)
     Remember(RememberArgs),
     /// Recall the memories most relevant to a task or question
@@ -83,6 +83,14 @@ pub enum Command {
     Serve,
     /// Print the effective configuration (file + defaults) as TOML
     Config,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Create the user-level store instead ($XDG_DATA_HOME/oro-mem, else
+    /// ~/.local/share/oro-mem), used wherever no project .oro/ is found
+    #[arg(long)]
+    pub global: bool,
 }
 
 #[derive(Debug, Args)]

@@ -17,17 +17,37 @@ pub fn find_oro_dir(start: &Path) -> Option<PathBuf> {
     start.ancestors().map(|d| d.join(DIR)).find(|d| d.is_dir())
 }
 
-/// The database to use: `--db` / `ORO_MEM_DB`, else `.oro/state.db` found by walking up.
+/// The user-level store's directory, used when no project `.oro/` is found:
+/// `$XDG_DATA_HOME/oro-mem`, else `~/.local/share/oro-mem`; `None` without a home.
+pub fn global_dir() -> Option<PathBuf> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
+    Some(data.join("oro-mem"))
+}
+
+/// What `oro-mem init` writes into `.oro/`: the database and its side files (and the socket
+/// of `oro-mem serve`) are never committed; the configuration may be.
+pub const GITIGNORE: &str = "# oro-mem: the store is local; config.toml may be committed.\n\
+                             state.db\nstate.db-*\n*.sock\n";
+
+/// The database to use: `--db` / `ORO_MEM_DB`, else `.oro/state.db` found by walking up, else
+/// the user-level store (`oro-mem init --global`) when it exists.
 pub fn resolve_db(explicit: Option<&Path>) -> Result<PathBuf> {
     if let Some(p) = explicit {
         return Ok(p.to_path_buf());
     }
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    match find_oro_dir(&cwd) {
-        Some(dir) => Ok(dir.join(DB_FILE)),
-        None => bail!(
-            "no {DIR}/ directory in {} or any parent: run `oro-mem init` here, or pass --db PATH \
-             (or set ORO_MEM_DB)",
+    if let Some(dir) = find_oro_dir(&cwd) {
+        return Ok(dir.join(DB_FILE));
+    }
+    match global_dir().map(|d| d.join(DB_FILE)) {
+        Some(db) if db.is_file() => Ok(db),
+        _ => bail!(
+            "no {DIR}/ directory in {} or any parent, and no user-level store: run `oro-mem \
+             init` here (or `oro-mem init --global` for one store everywhere), or pass --db \
+             PATH (or set ORO_MEM_DB)",
             cwd.display()
         ),
     }

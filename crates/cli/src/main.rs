@@ -125,7 +125,7 @@ fn open(cli: &Cli, access: Access) -> Result<Ctx> {
 
 fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
     match &cli.command {
-        Command::Init => init(&cli),
+        Command::Init(a) => init(&cli, a.global),
         Command::Remember(a) => remember(open(&cli, Access::Write)?, a),
         Command::Recall(a) => with_stdio(stdin, |io| recall(&mut open(&cli, Access::Read)?, a, io)),
         Command::Inject(a) => with_stdio(stdin, |io| inject(&mut open(&cli, Access::Read)?, a, io)),
@@ -156,6 +156,9 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
         // Searching a read-only store is useful; its writes are tool errors saying why.
         Command::Mcp => {
             let ctx = open(&cli, Access::Read)?;
+            if let Some(path) = ctx.store.path() {
+                eprintln!("oro-mem: MCP server on stdio for {}", path.display());
+            }
             mcp::serve(ctx)
         }
         Command::Eval(a) => {
@@ -175,10 +178,14 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
     }
 }
 
-fn init(cli: &Cli) -> Result<()> {
-    let db = match &cli.db {
-        Some(p) => p.clone(),
-        None => std::env::current_dir()?
+fn init(cli: &Cli, global: bool) -> Result<()> {
+    let db = match (&cli.db, global) {
+        (Some(_), true) => bail!("init --global makes the user-level store; leave out --db"),
+        (Some(p), false) => p.clone(),
+        (None, true) => config_file::global_dir()
+            .context("init --global needs a home directory (HOME or XDG_DATA_HOME)")?
+            .join(config_file::DB_FILE),
+        (None, false) => std::env::current_dir()?
             .join(config_file::DIR)
             .join(config_file::DB_FILE),
     };
@@ -195,6 +202,13 @@ fn init(cli: &Cli) -> Result<()> {
             .with_context(|| format!("cannot write {}", config.display()))?;
         true
     };
+    if !global && dir.file_name() == Some(std::ffi::OsStr::new(config_file::DIR)) {
+        let ignore = dir.join(".gitignore");
+        if !ignore.exists() {
+            std::fs::write(&ignore, config_file::GITIGNORE)
+                .with_context(|| format!("cannot write {}", ignore.display()))?;
+        }
+    }
     let existed = db.exists();
     Store::open(&db)?;
     println!(
@@ -783,10 +797,17 @@ fn consolidate(mut ctx: Ctx, a: &args::ConsolidateArgs) -> Result<()> {
 
 fn stats(ctx: Ctx, json: bool) -> Result<()> {
     let s = ctx.store.stats()?;
+    let store = ctx
+        .store
+        .path()
+        .map_or_else(|| "(in memory)".to_string(), |p| p.display().to_string());
     if json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
+        let mut v = serde_json::to_value(&s)?;
+        v["store"] = store.into();
+        println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
+    println!("store:      {store}");
     println!(
         "memories:   {} ({} active, {} archived, {} pinned)",
         s.total, s.active, s.archived, s.pinned

@@ -34,6 +34,8 @@ impl Env {
     fn cmd_of(&self, bin: &Path, args: &[&str]) -> Command {
         let mut c = Command::new(bin);
         c.current_dir(self.dir.path())
+            // No user-level store but the test's own (`init --global`).
+            .env("XDG_DATA_HOME", self.dir.path().join("xdg-data"))
             .env_remove("ORO_MEM_DB")
             .env_remove("ORO_MEM_CONFIG")
             .args(args);
@@ -639,7 +641,7 @@ fn a_store_in_a_read_only_location_is_read_and_not_written() {
     let left: Vec<_> = std::fs::read_dir(&oro)
         .unwrap()
         .map(|f| f.unwrap().file_name().into_string().unwrap())
-        .filter(|name| name != "state.db" && name != "config.toml")
+        .filter(|name| !["state.db", "config.toml", ".gitignore"].contains(&name.as_str()))
         .collect();
     assert!(
         left.is_empty(),
@@ -860,14 +862,72 @@ fn database_is_found_by_walking_up() {
     );
 
     let lonely = tempfile::tempdir().unwrap();
-    let out = Command::new(BIN)
-        .current_dir(lonely.path())
-        .env_remove("ORO_MEM_DB")
-        .args(["recall", "x"])
-        .output()
-        .unwrap();
+    let data = lonely.path().join("data");
+    let in_lonely = |args: &[&str]| {
+        Command::new(BIN)
+            .current_dir(lonely.path())
+            .env_remove("ORO_MEM_DB")
+            .env_remove("ORO_MEM_CONFIG")
+            .env("XDG_DATA_HOME", &data)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = in_lonely(&["recall", "x"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("oro-mem init"), "{}", stderr(&out));
+
+    // A user-level store answers where no project store is found.
+    let out = in_lonely(&["init", "--global"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let global = data.join("oro-mem").join("state.db");
+    assert!(global.is_file() && data.join("oro-mem/config.toml").is_file());
+    assert!(in_lonely(&["remember", "kept for every project"])
+        .status
+        .success());
+    let out = in_lonely(&["recall", "every project"]);
+    assert!(
+        stdout(&out).contains("kept for every project"),
+        "{}",
+        stderr(&out)
+    );
+    let stats = stdout(&in_lonely(&["stats"]));
+    assert!(
+        stats.starts_with(&format!("store:      {}\n", global.display())),
+        "{stats}"
+    );
+    // ... and a project store, where there is one, comes first.
+    let out = Command::new(BIN)
+        .current_dir(&sub)
+        .env_remove("ORO_MEM_DB")
+        .env("XDG_DATA_HOME", &data)
+        .args(["recall", "every project"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "No relevant memories.\n", "{}", stderr(&out));
+}
+
+#[test]
+fn init_keeps_the_database_out_of_git_and_mcp_and_stats_name_the_store() {
+    let env = Env::new();
+    let ignore = std::fs::read_to_string(env.dir.path().join(".oro").join(".gitignore")).unwrap();
+    let ignored: Vec<&str> = ignore.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(ignored, ["state.db", "state.db-*", "*.sock"]);
+    // Kept when init runs again.
+    std::fs::write(env.dir.path().join(".oro").join(".gitignore"), "mine\n").unwrap();
+    env.ok(&["init"]);
+    assert_eq!(
+        std::fs::read_to_string(env.dir.path().join(".oro").join(".gitignore")).unwrap(),
+        "mine\n"
+    );
+    let v: serde_json::Value = serde_json::from_str(&env.ok(&["stats", "--json"])).unwrap();
+    assert_eq!(v["store"], env.db().display().to_string());
+    let (out, _) = mcp_session(env.cmd(&["mcp"]), &[]);
+    assert!(
+        stderr(&out).contains(&format!("MCP server on stdio for {}", env.db().display())),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
