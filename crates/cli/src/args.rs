@@ -57,9 +57,8 @@ pub enum Command {
     Recall(RecallArgs),
     /// Print the "## Relevant Memories" prompt section for a task (nothing when none passes)
     Inject(InjectArgs),
-    /// List, show, forget or pin memories
-    #[command(subcommand)]
-    Memories(MemoriesCommand),
+    /// List, show, forget, pin or consolidate memories (bare: list)
+    Memories(MemoriesArgs),
     /// Import memories from a JSONL file (one JSON object per line)
     Import(ImportArgs),
     /// Export memories as JSONL
@@ -155,7 +154,7 @@ pub struct FilterArgs {
     #[arg(long = "type", short = 't', value_delimiter = ',')]
     pub types: Vec<String>,
     /// Memories with any of these tags (comma-separated)
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, visible_alias = "tag", value_delimiter = ',')]
     pub tags: Vec<String>,
     /// Memories with all of these tags (comma-separated)
     #[arg(long, value_delimiter = ',')]
@@ -208,6 +207,12 @@ pub struct RecallArgs {
     /// fts, hybrid or vector [default: from config]
     #[arg(long, value_parser = parse_mode)]
     pub mode: Option<Mode>,
+    /// Turn time decay on for this recall (decay.enabled)
+    #[arg(long)]
+    pub decay: bool,
+    /// The decay's half-life in days (decay.half_life_days); turns decay on
+    #[arg(long, value_name = "DAYS")]
+    pub decay_half_life: Option<f64>,
     /// At most this many results, 1 to 100 [default: from config, 5]
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
         .range(1..=oro_mem_core::config::MAX_RESULTS as u64))]
@@ -243,6 +248,17 @@ pub struct RecallArgs {
     pub no_touch: bool,
 }
 
+/// `memories`: a subcommand, or the options of `memories list` (the design notes' spelling,
+/// `memories --tag x`).
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct MemoriesArgs {
+    #[command(subcommand)]
+    pub command: Option<MemoriesCommand>,
+    #[command(flatten)]
+    pub list: ListArgs,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum MemoriesCommand {
     /// List memories, newest first
@@ -272,6 +288,8 @@ pub enum MemoriesCommand {
         #[arg(long)]
         unpin: bool,
     },
+    /// The same as `oro-mem consolidate`
+    Consolidate(ConsolidateArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

@@ -133,13 +133,16 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
         Command::Serve => serve::serve(&cli),
         #[cfg(not(unix))]
         Command::Serve => bail!("oro-mem serve needs Unix sockets"),
-        Command::Memories(m) => {
-            let access = match m {
-                MemoriesCommand::List(_) | MemoriesCommand::Show { .. } => Access::Read,
-                MemoriesCommand::Forget { .. } | MemoriesCommand::Pin { .. } => Access::Write,
-            };
-            memories(open(&cli, access)?, m)
-        }
+        Command::Memories(m) => match &m.command {
+            None => list(&open(&cli, Access::Read)?, &m.list),
+            Some(c) => {
+                let access = match c {
+                    MemoriesCommand::List(_) | MemoriesCommand::Show { .. } => Access::Read,
+                    _ => Access::Write,
+                };
+                memories(open(&cli, access)?, c)
+            }
+        },
         Command::Import(a) => import(open(&cli, Access::Write)?, a),
         Command::Export(a) => export(open(&cli, Access::Read)?, a),
         Command::Consolidate(a) => consolidate(open(&cli, Access::Write)?, a),
@@ -382,6 +385,16 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
     if let Some(f) = &a.fusion {
         config.recall.fusion = f.clone();
     }
+    if a.decay || a.decay_half_life.is_some() {
+        config.decay.enabled = true;
+    }
+    if let Some(days) = a.decay_half_life {
+        anyhow::ensure!(
+            days.is_finite() && days > 0.0,
+            "--decay-half-life must be a number of days > 0, got {days}"
+        );
+        config.decay.half_life_days = days;
+    }
     let answer = run_recall(ctx, &config, &a.query, &a.filter, now, !a.no_touch, io)?;
     let format = if a.json { Format::Json } else { a.format };
     let out = &mut io.out;
@@ -496,40 +509,46 @@ fn inject(ctx: &mut Ctx, a: &args::InjectArgs, io: &mut Io<'_>) -> Result<()> {
     Ok(())
 }
 
+/// `memories list` (and bare `memories`).
+fn list(ctx: &Ctx, a: &args::ListArgs) -> Result<()> {
+    let now = Timestamp::now();
+    let filter = build_filter(&a.filter, now)?;
+    let episode = filter.session.is_some();
+    let sort = a
+        .sort
+        .unwrap_or(if episode { Sort::Oldest } else { Sort::Newest });
+    let order = match sort {
+        Sort::Newest => ListOrder::Newest,
+        Sort::Oldest => ListOrder::Oldest,
+        Sort::Accessed => ListOrder::MostAccessed,
+        Sort::Confidence => ListOrder::Confidence,
+    };
+    let list = ctx.store.list(&filter, order, a.limit, a.offset)?;
+    let mut out = std::io::stdout().lock();
+    for m in &list {
+        if a.json {
+            writeln!(out, "{}", serde_json::to_string(m)?)?;
+        } else {
+            writeln!(out, "{}", render::list_line(m, now))?;
+        }
+    }
+    if !a.json {
+        let total = ctx.store.count(&filter)?;
+        if total as usize > list.len() {
+            eprintln!(
+                "({} of {total} shown; use --limit and --offset for more)",
+                list.len()
+            );
+        }
+    }
+    Ok(())
+}
+
 fn memories(mut ctx: Ctx, cmd: &MemoriesCommand) -> Result<()> {
     let now = Timestamp::now();
     match cmd {
-        MemoriesCommand::List(a) => {
-            let filter = build_filter(&a.filter, now)?;
-            let episode = filter.session.is_some();
-            let sort = a
-                .sort
-                .unwrap_or(if episode { Sort::Oldest } else { Sort::Newest });
-            let order = match sort {
-                Sort::Newest => ListOrder::Newest,
-                Sort::Oldest => ListOrder::Oldest,
-                Sort::Accessed => ListOrder::MostAccessed,
-                Sort::Confidence => ListOrder::Confidence,
-            };
-            let list = ctx.store.list(&filter, order, a.limit, a.offset)?;
-            let mut out = std::io::stdout().lock();
-            for m in &list {
-                if a.json {
-                    writeln!(out, "{}", serde_json::to_string(m)?)?;
-                } else {
-                    writeln!(out, "{}", render::list_line(m, now))?;
-                }
-            }
-            if !a.json {
-                let total = ctx.store.count(&filter)?;
-                if total as usize > list.len() {
-                    eprintln!(
-                        "({} of {total} shown; use --limit and --offset for more)",
-                        list.len()
-                    );
-                }
-            }
-        }
+        MemoriesCommand::List(a) => list(&ctx, a)?,
+        MemoriesCommand::Consolidate(a) => return consolidate(ctx, a),
         MemoriesCommand::Show { id, json } => {
             let m = ctx.store.get(*id)?;
             if *json {

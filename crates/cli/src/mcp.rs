@@ -60,6 +60,8 @@ struct SearchArgs {
     namespace: Option<String>,
     /// Only this session's memories.
     session: Option<String>,
+    /// Let older memories count less (time decay; default: configured).
+    decay: Option<bool>,
     /// Token budget for the contents (default 500).
     budget: Option<usize>,
     /// Include each ranker's rank and score.
@@ -144,6 +146,9 @@ impl MemoryServer {
             }
             if let Some(b) = a.budget {
                 config.recall.budget_tokens = b;
+            }
+            if let Some(decay) = a.decay {
+                config.decay.enabled = decay;
             }
             let filter = Filter {
                 types: a

@@ -2640,3 +2640,65 @@ fn a_limit_out_of_range_is_refused_naming_the_flag_or_key() {
         stderr(&out)
     );
 }
+
+#[test]
+fn the_design_notes_spellings_work() {
+    let env = Env::new();
+    let two_years_ago = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        - 2 * 365 * 86_400) as i64;
+    let old = oro_mem_core::Timestamp(two_years_ago).to_string();
+    let file = env.dir.path().join("m.jsonl");
+    std::fs::write(
+        &file,
+        format!(
+            "{{\"content\": \"bump the cache key version\", \"type\": \"lesson\", \"tags\": [\"cache\"], \"created_at\": \"{old}\"}}\n\
+             {{\"content\": \"bump the cache key version when the schema of cached rows changes\", \"type\": \"lesson\"}}\n"
+        ),
+    )
+    .unwrap();
+    env.ok(&["import", file.to_str().unwrap(), "--no-dedup"]);
+    // Bare `memories` lists; `--tag` is `--tags`; `memories consolidate` is `consolidate`.
+    assert_eq!(env.ok(&["memories"]).lines().count(), 2);
+    let tagged = env.ok(&["memories", "--tag", "cache"]);
+    assert!(
+        tagged.lines().count() == 1 && tagged.contains(" 2y "),
+        "{tagged}"
+    );
+    assert!(env
+        .ok(&["memories", "consolidate", "--dry-run"])
+        .contains("dry run"));
+    // The shorter, older memory is first, unless older memories count less: after 24
+    // half-lives of 30 days, it is under the minimum score.
+    let query = ["cache key version", "--no-touch"];
+    assert_eq!(result_ids(&env.recall_json(&query)), [1, 2]);
+    for decay in [&["--decay"][..], &["--decay-half-life", "30"]] {
+        let mut decayed = query.to_vec();
+        decayed.extend(decay);
+        assert_eq!(result_ids(&env.recall_json(&decayed)), [2], "{decay:?}");
+    }
+    let mut slow = query.to_vec();
+    slow.extend(["--decay-half-life", "36500"]);
+    let v = env.recall_json(&slow);
+    assert_eq!(result_ids(&v), [1, 2], "{v}");
+    assert!(v["results"][0]["decay"].as_f64().unwrap() < 1.0, "{v}");
+    let out = env.run(&["recall", "cache", "--decay-half-life", "0"]);
+    assert!(
+        stderr(&out).contains("--decay-half-life"),
+        "{}",
+        stderr(&out)
+    );
+    // MCP search takes decay and mode.
+    let (_, answers) = mcp_session(
+        env.cmd(&["mcp"]),
+        &[mcp_search(
+            1,
+            serde_json::json!({"query": "cache key version", "decay": true, "mode": "fts"}),
+        )],
+    );
+    let found = mcp_tool_text(&answers, 1);
+    assert_eq!(found["mode"], "fts", "{found}");
+    assert_eq!(found["results"][0]["id"], 2, "{found}");
+}
