@@ -171,6 +171,10 @@ pub struct FilterArgs {
     /// Only memories learned by this worker
     #[arg(long)]
     pub worker_id: Option<String>,
+    /// Only memories with at least this confidence, 0..1 [recall and inject: default from
+    /// config, 0.3]
+    #[arg(long, value_name = "C")]
+    pub min_confidence: Option<f64>,
     /// Only memories from these sources (comma-separated)
     #[arg(long, value_delimiter = ',')]
     pub source: Vec<String>,

@@ -122,6 +122,7 @@ hybrid_min_score = 0.01 # the same in hybrid mode (four lists give larger scores
 simple_min_score = 0.05 # drop results below this final score (simple scoring)
 min_similarity = 0.3    # (hybrid, vector) a memory matching no query word needs this cosine
 near_duplicate = 0.8    # skip a result whose words overlap a better one this much (Jaccard)
+min_confidence = 0.3    # memories less trusted than this are not recalled
 session_context = 0.2   # each neighbour in the result's session adds this x its score / distance
 session_window = 2      # how many places before and after count as neighbours
 min_relevance = 0.0     # drop results whose estimated relevance (see below) is under this; 0 keeps all

@@ -244,6 +244,7 @@ fn build_filter(a: &FilterArgs, now: Timestamp) -> Result<Filter> {
         session: a.session.clone(),
         bead_id: a.bead_id.clone(),
         worker_id: a.worker_id.clone(),
+        min_confidence: a.min_confidence,
         status: a.status.as_deref().map(str::parse).transpose()?,
         sources: parse_list(&a.source)?,
         created_after: a

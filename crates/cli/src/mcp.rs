@@ -60,6 +60,8 @@ struct SearchArgs {
     namespace: Option<String>,
     /// Only this session's memories.
     session: Option<String>,
+    /// Only memories at least this trusted, 0..1 (default: configured, 0.3).
+    min_confidence: Option<f64>,
     /// Let older memories count less (time decay; default: configured).
     decay: Option<bool>,
     /// Token budget for the contents (default 500).
@@ -162,6 +164,7 @@ impl MemoryServer {
                 tags_any: normalize_tags(a.tags.as_deref().unwrap_or_default()),
                 namespace: a.namespace.clone(),
                 session: a.session.clone(),
+                min_confidence: a.min_confidence,
                 ..Filter::default()
             };
             if a.query.trim() == "*" {

@@ -2702,3 +2702,29 @@ fn the_design_notes_spellings_work() {
     assert_eq!(found["mode"], "fts", "{found}");
     assert_eq!(found["results"][0]["id"], 2, "{found}");
 }
+
+#[test]
+fn memories_below_the_minimum_confidence_are_not_recalled_unless_asked_for() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "flaky: retry the upload twice",
+        "--confidence",
+        "0.2",
+    ]);
+    env.ok(&["remember", "the upload needs a token"]);
+    assert_eq!(result_ids(&env.recall_json(&["upload", "--no-touch"])), [2]);
+    let all = env.recall_json(&["upload", "--no-touch", "--min-confidence", "0"]);
+    assert_eq!(result_ids(&all).len(), 2);
+    assert_eq!(
+        env.ok(&["memories", "list"]).lines().count(),
+        2,
+        "a filter of recall's"
+    );
+    let out = env.run(&["recall", "upload", "--min-confidence", "2"]);
+    assert!(
+        stderr(&out).contains("minimum confidence must be a number between 0 and 1"),
+        "{}",
+        stderr(&out)
+    );
+}

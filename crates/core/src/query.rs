@@ -53,6 +53,8 @@ pub struct Filter {
     pub bead_id: Option<String>,
     /// Exactly this worker.
     pub worker_id: Option<String>,
+    /// A confidence of at least this, in `[0, 1]`.
+    pub min_confidence: Option<f64>,
     /// This status; `None` means [`Status::Active`].
     pub status: Option<Status>,
     /// Any of these sources.
@@ -86,15 +88,21 @@ impl Filter {
             ("sources", self.sources.len()),
             ("metadata conditions", self.metadata.len()),
         ];
-        match lists.iter().find(|(_, n)| *n > MAX_FILTER_VALUES) {
-            Some((what, n)) => Err(Error::invalid_input(format!(
+        if let Some((what, n)) = lists.iter().find(|(_, n)| *n > MAX_FILTER_VALUES) {
+            return Err(Error::invalid_input(format!(
                 "the filter has {n} {what}; at most {MAX_FILTER_VALUES} are allowed"
+            )));
+        }
+        match self.min_confidence {
+            Some(c) if !(0.0..=1.0).contains(&c) => Err(Error::invalid_input(format!(
+                "the minimum confidence must be a number between 0 and 1, got {c}"
             ))),
-            None => Ok(()),
+            _ => Ok(()),
         }
     }
 
-    /// True when the filter restricts nothing but the status.
+    /// True when the filter restricts nothing but the status and the minimum confidence
+    /// (what a store can check on each row of a ranking after the fact).
     pub fn is_status_only(&self) -> bool {
         self.types.is_empty()
             && self.tags_any.is_empty()

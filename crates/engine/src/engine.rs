@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use oro_mem_core::config::CALIBRATION_PREFIX;
 use oro_mem_core::{
-    Candidate, CandidateSearch, Candidates, Config, Error, ErrorKind, Fuser, Memory, MemoryId,
-    MemoryWrite, Mode, Pipeline, Query, Ranker, Recall, Result, Scoring, Signal,
+    Candidate, CandidateSearch, Candidates, Config, Error, ErrorKind, Filter, Fuser, Memory,
+    MemoryId, MemoryWrite, Mode, Pipeline, Query, Ranker, Recall, Result, Scoring, Signal,
 };
 use oro_mem_fusion::Scaled;
 use oro_mem_rank_bm25::Bm25Ranker;
@@ -310,6 +310,21 @@ impl Engine {
         store: &dyn CandidateSearch,
         query: &Query<'_>,
     ) -> Result<(Candidates, Mode, Vec<String>)> {
+        // The configured minimum confidence, unless the query sets its own.
+        let trusted;
+        let query = &match query.filter.min_confidence {
+            None if self.config.recall.min_confidence > 0.0 => {
+                trusted = Filter {
+                    min_confidence: Some(self.config.recall.min_confidence),
+                    ..query.filter.clone()
+                };
+                Query {
+                    filter: &trusted,
+                    ..query.clone()
+                }
+            }
+            _ => query.clone(),
+        };
         // Whether or not a source gets as far as the store's query.
         query.filter.check()?;
         let requested_mode = self.config.mode;

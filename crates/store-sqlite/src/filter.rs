@@ -46,6 +46,10 @@ impl Where {
                 w.params.push(Value::Text(value.clone()));
             }
         }
+        if let Some(c) = filter.min_confidence {
+            w.and("m.confidence >= ?");
+            w.params.push(Value::Real(c));
+        }
         if !filter.types.is_empty() {
             w.and(&format!(
                 "m.type IN ({})",

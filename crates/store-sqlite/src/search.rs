@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, Result, Status};
+use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, Result};
 use rusqlite::{params, params_from_iter, OptionalExtension};
 
 use crate::filter::Where;
@@ -41,8 +41,7 @@ impl Store {
         // general query below runs.
         if filter.is_status_only() {
             let fetch = depth.saturating_mul(2).max(depth + 16);
-            let (hits, complete) =
-                self.top_by_rank(&fts, filter.status_or_default(), depth, fetch)?;
+            let (hits, complete) = self.top_by_rank(&fts, filter, depth, fetch)?;
             if hits.len() >= depth || complete {
                 return Ok(hits);
             }
@@ -101,11 +100,12 @@ impl Store {
                 .prepare_cached(
                     "SELECT m.id, m.embedding FROM json_each(?1) j \
                      CROSS JOIN memories m ON m.id = j.value \
-                     WHERE m.status = ?2 AND m.embedding_model = ?3",
+                     WHERE m.status = ?2 AND m.embedding_model = ?3 AND m.confidence >= ?4",
                 )
                 .context("cannot read embeddings")?;
+            let min_confidence = filter.min_confidence.unwrap_or(0.0);
             let mut rows = stmt
-                .query(params![ids, status.as_str(), model])
+                .query(params![ids, status.as_str(), model, min_confidence])
                 .context("cannot read embeddings")?;
             let mut top = TopK::new(depth);
             let mut v = Vec::with_capacity(query.len());
@@ -275,7 +275,7 @@ impl Store {
     fn top_by_rank(
         &self,
         fts: &str,
-        status: Status,
+        filter: &Filter,
         depth: usize,
         fetch: usize,
     ) -> Result<(Vec<(Memory, f64)>, bool)> {
@@ -283,12 +283,20 @@ impl Store {
             "SELECT {MEMORY_COLUMNS}, -t.score, t.n FROM \
                (SELECT rowid AS id, rank AS score, count(*) OVER () AS n FROM memories_fts \
                 WHERE memories_fts MATCH ?1 ORDER BY rank LIMIT ?2) t \
-             JOIN memories m ON m.id = t.id WHERE m.status = ?3 ORDER BY t.score LIMIT ?4"
+             JOIN memories m ON m.id = t.id WHERE m.status = ?3 AND m.confidence >= ?5 \
+             ORDER BY t.score LIMIT ?4"
         );
         let mut stmt = self.conn.prepare_cached(&sql).context("cannot search")?;
+        let status = filter.status_or_default();
         let rows = stmt
             .query_map(
-                params![fts, to_i64(fetch), status.as_str(), to_i64(depth)],
+                params![
+                    fts,
+                    to_i64(fetch),
+                    status.as_str(),
+                    to_i64(depth),
+                    filter.min_confidence.unwrap_or(0.0)
+                ],
                 |row| {
                     let matches: i64 = row.get(MEMORY_COLUMN_COUNT + 1)?;
                     Ok((candidate_from_row(row)?, matches))

@@ -240,6 +240,12 @@ pub const KEYS: &[Key] = &[
         |c, v| c.recall.near_duplicate = v,
     ),
     number(
+        "recall.min_confidence",
+        Domain::Unit,
+        |c| c.recall.min_confidence,
+        |c, v| c.recall.min_confidence = v,
+    ),
+    number(
         "recall.session_context",
         Domain::NonNegative,
         |c| c.recall.session_context,

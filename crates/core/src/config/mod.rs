@@ -183,6 +183,9 @@ pub struct RecallConfig {
     pub near_duplicate: f64,
     /// Weight of each ranker; 0 turns it off.
     pub weights: Weights,
+    /// Memories less trusted than this are not recalled (unless a query's filter sets its
+    /// own minimum): the design notes' 0.3, below which `consolidate` archives stale ones.
+    pub min_confidence: f64,
     /// How much a result's neighbours in its session lend it: each candidate of the same
     /// session within `session_window` places adds this × its fused score ÷ its distance
     /// (a conversation's turn is understood with the turns around it). 0 turns it off;
@@ -255,6 +258,7 @@ impl Default for RecallConfig {
             min_similarity: 0.3,
             near_duplicate: 0.8,
             weights: Weights::default(),
+            min_confidence: 0.3,
             session_context: 0.2,
             session_window: 2,
             min_relevance: 0.0,

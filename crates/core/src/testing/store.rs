@@ -210,6 +210,7 @@ fn filters_restrict_listing_counting_and_search<S: CandidateSearch + MemoryWrite
             .map(|i| {
                 NewMemory::new(format!("cache note number {i}"), MemoryType::Lesson)
                     .namespace(if i % 2 == 0 { "even" } else { "odd" })
+                    .confidence(if i == 5 { 0.85 } else { 0.8 })
                     .created_at(Timestamp(i * 100))
             })
             .collect(),
@@ -234,6 +235,24 @@ fn filters_restrict_listing_counting_and_search<S: CandidateSearch + MemoryWrite
     let found = s.lexical_candidates("cache", &even, 50).expect("search");
     assert_eq!(found.len(), 3, "search honours the filter");
     assert!(found.iter().all(|(m, _)| m.namespace == "even"));
+    let trusted = Filter {
+        min_confidence: Some(0.85),
+        ..Filter::default()
+    };
+    assert_eq!(
+        s.count(&trusted).expect("count"),
+        1,
+        "min_confidence is inclusive"
+    );
+    assert_eq!(
+        s.lexical_candidates("cache", &trusted, 50)
+            .expect("search")
+            .iter()
+            .map(|(m, _)| m.id)
+            .collect::<Vec<_>>(),
+        [ids[5]],
+        "search honours min_confidence"
+    );
     s.set_status(ids[0], Status::Archived).expect("archive");
     assert_eq!(
         s.lexical_candidates("cache", &even, 50)
