@@ -93,8 +93,11 @@ enum Access {
     /// It writes: the store must be writable.
     Write,
     /// It only reads (recall's access counts aside): a store in a read-only location is
-    /// opened read-only.
+    /// opened read-only, and a missing one is an error (a mistyped path makes no store).
     Read,
+    /// It serves reads and writes (`mcp`): as `Read` for a store in a read-only location,
+    /// and a missing store is made.
+    Serve,
 }
 
 fn open(cli: &Cli, access: Access) -> Result<Ctx> {
@@ -107,10 +110,18 @@ fn open(cli: &Cli, access: Access) -> Result<Ctx> {
             );
         }
     }
+    if access == Access::Read && !db.exists() {
+        // Reading creates nothing: a mistyped --db would otherwise answer from a new,
+        // empty store.
+        bail!(
+            "no store at {} (for a new store run `oro-mem init`, or check --db / ORO_MEM_DB)",
+            db.display()
+        );
+    }
     let config_path = config_file::resolve_config(cli.config.as_deref(), &db);
     let config = config_file::load(config_path.as_deref())?;
     let store = match Store::open(&db) {
-        Err(e) if access == Access::Read && e.kind() == ErrorKind::ReadOnly => {
+        Err(e) if access != Access::Write && e.kind() == ErrorKind::ReadOnly => {
             Store::open_read_only(&db)?
         }
         opened => opened?,
@@ -158,7 +169,7 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
         }
         // Searching a read-only store is useful; its writes are tool errors saying why.
         Command::Mcp => {
-            let ctx = open(&cli, Access::Read)?;
+            let ctx = open(&cli, Access::Serve)?;
             if let Some(path) = ctx.store.path() {
                 eprintln!("oro-mem: MCP server on stdio for {}", path.display());
             }

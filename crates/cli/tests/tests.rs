@@ -2275,14 +2275,14 @@ fn extract_stores_markers_reports_malformed_ones_and_dedups_on_rerun() {
          [MEMORY] type=bogus: this has an unknown type\n\
          [MEMORY] type=decision no colon\n\
          [MEMORY] type=pattern confidence=0.9: pin the toolchain in rust-toolchain.toml\n\
-         Note: phrases are ignored when markers are present.\n",
+         Note: phrases are kept beside the markers.\n",
     )
     .unwrap();
     let file = output.to_str().unwrap();
 
     // --dry-run writes nothing.
     let dry = env.ok(&["extract", file, "--dry-run"]);
-    assert!(dry.contains("found 2, rejected 2"), "{dry}");
+    assert!(dry.contains("found 3, rejected 2"), "{dry}");
     assert_eq!(env.count(), 0);
 
     // --strict refuses the whole output.
@@ -2293,7 +2293,7 @@ fn extract_stores_markers_reports_malformed_ones_and_dedups_on_rerun() {
 
     let out = env.run(&["extract", file]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("stored 2, merged 0, skipped 0, rejected 2"));
+    assert!(stdout(&out).contains("stored 3, merged 0, skipped 0, rejected 2"));
     let err = stderr(&out);
     assert!(
         err.contains("line 3: [MEMORY] not stored: unknown memory type \"bogus\""),
@@ -2328,24 +2328,29 @@ fn extract_stores_markers_reports_malformed_ones_and_dedups_on_rerun() {
         "self_report",
         "pin the toolchain in rust-toolchain.toml"
     )));
+    assert!(stored.contains(&(
+        "lesson",
+        "daemon_extracted",
+        "phrases are kept beside the markers."
+    )));
 
     // The same output again: everything is a duplicate.
     let again: serde_json::Value =
         serde_json::from_str(&env.ok(&["extract", file, "--json"])).unwrap();
     assert_eq!(
         (again["stored"].as_u64(), again["skipped"].as_u64()),
-        (Some(0), Some(2))
+        (Some(0), Some(3))
     );
-    assert_eq!(env.count(), 2);
+    assert_eq!(env.count(), 3);
 
-    // Phrases, from standard input, when there is no marker.
+    // Phrases, from standard input.
     let out = env.run_stdin(
         &["extract", "--tags", "ci"],
         b"I learned that the cache key must include Cargo.lock. Then lunch.\n",
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let shown: serde_json::Value =
-        serde_json::from_str(&env.ok(&["memories", "show", "3", "--json"])).unwrap();
+        serde_json::from_str(&env.ok(&["memories", "show", "4", "--json"])).unwrap();
     assert_eq!(shown["content"], "the cache key must include Cargo.lock.");
     assert_eq!(shown["source"], "daemon_extracted");
     assert_eq!(shown["confidence"], 0.5);
@@ -2727,4 +2732,29 @@ fn memories_below_the_minimum_confidence_are_not_recalled_unless_asked_for() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn reading_a_store_that_is_not_there_fails_and_makes_none() {
+    let env = Env::new();
+    let typo = env.dir.path().join("stat.db");
+    let typo_arg = typo.to_str().unwrap();
+    for args in [
+        &["stats", "--db", typo_arg][..],
+        &["recall", "x", "--db", typo_arg],
+        &["memories", "list", "--db", typo_arg],
+        &["inject", "--task", "x", "--db", typo_arg],
+    ] {
+        let out = env.run(args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("no store at {typo_arg}")) && err.contains("oro-mem init"),
+            "{err}"
+        );
+        assert!(!typo.exists(), "{args:?} made a store");
+    }
+    // Writing makes one, as does the MCP server (which writes too).
+    env.ok(&["remember", "a first memory", "--db", typo_arg]);
+    assert!(typo.is_file());
 }

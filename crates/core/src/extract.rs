@@ -8,10 +8,11 @@
 //!    follow list bullets or a quote sign and is matched case-insensitively. Source
 //!    `self_report`. A marker that cannot be read (unknown type or attribute, a bad confidence,
 //!    no content) is rejected with the reason, and never guessed at.
-//! 2. **Phrases**, only when the text has no marker at all: the sentence after "I learned",
+//! 2. **Phrases**, on the lines without a marker: the sentence after "I learned",
 //!    "Note:", "Important:", "Gotcha:" or "Pattern:" (type gotcha for "Gotcha:", pattern for
 //!    "Pattern:", lesson otherwise), at least three words, outside fenced code blocks. Source
-//!    `daemon_extracted`, confidence [`PHRASE_CONFIDENCE`].
+//!    `daemon_extracted`, confidence [`PHRASE_CONFIDENCE`]. A phrase that says what a marker
+//!    says is left to the write path's duplicate check, which keeps the marker's.
 //!
 //! ```
 //! use oro_mem_core::extract::extract;
@@ -69,10 +70,8 @@ pub struct Extraction {
 /// Finds the memories in `text` (see the [module docs](self)).
 pub fn extract(text: &str) -> Extraction {
     let mut out = Extraction::default();
-    let mut any_marker = false;
     for (i, line) in text.lines().enumerate() {
         if let Some(rest) = after_marker(line) {
-            any_marker = true;
             match parse_marker(rest) {
                 Ok(memory) => out.memories.push(Found {
                     line: i + 1,
@@ -85,16 +84,13 @@ pub fn extract(text: &str) -> Extraction {
             }
         }
     }
-    if any_marker {
-        return out;
-    }
     let mut in_code = false;
     for (i, line) in text.lines().enumerate() {
         if line.trim_start().starts_with("```") {
             in_code = !in_code;
             continue;
         }
-        if in_code {
+        if in_code || after_marker(line).is_some() {
             continue;
         }
         for (content, memory_type) in phrases(line) {
@@ -312,7 +308,7 @@ mod tests {
     }
 
     #[test]
-    fn phrases_are_the_fallback_only() {
+    fn phrases_are_found_beside_markers_and_indented_markers_are_read() {
         let text = "I learned that cargo caches builds in target. Then I moved on.\n\
                     Note: the CI cache key must include Cargo.lock! Otherwise stale.\n\
                     Gotcha: pyright ignores files outside the include list\n\
@@ -347,9 +343,20 @@ mod tests {
                 MemoryType::Pattern
             ]
         );
-        // With one marker, phrases are ignored.
-        let with_marker = format!("{text}\n[MEMORY] type=decision: use sqlite");
-        assert_eq!(contents(&extract(&with_marker)), ["use sqlite"]);
+        // Markers come first, indented or not, and the phrases are kept beside them.
+        let with_marker =
+            format!("{text}\n[MEMORY] type=decision: use sqlite\n    [MEMORY] indented works");
+        assert_eq!(
+            contents(&extract(&with_marker)),
+            [
+                "use sqlite",
+                "indented works",
+                "cargo caches builds in target.",
+                "the CI cache key must include Cargo.lock!",
+                "pyright ignores files outside the include list",
+                "small commits make bisecting cheap."
+            ]
+        );
     }
 
     #[test]

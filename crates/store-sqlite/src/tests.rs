@@ -648,3 +648,36 @@ fn dedup_finds_a_duplicate_behind_many_better_matches_of_other_namespaces() {
         .unwrap();
     assert!(matches!(other, WriteOutcome::Inserted { .. }), "{other:?}");
 }
+
+#[test]
+fn memories_alike_in_words_but_not_in_metadata_are_no_duplicates() {
+    let mut s = Store::open_in_memory().unwrap();
+    let dedup = DedupConfig::default();
+    let episode = |speed: i64| {
+        let mut m = lesson("the gripper slipped on the wet cup during the pick");
+        m.metadata = serde_json::json!({"params": {"speed": speed}})
+            .as_object()
+            .unwrap()
+            .clone();
+        m
+    };
+    let first = s.remember(episode(1), &dedup).unwrap();
+    let other = s.remember(episode(2), &dedup).unwrap();
+    assert!(
+        matches!(other, WriteOutcome::Inserted { .. }),
+        "another run's parameters: {other:?}"
+    );
+    let again = s.remember(episode(1), &dedup).unwrap();
+    assert_eq!(
+        again,
+        WriteOutcome::Skipped {
+            duplicate_of: first.id(),
+            similarity: 1.0
+        }
+    );
+    // consolidate keeps them apart too.
+    let report = s
+        .consolidate(&ConsolidateConfig::default(), Timestamp::now(), false)
+        .unwrap();
+    assert_eq!(report.merged.len(), 0, "{report:?}");
+}

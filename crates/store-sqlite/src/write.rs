@@ -383,8 +383,8 @@ impl Store {
                     continue;
                 }
                 let Some(o) = by_id.get(&other) else { continue };
-                if !text::same_polarity(&m.content, &o.content) {
-                    continue; // alike in words, opposite in meaning
+                if !text::same_polarity(&m.content, &o.content) || m.metadata != o.metadata {
+                    continue; // alike in words, opposite in meaning or about something else
                 }
                 let keep_m = (m.confidence, m.pinned, std::cmp::Reverse(m.created_at))
                     > (o.confidence, o.pinned, std::cmp::Reverse(o.created_at));
@@ -516,13 +516,16 @@ fn write_one(
     let sp = tx.savepoint().context("cannot start savepoint")?;
     let id = insert(&sp, m, now)?;
     // A memory that says the opposite ("must not" against "must") is no duplicate, however
-    // alike the words: the best match of the same polarity is.
+    // alike the words, nor is one about something else by its metadata (two runs of a robot
+    // with other parameters): the best match of the same polarity and metadata is.
     let same_polarity = |other: MemoryId| -> Result<bool> {
-        let content: String = sp
-            .prepare_cached("SELECT content FROM memories WHERE id = ?1")
-            .and_then(|mut s| s.query_row([other], |r| r.get(0)))
+        let (content, metadata): (String, String) = sp
+            .prepare_cached("SELECT content, metadata FROM memories WHERE id = ?1")
+            .and_then(|mut s| s.query_row([other], |r| Ok((r.get(0)?, r.get(1)?))))
             .context("cannot read duplicate")?;
-        Ok(text::same_polarity(&m.content, &content))
+        let metadata: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&metadata).unwrap_or_default();
+        Ok(text::same_polarity(&m.content, &content) && metadata == m.metadata)
     };
     let first_alike = |hits: Vec<(MemoryId, f64)>, above: f64| -> Result<Option<(MemoryId, f64)>> {
         for (other, similarity) in hits {
