@@ -2758,3 +2758,42 @@ fn reading_a_store_that_is_not_there_fails_and_makes_none() {
     env.ok(&["remember", "a first memory", "--db", typo_arg]);
     assert!(typo.is_file());
 }
+
+#[test]
+fn the_english_model_gives_no_signal_for_cjk_text() {
+    let env = hybrid_env();
+    for text in [
+        "数据库连接超时的时候要检查连接池",
+        "日本語のテキストを検索する方法",
+        "부산에서 회의가 있습니다",
+        "the connection pool must be checked on database timeouts",
+    ] {
+        env.ok(&["remember", text]);
+    }
+    // Nothing matches the words of this query; its cosines mean nothing: nothing recalled.
+    let v = env.recall_json(&["天气很好", "--no-touch"]);
+    assert_eq!(result_ids(&v), Vec::<i64>::new(), "{v:#}");
+    let warnings = v["warnings"].to_string();
+    assert!(warnings.contains("does not cover"), "{v:#}");
+    // A CJK query finds CJK memories by their words, the BM25 list alone.
+    let v = env.recall_json(&["连接池", "--no-touch"]);
+    assert_eq!(result_ids(&v), [1], "{v:#}");
+    assert_eq!(v["answered_by"], "bm25_only", "{v:#}");
+    // A query of mixed scripts: the CJK memory is ranked by its words alone, no cosine.
+    let v = env.recall_json(&["连接池 connection pool", "--no-touch", "--explain"]);
+    let ids = result_ids(&v);
+    assert!(ids.contains(&1) && ids.contains(&4), "{v:#}");
+    let cjk = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["memory"]["id"] == 1)
+        .unwrap();
+    let vector = cjk["lists"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "vector")
+        .unwrap();
+    assert_eq!(vector["score"], serde_json::Value::Null, "{v:#}");
+}

@@ -131,6 +131,25 @@ impl Candidates {
             .filter_map(move |c| Some((c.id(), signal?.get(c.id())?)))
     }
 
+    /// Takes away signal `name`'s score of each candidate for which `unscored` is true (a
+    /// pair the signal cannot judge), and drops the candidates left with no score at all:
+    /// nothing vouches for them. Returns how many scores were taken away.
+    pub fn unscore(&mut self, name: &str, mut unscored: impl FnMut(&Candidate) -> bool) -> usize {
+        let Some(index) = self.signals.iter().position(|(n, _)| n == name) else {
+            return 0;
+        };
+        let mut taken = 0;
+        let signals = &mut self.signals;
+        self.items.retain(|c| {
+            if !unscored(c) || signals[index].1.scores.remove(&c.id()).is_none() {
+                return true;
+            }
+            taken += 1;
+            signals.iter().any(|(_, s)| s.get(c.id()).is_some())
+        });
+        taken
+    }
+
     /// Drops the candidates that no signal vouches for: a candidate is kept when one of its
     /// scores clears its signal's floor, or when no signal scores it at all. Returns how many
     /// were dropped.
@@ -302,6 +321,19 @@ mod tests {
         let ids: Vec<_> = r.hits().iter().map(|h| h.id).collect();
         assert_eq!(ids, [1, 2, 3]);
         assert_eq!(r.hits()[0].score, 2.0);
+    }
+
+    #[test]
+    fn unscoring_takes_a_signals_scores_and_drops_who_has_none_left() {
+        let mut c = Candidates::new((1..=3).map(|id| Candidate::new(memory(id))));
+        c.set_signal("lexical", Signal::new([(1, 1.0)]));
+        c.set_signal("vector", Signal::new([(1, 0.5), (2, 0.4), (3, 0.3)]));
+        assert_eq!(c.unscore("vector", |c| c.id() <= 2), 2);
+        let ids: Vec<_> = c.iter().map(Candidate::id).collect();
+        assert_eq!(ids, [1, 3], "2 had only the vector score");
+        assert_eq!(c.signal("vector").unwrap().get(1), None);
+        assert_eq!(c.signal("lexical").unwrap().get(1), Some(1.0));
+        assert_eq!(c.unscore("nonexistent", |_| true), 0);
     }
 
     fn memory(id: MemoryId) -> Memory {

@@ -108,6 +108,18 @@ pub fn is_invisible(c: char) -> bool {
         )
 }
 
+/// True when most of `text`'s letters and digits are CJK ([`is_cjk`]): text in a script an
+/// English embedding model (all-MiniLM-L6-v2) does not cover, so a cosine with it means
+/// nothing.
+pub fn is_mostly_cjk(text: &str) -> bool {
+    let (mut cjk, mut all) = (0usize, 0usize);
+    for c in text.chars().filter(|c| c.is_alphanumeric()) {
+        all += 1;
+        cjk += usize::from(is_cjk(c));
+    }
+    all > 0 && cjk * 2 > all
+}
+
 /// True when `text` shows nothing: empty, or only [invisible](is_invisible) characters.
 pub fn is_blank(text: &str) -> bool {
     text.chars().all(is_invisible)
@@ -292,6 +304,15 @@ pub fn query_terms(text: &str) -> Vec<Term> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mostly_cjk_is_by_the_share_of_letters() {
+        assert!(is_mostly_cjk("天气很好"));
+        assert!(is_mostly_cjk("数据库 lock 超时了"));
+        assert!(!is_mostly_cjk("SQLite 锁 contention"));
+        assert!(!is_mostly_cjk("database timeout"));
+        assert!(!is_mostly_cjk("?!"));
+    }
 
     #[test]
     fn negation_is_counted_contractions_and_all() {

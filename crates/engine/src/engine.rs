@@ -4,13 +4,14 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use oro_mem_core::config::CALIBRATION_PREFIX;
+use oro_mem_core::text::is_mostly_cjk;
 use oro_mem_core::{
     Candidate, CandidateSearch, Candidates, Config, Error, ErrorKind, Filter, Fuser, Memory,
     MemoryId, MemoryWrite, Mode, Pipeline, Query, Ranker, Recall, Result, Scoring, Signal,
 };
 use oro_mem_fusion::Scaled;
 use oro_mem_rank_bm25::Bm25Ranker;
-use oro_mem_rank_vector::Embedder;
+use oro_mem_rank_vector::{Embedder, VectorRanker};
 use serde::Serialize;
 
 use crate::registry::Registry;
@@ -377,6 +378,10 @@ impl Engine {
             Err((_, e)) => return Err(e),
         };
         let mut candidates = candidates;
+        // A memory in a script the model does not cover has a meaningless cosine: it is
+        // ranked by its words alone (`--explain` shows no vector score). Said once per query
+        // when the query is such text, not for every such memory of a mixed store.
+        candidates.unscore(VectorRanker::SIGNAL, |c| is_mostly_cjk(&c.memory.content));
         self.add_session_neighbours(store, mode, &mut candidates)?;
         Ok((candidates, mode, warnings))
     }
