@@ -844,6 +844,9 @@ fn stats(ctx: Ctx, json: bool) -> Result<()> {
         s.total, s.active, s.archived, s.pinned
     );
     println!("embedded:   {}", s.embedded);
+    for (model, n) in &s.embedded_by_model {
+        println!("  {model:<12} {n}");
+    }
     for (t, n) in &s.by_type {
         println!("  {t:<12} {n}");
     }

@@ -1482,6 +1482,12 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
         env.ok(&["remember", text, "--type", ty]);
     }
     assert_eq!(embedded(&env), 3, "hybrid mode embeds on remember");
+    let stats: serde_json::Value = serde_json::from_str(&env.ok(&["stats", "--json"])).unwrap();
+    assert_eq!(
+        stats["embedded_by_model"],
+        serde_json::json!([["all-MiniLM-L6-v2/onnx-int8", 3]]),
+        "{stats:#}"
+    );
 
     // No word of the query is in the memory: full-text search cannot find it.
     let fts = env.recall_json(&["database timeout", "--mode", "fts", "--no-touch"]);

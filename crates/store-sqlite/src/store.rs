@@ -184,6 +184,8 @@ pub struct Stats {
     pub pinned: u64,
     /// Memories with an embedding.
     pub embedded: u64,
+    /// Memories with an embedding, per model.
+    pub embedded_by_model: Vec<(String, u64)>,
     /// Active memories per type.
     pub by_type: Vec<(String, u64)>,
     /// Memories per namespace.
@@ -596,6 +598,11 @@ impl Store {
             archived: one("SELECT count(*) FROM memories WHERE status = 'archived'")?,
             pinned: one("SELECT count(*) FROM memories WHERE pinned")?,
             embedded: one("SELECT count(*) FROM memories WHERE embedding IS NOT NULL")?,
+            embedded_by_model: pairs(
+                "SELECT embedding_model, count(*) FROM memories \
+                 WHERE embedding IS NOT NULL AND embedding_model IS NOT NULL \
+                 GROUP BY embedding_model ORDER BY count(*) DESC, embedding_model",
+            )?,
             by_type: pairs(
                 "SELECT type, count(*) FROM memories WHERE status = 'active' \
                  GROUP BY type ORDER BY count(*) DESC, type",
