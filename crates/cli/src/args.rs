@@ -373,8 +373,13 @@ pub struct EmbedArgs {
 pub struct InjectArgs {
     /// The task: title and description; `-` reads it from standard input (text may start
     /// with `-`, a Markdown bullet say)
-    #[arg(long, allow_hyphen_values = true)]
-    pub task: String,
+    #[arg(long, allow_hyphen_values = true, required_unless_present = "hook")]
+    pub task: Option<String>,
+    /// Read the task from an agent's hook on standard input: `claude` takes Claude Code's
+    /// UserPromptSubmit (the prompt) and SessionStart (the last user message of the
+    /// transcript) JSON
+    #[arg(long, value_enum, conflicts_with = "task")]
+    pub hook: Option<Hook>,
     /// fts, hybrid or vector [default: from config]
     #[arg(long, value_parser = parse_mode)]
     pub mode: Option<Mode>,
@@ -383,6 +388,13 @@ pub struct InjectArgs {
     /// Do not count this as an access of the injected memories
     #[arg(long)]
     pub no_touch: bool,
+}
+
+/// An agent whose hooks `inject --hook` reads.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Hook {
+    /// Claude Code (`UserPromptSubmit`, `SessionStart`)
+    Claude,
 }
 
 #[derive(Debug, Args)]

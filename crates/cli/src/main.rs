@@ -4,6 +4,7 @@ mod args;
 mod capture;
 mod config_file;
 mod eval;
+mod hook;
 mod mcp;
 mod render;
 #[cfg(unix)]
@@ -407,7 +408,8 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
         );
         config.decay.half_life_days = days;
     }
-    let answer = run_recall(ctx, &config, &a.query, &a.filter, now, !a.no_touch, io)?;
+    let text = read_content(&a.query, io.input)?;
+    let answer = run_recall(ctx, &config, &text, &a.filter, now, !a.no_touch, io)?;
     let format = if a.json { Format::Json } else { a.format };
     let out = &mut io.out;
     match format {
@@ -475,12 +477,12 @@ fn replay(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>, now: Timestamp) 
     Ok(())
 }
 
-/// What `recall` and `inject` share: checks `config`, reads the query (`-` = the input),
-/// recalls under the filter, and writes the warnings on the error stream.
+/// What `recall` and `inject` share: checks `config`, recalls `text` under the filter, and
+/// writes the warnings on the error stream.
 fn run_recall(
     ctx: &mut Ctx,
     config: &Config,
-    query: &str,
+    text: &str,
     filter: &FilterArgs,
     now: Timestamp,
     touch: bool,
@@ -488,8 +490,7 @@ fn run_recall(
 ) -> Result<Answer> {
     let mut engine = ctx.engine.reconfigured(config.clone())?;
     let filter = build_filter(filter, now)?;
-    let text = read_content(query, io.input)?;
-    let query = Query::new(&text, &filter).now(now);
+    let query = Query::new(text, &filter).now(now);
     if touch && ctx.store.is_read_only() {
         writeln!(
             io.err,
@@ -516,7 +517,16 @@ fn inject(ctx: &mut Ctx, a: &args::InjectArgs, io: &mut Io<'_>) -> Result<()> {
     if let Some(m) = a.mode {
         config.mode = m;
     }
-    let answer = run_recall(ctx, &config, &a.task, &a.filter, now, !a.no_touch, io)?;
+    let task = match (a.hook, &a.task) {
+        (Some(args::Hook::Claude), _) => match hook::claude_task(io.input)? {
+            Some(task) => task,
+            // Nothing to go on yet (a new session): nothing to add.
+            None => return Ok(()),
+        },
+        (None, Some(task)) => read_content(task, io.input)?,
+        (None, None) => bail!("inject needs --task or --hook"),
+    };
+    let answer = run_recall(ctx, &config, &task, &a.filter, now, !a.no_touch, io)?;
     write!(io.out, "{}", render::prompt(&answer.recall.results, now))?;
     Ok(())
 }

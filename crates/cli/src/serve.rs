@@ -267,9 +267,10 @@ fn reload(ctx: &mut Ctx, config: &mut ConfigStamp, now: ConfigStamp) -> Result<(
 /// other command. `stdin` receives what was read from standard input, if anything, for the
 /// command to use when it runs here.
 pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
-    let query = match &cli.command {
-        Command::Recall(a) => &a.query,
-        Command::Inject(a) => &a.task,
+    // Whether the command reads standard input: a query or task of `-`, or a hook's JSON.
+    let reads_stdin = match &cli.command {
+        Command::Recall(a) => a.query == "-",
+        Command::Inject(a) => a.hook.is_some() || a.task.as_deref() == Some("-"),
         _ => return None,
     };
     if std::env::var_os(ENV_SWITCH).is_some_and(|v| v == "off") {
@@ -278,7 +279,7 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
     let db = config_file::resolve_db(cli.db.as_deref()).ok()?;
     let socket = socket_path(&canonical(&db));
     let stream = UnixStream::connect(&socket).ok()?;
-    if query == "-" {
+    if reads_stdin {
         let mut text = String::new();
         std::io::stdin().read_to_string(&mut text).ok()?;
         *stdin = Some(text);

@@ -2803,3 +2803,74 @@ fn the_english_model_gives_no_signal_for_cjk_text() {
         .unwrap();
     assert_eq!(vector["score"], serde_json::Value::Null, "{v:#}");
 }
+
+fn hook_input(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/hooks")
+            .join(name),
+    )
+    .unwrap()
+}
+
+#[test]
+fn inject_reads_claude_codes_hooks() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "ruff --fix must run before pyright",
+        "--type",
+        "gotcha",
+    ]);
+    env.ok(&["remember", "the deploy waits for the smoke tests"]);
+    // UserPromptSubmit: the prompt is the task; stdout is the context Claude Code adds.
+    let out = env.run_stdin(
+        &["inject", "--hook", "claude", "--no-touch"],
+        hook_input("user-prompt-submit.json").as_bytes(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("## Relevant Memories\n"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("ruff --fix must run before pyright"));
+    assert!(!stdout(&out).contains("deploy"), "{}", stdout(&out));
+    // SessionStart: the last user message of the transcript.
+    let transcript = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hooks/transcript.jsonl");
+    let start =
+        hook_input("session-start.json").replace("TRANSCRIPT", transcript.to_str().unwrap());
+    let out = env.run_stdin(
+        &["inject", "--hook", "claude", "--no-touch"],
+        start.as_bytes(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("ruff --fix must run before pyright"),
+        "{}",
+        stdout(&out)
+    );
+    // A new session has nothing to go on: nothing is added.
+    let fresh = hook_input("session-start.json").replace("TRANSCRIPT", "/nonexistent.jsonl");
+    let out = env.run_stdin(&["inject", "--hook", "claude"], fresh.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    // Another event, or no JSON: a clear error, and nothing on stdout.
+    let out = env.run_stdin(
+        &["inject", "--hook", "claude"],
+        br#"{"hook_event_name": "PreToolUse", "tool_name": "Bash"}"#,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("not \"PreToolUse\""),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out), "");
+    // --task and --hook exclude each other; one is needed.
+    assert!(!env
+        .run(&["inject", "--task", "x", "--hook", "claude"])
+        .status
+        .success());
+    assert!(!env.run(&["inject"]).status.success());
+}
