@@ -1576,6 +1576,13 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     assert_eq!(alone["answered_by"], "bm25_only", "{alone:#}");
     let warnings = alone["warnings"].as_array().unwrap();
     assert!(
+        warnings.iter().any(|w| w.as_str().unwrap().contains(
+            "3 memories have no embedding from all-MiniLM-L6-v2/onnx-int8 and are found by \
+             full-text search only; run `oro-mem embed` (about a second for short memories"
+        )),
+        "{alone:#}"
+    );
+    assert!(
         warnings.iter().any(|w| w
             .as_str()
             .unwrap()
