@@ -277,7 +277,8 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
         return None;
     }
     let db = config_file::resolve_db(cli.db.as_deref()).ok()?;
-    let socket = socket_path(&canonical(&db));
+    let store = canonical(&db);
+    let socket = socket_path(&store);
     let stream = UnixStream::connect(&socket).ok()?;
     if reads_stdin {
         let mut text = String::new();
@@ -289,7 +290,7 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
         .map(|a| a.into_string().ok())
         .collect();
     let request = Request {
-        db: canonical(&db),
+        db: store,
         config: config_file::resolve_config(cli.config.as_deref(), &db).map(|p| canonical(&p)),
         args: args?,
         stdin: stdin.clone(),

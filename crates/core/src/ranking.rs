@@ -98,6 +98,11 @@ impl Candidates {
         }
     }
 
+    /// True when some candidate has a neighbour recorded.
+    pub fn has_neighbours(&self) -> bool {
+        !self.neighbours.is_empty()
+    }
+
     /// The candidates near `id` in its session as `(id, distance)`, when they were recorded.
     pub fn neighbours(&self, id: MemoryId) -> &[(MemoryId, u32)] {
         self.neighbours.get(&id).map_or(&[], Vec::as_slice)

@@ -385,7 +385,7 @@ impl Pipeline {
     ) -> (Vec<(MemoryId, f64)>, HashMap<MemoryId, f64>) {
         let weight = self.recall.session_context;
         let mut gains = HashMap::new();
-        if weight == 0.0 {
+        if weight == 0.0 || !candidates.has_neighbours() {
             return (relevance, gains);
         }
         let fused: HashMap<MemoryId, f64> = relevance.iter().copied().collect();

@@ -335,6 +335,13 @@ impl Engine {
         let mut embedding = None;
         if self.plan(mode).sources.iter().any(|s| s.needs_embedding()) {
             match self.embedder() {
+                // The model's cosine means nothing for such a query: no vector list, and no
+                // embedding made for it.
+                Ok(model) if is_mostly_cjk(query.text) => warnings.push(format!(
+                    "the query is in a script the embedding model ({}) does not cover: the \
+                     vector list gives no signal",
+                    model.model_id()
+                )),
                 Ok(model) => match embed_query(model.as_ref(), query.text) {
                     Ok(v) => embedding = Some((model, v)),
                     Err(e) => {
@@ -368,7 +375,7 @@ impl Engine {
                 vector,
             }),
         };
-        let candidates = match run_sources(&cx, &self.plan(mode).sources, &mut warnings) {
+        let mut candidates = match run_sources(&cx, &self.plan(mode).sources, &mut warnings) {
             Ok(c) => c,
             Err((true, e)) if mode != Mode::Fts => {
                 warnings.push(failed(&e));
@@ -377,7 +384,6 @@ impl Engine {
             }
             Err((_, e)) => return Err(e),
         };
-        let mut candidates = candidates;
         // A memory in a script the model does not cover has a meaningless cosine: it is
         // ranked by its words alone (`--explain` shows no vector score). Said once per query
         // when the query is such text, not for every such memory of a mixed store.

@@ -1,6 +1,5 @@
 //! Candidate sources: where recall's candidates come from, each with its own per-query signal.
 
-use oro_mem_core::text::is_mostly_cjk;
 use oro_mem_core::{CandidateSearch, Memory, MemoryId, Query, Result};
 use oro_mem_rank_bm25::Bm25Ranker;
 use oro_mem_rank_vector::VectorRanker;
@@ -173,16 +172,6 @@ impl CandidateSource for Nearest {
         let Some(q) = cx.embedding else {
             return Ok(Search::default());
         };
-        if is_mostly_cjk(cx.query.text) {
-            return Ok(Search {
-                found: Vec::new(),
-                warnings: vec![format!(
-                    "the query is in a script the embedding model ({}) does not cover: the \
-                     vector list gives no signal",
-                    q.model
-                )],
-            });
-        }
         let nearest = cx
             .store
             .vector_candidates(q.model, q.vector, cx.query.filter, self.depth)?;
@@ -211,10 +200,8 @@ impl CandidateSource for Nearest {
 
     fn score(&self, cx: &SourceContext<'_>, ids: &[MemoryId]) -> Result<Vec<(MemoryId, f64)>> {
         match cx.embedding {
-            Some(q) if !is_mostly_cjk(cx.query.text) => {
-                cx.store.similarities(q.model, q.vector, ids)
-            }
-            _ => Ok(Vec::new()),
+            Some(q) => cx.store.similarities(q.model, q.vector, ids),
+            None => Ok(Vec::new()),
         }
     }
 }

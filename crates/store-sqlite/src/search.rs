@@ -202,15 +202,15 @@ impl Store {
         memories: &[&Memory],
         window: usize,
     ) -> Result<Vec<Neighbour>> {
+        let mut out = Vec::new();
+        if window == 0 {
+            return Ok(out);
+        }
         let mut sessions: HashMap<(&str, &str), Vec<&Memory>> = HashMap::new();
         for m in memories {
             if let Some(session) = &m.session {
                 sessions.entry((session, &m.namespace)).or_default().push(m);
             }
-        }
-        let mut out = Vec::new();
-        if window == 0 {
-            return Ok(out);
         }
         let context = "cannot read session neighbours";
         let mut between = self
