@@ -72,6 +72,18 @@ impl WriteOutcome {
     }
 }
 
+/// What a store's consolidation did (or would do, on a dry run): near-duplicates merged and
+/// stale low-confidence memories archived.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ConsolidateReport {
+    /// `(kept, removed, similarity)`: `removed` was folded into `kept` and deleted.
+    pub merged: Vec<(MemoryId, MemoryId, f64)>,
+    /// Stale low-confidence memories archived.
+    pub archived: Vec<MemoryId>,
+    /// True when nothing was written.
+    pub dry_run: bool,
+}
+
 /// An embedding as a store keeps it: the model that made it and the vector.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Embedding {

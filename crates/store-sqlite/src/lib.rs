@@ -65,11 +65,12 @@ mod vectors;
 mod write;
 
 pub use fts5::fts5_query;
+pub use oro_mem_core::store::ConsolidateReport;
 pub use oro_mem_core::store::Embedding;
 pub use oro_mem_core::store::{ListOrder, WriteOutcome};
 pub use schema::SCHEMA_VERSION;
 pub use store::{Stats, Store, APPLICATION_ID, READ_ONLY_FROM};
-pub use write::{ConsolidateReport, OtherMemory};
+pub use write::OtherMemory;
 
 #[cfg(test)]
 mod tests;

@@ -7,11 +7,10 @@ use std::path::Path;
 
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::memory::{check_batch, validate_batch, MAX_ACCESS_COUNT};
-use oro_mem_core::store::{check_vector, Embedding, WriteOutcome};
+use oro_mem_core::store::{check_vector, ConsolidateReport, Embedding, WriteOutcome};
 use oro_mem_core::text::{self, spaced_cjk};
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Timestamp};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
-use serde::Serialize;
 
 use crate::quant::dot_f32;
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
@@ -28,17 +27,6 @@ pub struct OtherMemory {
     /// Its embedding there, if it had one; written here as it is
     /// ([`Store::remember_embedded`]), it spares embedding the text again.
     pub embedding: Option<Embedding>,
-}
-
-/// What [`Store::consolidate`] did (or would do, on a dry run).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct ConsolidateReport {
-    /// `(kept, removed, similarity)`: `removed` was folded into `kept` and deleted.
-    pub merged: Vec<(MemoryId, MemoryId, f64)>,
-    /// Stale low-confidence memories archived.
-    pub archived: Vec<MemoryId>,
-    /// True when nothing was written.
-    pub dry_run: bool,
 }
 
 impl Store {

@@ -6,8 +6,8 @@
 //! rule.
 
 use crate::config::DedupConfig;
-use crate::memory::{MemoryType, NewMemory, Status};
-use crate::query::Filter;
+use crate::memory::{MemoryType, NewMemory, Source, Status};
+use crate::query::{Filter, MetaCondition, MetaOp};
 use crate::store::{CandidateSearch, Embedding, ListOrder, MemoryWrite, WriteOutcome};
 use crate::time::Timestamp;
 use crate::ErrorKind;
@@ -39,6 +39,7 @@ fn insert<S: MemoryWrite>(store: &mut S, memories: Vec<NewMemory>) -> Vec<crate:
 pub fn store_conformance<S: CandidateSearch + MemoryWrite>(mut make: impl FnMut() -> S) {
     written_memories_read_back(&mut make());
     filters_restrict_listing_counting_and_search(&mut make());
+    every_filter_field_selects_what_it_says(&mut make());
     lexical_search_ranks_and_never_fails_on_text(&mut make());
     writes_change_what_they_say(&mut make());
     invalid_batches_write_nothing(&mut make());
@@ -263,6 +264,230 @@ fn filters_restrict_listing_counting_and_search<S: CandidateSearch + MemoryWrite
     );
 }
 
+/// Whether `m` meets `filter`, by the definition of each field. Metadata conditions compare
+/// values of one type (a string, a number, a boolean); a missing field is unequal to
+/// everything and neither less nor greater.
+fn meets(filter: &Filter, m: &crate::Memory) -> bool {
+    use std::cmp::Ordering;
+    let field = |path: &str| {
+        let mut v = m.metadata.get(path.split('.').next()?)?;
+        for key in path.split('.').skip(1) {
+            v = v.get(key)?;
+        }
+        Some(v.clone())
+    };
+    let compare = |c: &MetaCondition| -> Option<Ordering> {
+        use serde_json::Value as J;
+        match (field(&c.path)?, &c.value) {
+            (J::String(a), J::String(b)) => Some(a.as_str().cmp(b.as_str())),
+            (J::Number(a), J::Number(b)) => a.as_f64()?.partial_cmp(&b.as_f64()?),
+            (J::Bool(a), J::Bool(b)) => Some(a.cmp(b)),
+            _ => None,
+        }
+    };
+    let same = |a: &Option<String>, b: &Option<String>| b.is_none() || a == b;
+    m.status == filter.status_or_default()
+        && (filter.namespace.is_none() || filter.namespace.as_ref() == Some(&m.namespace))
+        && same(&m.session, &filter.session)
+        && same(&m.bead_id, &filter.bead_id)
+        && same(&m.worker_id, &filter.worker_id)
+        && filter.min_confidence.is_none_or(|c| m.confidence >= c)
+        && (filter.types.is_empty() || filter.types.contains(&m.memory_type))
+        && (filter.sources.is_empty() || filter.sources.contains(&m.source))
+        && (filter.tags_any.is_empty() || filter.tags_any.iter().any(|t| m.tags.contains(t)))
+        && filter.tags_all.iter().all(|t| m.tags.contains(t))
+        && filter.created_after.is_none_or(|t| m.created_at >= t)
+        && filter.created_before.is_none_or(|t| m.created_at < t)
+        && filter.metadata.iter().all(|c| {
+            let o = compare(c);
+            match c.op {
+                MetaOp::Eq => o == Some(Ordering::Equal),
+                MetaOp::Ne => o != Some(Ordering::Equal),
+                MetaOp::Lt => o == Some(Ordering::Less),
+                MetaOp::Lte => matches!(o, Some(Ordering::Less | Ordering::Equal)),
+                MetaOp::Gt => o == Some(Ordering::Greater),
+                MetaOp::Gte => matches!(o, Some(Ordering::Greater | Ordering::Equal)),
+            }
+        })
+}
+
+fn every_filter_field_selects_what_it_says<S: CandidateSearch + MemoryWrite>(s: &mut S) {
+    let tag_sets: [&[&str]; 3] = [&["a"], &["a", "b"], &["b", "c"]];
+    let new: Vec<NewMemory> = (0..24_i64)
+        .map(|i| {
+            let n = i as usize;
+            let mut m = NewMemory::new(format!("filter note {i}"), MemoryType::ALL[n % 5])
+                .tags(tag_sets[n % 3].iter().copied())
+                .source(Source::ALL[n % 4])
+                .namespace(if i % 2 == 0 { "default" } else { "other" })
+                .confidence(0.5 + (i % 5) as f64 * 0.1)
+                .created_at(Timestamp(1_000 + i * 10));
+            m.status = if i % 5 == 4 {
+                Status::Archived
+            } else {
+                Status::Active
+            };
+            m.bead_id = (i % 3 != 2).then(|| format!("bead-{}", i % 2));
+            m.worker_id = Some(format!("worker-{}", i % 3));
+            if i % 6 != 5 {
+                let meta = serde_json::json!({
+                    "env": {"kind": if i % 3 == 0 { "real" } else { "sim" }},
+                    "priority": i % 4,
+                    "ok": i % 2 == 0,
+                });
+                m.metadata = meta.as_object().expect("an object").clone();
+            }
+            m
+        })
+        .collect();
+    insert(s, new);
+    let all = {
+        let mut all = s
+            .list(&Filter::default(), ListOrder::Oldest, 1_000, 0)
+            .expect("list");
+        all.extend(
+            s.list(
+                &Filter {
+                    status: Some(Status::Archived),
+                    ..Filter::default()
+                },
+                ListOrder::Oldest,
+                1_000,
+                0,
+            )
+            .expect("list"),
+        );
+        all
+    };
+    assert_eq!(all.len(), 24, "every memory is listed under one status");
+    let meta = |path: &str, op: MetaOp, value: serde_json::Value| {
+        vec![MetaCondition::new(path, op, value).expect("a condition")]
+    };
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let filters = [
+        Filter {
+            types: vec![MemoryType::Gotcha, MemoryType::Pattern],
+            ..Filter::default()
+        },
+        Filter {
+            tags_any: strings(&["c"]),
+            ..Filter::default()
+        },
+        Filter {
+            tags_any: strings(&["a", "c"]),
+            ..Filter::default()
+        },
+        Filter {
+            tags_all: strings(&["a", "b"]),
+            ..Filter::default()
+        },
+        Filter {
+            tags_all: strings(&["b"]),
+            tags_any: strings(&["a"]),
+            ..Filter::default()
+        },
+        Filter {
+            sources: vec![Source::Manual, Source::Import],
+            ..Filter::default()
+        },
+        Filter {
+            namespace: Some("other".into()),
+            ..Filter::default()
+        },
+        Filter {
+            status: Some(Status::Archived),
+            ..Filter::default()
+        },
+        Filter {
+            created_after: Some(Timestamp(1_050)),
+            ..Filter::default()
+        },
+        Filter {
+            created_after: Some(Timestamp(1_050)),
+            created_before: Some(Timestamp(1_150)),
+            ..Filter::default()
+        },
+        Filter {
+            bead_id: Some("bead-1".into()),
+            ..Filter::default()
+        },
+        Filter {
+            worker_id: Some("worker-2".into()),
+            namespace: Some("default".into()),
+            ..Filter::default()
+        },
+        Filter {
+            min_confidence: Some(0.7),
+            ..Filter::default()
+        },
+        Filter {
+            metadata: meta("env.kind", MetaOp::Eq, "real".into()),
+            ..Filter::default()
+        },
+        Filter {
+            metadata: meta("env.kind", MetaOp::Ne, "sim".into()),
+            ..Filter::default()
+        },
+        Filter {
+            metadata: meta("priority", MetaOp::Gte, 2.into()),
+            ..Filter::default()
+        },
+        Filter {
+            metadata: meta("priority", MetaOp::Lt, 2.into()),
+            ..Filter::default()
+        },
+        Filter {
+            metadata: meta("priority", MetaOp::Ne, 3.into()),
+            ..Filter::default()
+        },
+        Filter {
+            metadata: meta("priority", MetaOp::Eq, 2.0.into()),
+            ..Filter::default()
+        },
+        Filter {
+            metadata: meta("ok", MetaOp::Eq, true.into()),
+            status: Some(Status::Archived),
+            ..Filter::default()
+        },
+        Filter {
+            metadata: [
+                meta("priority", MetaOp::Gt, 0.into()),
+                meta("priority", MetaOp::Lte, 2.into()),
+            ]
+            .concat(),
+            tags_any: strings(&["b"]),
+            ..Filter::default()
+        },
+    ];
+    for filter in &filters {
+        let expected: Vec<_> = all
+            .iter()
+            .filter(|m| meets(filter, m))
+            .map(|m| m.id)
+            .collect();
+        let listed: Vec<_> = s
+            .list(filter, ListOrder::Oldest, 1_000, 0)
+            .expect("list")
+            .into_iter()
+            .map(|m| m.id)
+            .collect();
+        assert_eq!(listed, expected, "list under {filter:?}");
+        assert_eq!(
+            s.count(filter).expect("count"),
+            expected.len() as u64,
+            "count under {filter:?}"
+        );
+        let mut found: Vec<_> = s
+            .lexical_candidates("filter note", filter, 1_000)
+            .expect("search")
+            .into_iter()
+            .map(|(m, _)| m.id)
+            .collect();
+        found.sort_unstable();
+        assert_eq!(found, expected, "lexical search under {filter:?}");
+    }
+}
+
 fn lexical_search_ranks_and_never_fails_on_text<S: CandidateSearch + MemoryWrite>(s: &mut S) {
     let ids = insert(
         s,
@@ -420,6 +645,16 @@ fn duplicates_are_merged_or_skipped<S: CandidateSearch + MemoryWrite>(s: &mut S)
     assert!(
         matches!(again, WriteOutcome::Skipped { duplicate_of, .. } | WriteOutcome::Merged { into: duplicate_of, .. } if duplicate_of == negated.id()),
         "a negation duplicates the negation, not the original: {again:?}"
+    );
+
+    // Archived memories are not duplicates: the same text is stored anew.
+    s.set_status(first.id(), Status::Archived).expect("archive");
+    let anew = s
+        .remember_batch(vec![NewMemory::new(text, MemoryType::Lesson)], &dedup)
+        .expect("remember")[0];
+    assert!(
+        matches!(anew, WriteOutcome::Inserted { id } if id != first.id()),
+        "an archived memory is no duplicate: {anew:?}"
     );
 }
 

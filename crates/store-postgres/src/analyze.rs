@@ -1,0 +1,253 @@
+//! Text → BM25 terms, by the SQLite store's own tokenizer.
+//!
+//! The SQLite store ranks with FTS5's `bm25()` over its `porter unicode61` tokenizer (Unicode
+//! word splitting, case and diacritic folding, Porter stemming). For the two stores to rank
+//! alike, this one must cut text into exactly the same terms. It does so by running that very
+//! tokenizer: an in-memory SQLite database holds an FTS5 table of the same definition, a text
+//! is inserted into it, its tokens are read back through `fts5vocab`, and the insert is rolled
+//! back. Nothing is written anywhere; it costs tens of microseconds a text. A port of
+//! unicode61 and FTS5's Porter stemmer would be another 500 lines to keep in step by hand.
+//!
+//! CJK text is indexed as the SQLite store indexes it, one character per token
+//! ([`spaced_cjk`]); a query's CJK bigram is an FTS5 phrase of two tokens there, so here each
+//! pair of adjacent CJK characters of the body is also a term of its own ([`bigram`]).
+
+use std::collections::HashMap;
+
+use oro_mem_core::text::{is_cjk, spaced_cjk, Term};
+use oro_mem_core::{Error, ErrorKind, Result};
+use rusqlite::Connection;
+
+/// A memory's text as BM25 sees it.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Document {
+    /// Tokens in content and tags: the document length of BM25 (bigrams not counted).
+    pub(crate) len: i32,
+    /// Each term with its frequency, bigrams included.
+    pub(crate) terms: Vec<(String, i32)>,
+}
+
+/// The tokenizer of the SQLite store, run in memory.
+pub(crate) struct Analyzer {
+    conn: Connection,
+}
+
+impl std::fmt::Debug for Analyzer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analyzer").finish_non_exhaustive()
+    }
+}
+
+fn analyzer_error(e: rusqlite::Error) -> Error {
+    Error::new(ErrorKind::Storage, format!("cannot tokenize text: {e}")).with_source(e)
+}
+
+/// The term of an FTS5 phrase of two CJK characters.
+fn bigram(a: &str, b: &str) -> String {
+    format!("{a} {b}")
+}
+
+fn is_cjk_token(token: &str) -> bool {
+    let mut chars = token.chars();
+    matches!((chars.next(), chars.next()), (Some(c), None) if is_cjk(c))
+}
+
+impl Analyzer {
+    pub(crate) fn new() -> Result<Analyzer> {
+        let conn = Connection::open_in_memory().map_err(analyzer_error)?;
+        // The columns and tokenizer of the SQLite store's `memories_fts`.
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE doc USING fts5(body, tags, tokenize = 'porter unicode61');
+             CREATE VIRTUAL TABLE doc_terms USING fts5vocab(doc, 'instance');",
+        )
+        .map_err(analyzer_error)?;
+        Ok(Analyzer { conn })
+    }
+
+    /// Inserts `rows` (`(body, tags)`, rowids from 1), calls `read` with the tokens of each
+    /// `(row, column, token)` in order of row, column and position, and rolls the insert back.
+    fn tokens<T>(
+        &self,
+        rows: &[(&str, &str)],
+        read: impl FnOnce(Vec<(i64, String, String)>) -> T,
+    ) -> Result<T> {
+        let tx = self.conn.unchecked_transaction().map_err(analyzer_error)?;
+        {
+            let mut insert = tx
+                .prepare_cached("INSERT INTO doc (rowid, body, tags) VALUES (?1, ?2, ?3)")
+                .map_err(analyzer_error)?;
+            for (i, (body, tags)) in rows.iter().enumerate() {
+                insert
+                    .execute(rusqlite::params![i as i64 + 1, body, tags])
+                    .map_err(analyzer_error)?;
+            }
+        }
+        let tokens = tx
+            .prepare_cached("SELECT doc, col, term FROM doc_terms ORDER BY doc, col, offset")
+            .and_then(|mut s| {
+                s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(analyzer_error)?;
+        tx.rollback().map_err(analyzer_error)?;
+        Ok(read(tokens))
+    }
+
+    /// The terms of a memory with `content` and `tags` (as their JSON text, the way the
+    /// SQLite store indexes them).
+    pub(crate) fn document(&self, content: &str, tags: &str) -> Result<Document> {
+        let spaced = spaced_cjk(content);
+        let body = spaced.as_deref().unwrap_or(content);
+        self.tokens(&[(body, tags)], |tokens| {
+            let mut counts: HashMap<String, i32> = HashMap::new();
+            let mut previous: Option<&str> = None;
+            for (_, column, token) in &tokens {
+                *counts.entry(token.clone()).or_default() += 1;
+                // The instance table lists every position, so consecutive rows are adjacent.
+                if let Some(p) = previous.filter(|p| column == "body" && is_cjk_token(p)) {
+                    if is_cjk_token(token) {
+                        *counts.entry(bigram(p, token)).or_default() += 1;
+                    }
+                }
+                previous = (column == "body").then_some(token.as_str());
+            }
+            let mut terms: Vec<(String, i32)> = counts.into_iter().collect();
+            terms.sort_unstable();
+            Document {
+                len: i32::try_from(tokens.len()).unwrap_or(i32::MAX),
+                terms,
+            }
+        })
+    }
+
+    /// The term each of `query`'s phrases matches, in order, as FTS5 would tokenize the phrase:
+    /// a word's stem, a CJK character, or a CJK [`bigram`]. A phrase that tokenizes to nothing
+    /// matches nothing and is left out.
+    pub(crate) fn query(&self, query: &[Term]) -> Result<Vec<String>> {
+        if query.is_empty() {
+            return Ok(Vec::new());
+        }
+        let phrases: Vec<String> = query
+            .iter()
+            .map(|t| match t {
+                Term::Word(w) => w.clone(),
+                Term::Cjk(c) => spaced_cjk(c).unwrap_or_else(|| c.clone()),
+            })
+            .collect();
+        let rows: Vec<(&str, &str)> = phrases.iter().map(|p| (p.as_str(), "")).collect();
+        self.tokens(&rows, |tokens| {
+            let mut out: Vec<Vec<String>> = vec![Vec::new(); phrases.len()];
+            for (row, _, token) in tokens {
+                let slot = usize::try_from(row - 1).expect("rowids start at 1");
+                out[slot].push(token);
+            }
+            out.into_iter()
+                .filter(|t| !t.is_empty())
+                .map(|t| t.join(" "))
+                .collect()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use oro_mem_core::text::query_terms;
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn stems_folds_and_counts_like_fts5() {
+        let a = Analyzer::new().unwrap();
+        let d = a
+            .document("Running runners ran; CAFÉ café", r#"["db","ops"]"#)
+            .unwrap();
+        assert_eq!(d.len, 7);
+        assert_eq!(
+            d.terms,
+            [
+                ("cafe".to_string(), 2),
+                ("db".to_string(), 1),
+                ("op".to_string(), 1),
+                ("ran".to_string(), 1),
+                ("run".to_string(), 1),
+                ("runner".to_string(), 1),
+            ]
+        );
+        assert_eq!(
+            a.query(&query_terms("running the database cafés")).unwrap(),
+            ["run", "databas", "cafe"]
+        );
+    }
+
+    #[test]
+    fn cjk_is_indexed_per_character_and_bigram() {
+        let a = Analyzer::new().unwrap();
+        let d = a.document("数据库 lock", "[]").unwrap();
+        assert_eq!(d.len, 4);
+        let terms: Vec<&str> = d.terms.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(terms, ["lock", "库", "据", "据 库", "数", "数 据"]);
+        assert_eq!(
+            a.query(&query_terms("数据库 locks")).unwrap(),
+            ["数 据", "据 库", "lock"]
+        );
+    }
+
+    proptest! {
+        /// Every phrase of a query scores, by FTS5's formula over these terms and lengths,
+        /// what FTS5's own `bm25()` gives on an index of the same two documents: the same
+        /// tokens, lengths, frequencies and document counts.
+        #[test]
+        fn terms_give_fts5s_scores(
+            doc in "[a-zA-Zé数据库 .,-]{1,60}",
+            query in "[a-zA-Zé数据库 .,-]{1,30}",
+        ) {
+            let a = Analyzer::new().unwrap();
+            let terms = query_terms(&query);
+            let keys = a.query(&terms).unwrap();
+            let other = "Running 数据 café filler words about a database";
+            let docs = [a.document(&doc, "[]").unwrap(), a.document(other, "[]").unwrap()];
+            let conn = Connection::open_in_memory().unwrap();
+            conn.execute_batch(
+                "CREATE VIRTUAL TABLE t USING fts5(body, tags, tokenize = 'porter unicode61');",
+            ).unwrap();
+            for (rowid, text) in [(1, doc.as_str()), (2, other)] {
+                let body = spaced_cjk(text).unwrap_or(text.to_string());
+                conn.execute(
+                    "INSERT INTO t (rowid, body, tags) VALUES (?1, ?2, '[]')",
+                    rusqlite::params![rowid, body],
+                ).unwrap();
+            }
+            let tf = |d: &Document, key: &str| {
+                d.terms.iter().find(|(t, _)| t == key).map_or(0.0, |(_, n)| f64::from(*n))
+            };
+            let avgdl = f64::from(docs[0].len + docs[1].len) / 2.0;
+            // One phrase at a time, so that each is compared alone.
+            for (term, key) in terms.iter().zip(&keys) {
+                let phrase = match term {
+                    Term::Word(w) => format!("\"{w}\""),
+                    Term::Cjk(c) => format!("\"{}\"", spaced_cjk(c).unwrap_or(c.clone())),
+                };
+                let fts5: Option<f64> = conn
+                    .query_row(
+                        "SELECT -bm25(t) FROM t WHERE t MATCH ?1 AND rowid = 1",
+                        [&phrase],
+                        |r| r.get(0),
+                    )
+                    .ok();
+                let df = docs.iter().filter(|d| tf(d, key) > 0.0).count() as f64;
+                let idf = ((2.0 - df + 0.5) / (df + 0.5)).ln().max(1e-6);
+                let f = tf(&docs[0], key);
+                let len = f64::from(docs[0].len);
+                let ours = (f > 0.0)
+                    .then(|| idf * f * 2.2 / (f + 1.2 * (1.0 - 0.75 + 0.75 * len / avgdl)));
+                match (fts5, ours) {
+                    (Some(x), Some(y)) => {
+                        prop_assert!((x - y).abs() < 1e-9 * x.abs().max(1.0), "{key}: {x} vs {y}")
+                    }
+                    (x, y) => prop_assert_eq!(x.is_some(), y.is_some(), "{} matches", key),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! [`Store`] as the core's store interface.
+
+use oro_mem_core::config::DedupConfig;
+use oro_mem_core::store::{
+    CandidateSearch, Embedding, ListOrder, MemoryRead, MemoryWrite, WriteOutcome,
+};
+use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, NewMemory, Result, Status, Timestamp};
+
+use crate::Store;
+
+impl MemoryRead for Store {
+    fn get(&self, id: MemoryId) -> Result<Memory> {
+        Store::get(self, id)
+    }
+
+    fn list(
+        &self,
+        filter: &Filter,
+        order: ListOrder,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<Memory>> {
+        Store::list(self, filter, order, limit, offset)
+    }
+
+    fn count(&self, filter: &Filter) -> Result<u64> {
+        Store::count(self, filter)
+    }
+}
+
+impl CandidateSearch for Store {
+    fn lexical_candidates(
+        &self,
+        text: &str,
+        filter: &Filter,
+        depth: usize,
+    ) -> Result<Vec<(Memory, f64)>> {
+        Store::lexical_candidates(self, text, filter, depth)
+    }
+
+    fn vector_candidates(
+        &self,
+        model: &str,
+        query: &[f32],
+        filter: &Filter,
+        depth: usize,
+    ) -> Result<Vec<(MemoryId, f64)>> {
+        Store::vector_candidates(self, model, query, filter, depth)
+    }
+
+    fn similarities(
+        &self,
+        model: &str,
+        query: &[f32],
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, f64)>> {
+        Store::similarities(self, model, query, ids)
+    }
+
+    fn session_neighbours(&self, memories: &[&Memory], window: usize) -> Result<Vec<Neighbour>> {
+        Store::session_neighbours(self, memories, window)
+    }
+
+    fn count_unembedded(&self, model: &str) -> Result<u64> {
+        Store::count_unembedded(self, model)
+    }
+}
+
+impl MemoryWrite for Store {
+    fn remember_embedded(
+        &mut self,
+        batch: Vec<(NewMemory, Option<Embedding>)>,
+        dedup: &DedupConfig,
+    ) -> Result<Vec<WriteOutcome>> {
+        Store::remember_embedded(self, batch, dedup)
+    }
+
+    fn set_embeddings(&mut self, model: &str, rows: &[(MemoryId, Vec<f32>)]) -> Result<usize> {
+        Store::set_embeddings(self, model, rows)
+    }
+
+    fn claim_unembedded(
+        &mut self,
+        model: &str,
+        after: MemoryId,
+        limit: usize,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> Result<Vec<(MemoryId, String)>> {
+        Store::claim_unembedded(self, model, after, limit, now, until)
+    }
+
+    fn forget(&mut self, id: MemoryId) -> Result<()> {
+        Store::forget(self, id)
+    }
+
+    fn set_pinned(&mut self, id: MemoryId, pinned: bool) -> Result<()> {
+        Store::set_pinned(self, id, pinned)
+    }
+
+    fn set_status(&mut self, id: MemoryId, status: Status) -> Result<()> {
+        Store::set_status(self, id, status)
+    }
+
+    fn record_access(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
+        Store::record_access(self, ids, now)
+    }
+}

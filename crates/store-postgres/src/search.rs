@@ -1,0 +1,303 @@
+//! Candidates: BM25 over the postings, nearest embeddings by pgvector's HNSW rescored
+//! exactly, exact similarities, and session neighbours.
+
+use std::collections::HashMap;
+
+use oro_mem_core::text::query_terms;
+use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, Result};
+use pgvector::Vector;
+use postgres::GenericClient;
+
+use crate::sql::{filter_sql, Params};
+use crate::store::{memory_from_row, to_i64, Context, Store, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
+
+/// How many neighbours the HNSW search keeps in its candidate list (pgvector's
+/// `hnsw.ef_search`) at least; more when more results are asked for.
+const EF_SEARCH: usize = 100;
+
+/// A `WITH` clause whose `s (id, score)` holds the BM25 score, exactly as FTS5's `bm25()`
+/// computes it (`k1` 1.2, `b` 0.75, IDF floored at 1e-6, length over the average of the
+/// whole store), of each memory `m` that holds one of the terms `$terms` (a `text[]`,
+/// one entry per query phrase) and meets `cond`. `postings` further restricts the postings
+/// `p` read (`true` for all).
+pub(crate) fn bm25_with(terms: &str, postings: &str, cond: &str) -> String {
+    format!(
+        "WITH st AS (SELECT docs::float8 AS n, tokens::float8 / greatest(docs, 1) AS avgdl \
+                     FROM lex_stats), \
+         q AS (SELECT u.term, greatest(ln((st.n - coalesce(t.df, 0) + 0.5::float8) \
+                                         / (coalesce(t.df, 0) + 0.5::float8)), 1e-6::float8) AS idf \
+               FROM unnest({terms}::text[]) AS u(term) CROSS JOIN st \
+               LEFT JOIN lex_terms t ON t.term = u.term COLLATE \"C\"), \
+         s AS (SELECT p.memory_id AS id, \
+                      sum(q.idf * ((p.tf * 2.2::float8) / (p.tf + 1.2::float8 \
+                          * (0.25::float8 + 0.75::float8 * m.lex_len / st.avgdl)))) AS score \
+               FROM q JOIN lex_postings p ON p.term = q.term COLLATE \"C\" \
+               JOIN memories m ON m.id = p.memory_id CROSS JOIN st \
+               WHERE ({postings}) AND ({cond}) GROUP BY p.memory_id) "
+    )
+}
+
+/// The exact cosine of two unit vectors, as the SQLite store computes it.
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f64 {
+    f64::from(a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>())
+}
+
+/// The id of the embedding model `model` with `dim` dimensions, if any memory was ever given
+/// an embedding by it.
+pub(crate) fn model_id(
+    client: &mut impl GenericClient,
+    model: &str,
+    dim: usize,
+) -> Result<Option<i32>> {
+    let dim = i32::try_from(dim).unwrap_or(i32::MAX);
+    Ok(client
+        .query_opt(
+            "SELECT id FROM embedding_models WHERE model = $1 AND dim = $2",
+            &[&model, &dim],
+        )
+        .context("cannot read embedding models")?
+        .map(|r| r.get(0)))
+}
+
+/// Up to `depth` memories of embedding model `model_id` (of `dim` dimensions) meeting `cond`
+/// (its parameters in `p`), nearest to `query` by the HNSW index, with their exact cosine,
+/// best first. Run in a transaction of its own, for the search settings.
+pub(crate) fn nearest(
+    client: &mut impl GenericClient,
+    model_id: i32,
+    dim: usize,
+    query: &[f32],
+    cond: &str,
+    mut p: Params,
+    depth: usize,
+) -> Result<Vec<(MemoryId, f64)>> {
+    let mut tx = client.transaction().context("cannot search embeddings")?;
+    // Integers of this crate's own making, never text from outside.
+    tx.batch_execute(&format!(
+        "SET LOCAL hnsw.ef_search = {}; SET LOCAL hnsw.iterative_scan = relaxed_order",
+        EF_SEARCH.max(depth).min(1_000)
+    ))
+    .context("cannot search embeddings")?;
+    let sql = format!(
+        "SELECT m.id, m.embedding FROM memories m \
+         WHERE m.embedding_model_id = {model_id} AND {cond} \
+         ORDER BY m.embedding::vector({dim}) <=> {}::vector({dim}) LIMIT {}",
+        p.add(Vector::from(query.to_vec())),
+        p.add(to_i64(depth)),
+    );
+    let rows = tx
+        .query(&sql, &p.refs())
+        .context("cannot search embeddings")?;
+    tx.commit().context("cannot search embeddings")?;
+    let mut out: Vec<(MemoryId, f64)> = rows
+        .iter()
+        .map(|r| {
+            let v: Vector = r.get(1);
+            (r.get::<_, i64>(0), dot(query, v.as_slice()))
+        })
+        .collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(out)
+}
+
+impl Store {
+    /// The best `depth` memories matching `text`'s words under `filter`, with their BM25
+    /// score (larger is better): FTS5's `bm25()` over the same terms as the SQLite store.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails.
+    pub fn lexical_candidates(
+        &self,
+        text: &str,
+        filter: &Filter,
+        depth: usize,
+    ) -> Result<Vec<(Memory, f64)>> {
+        let keys = self.analyzer.query(&query_terms(text))?;
+        if keys.is_empty() || depth == 0 {
+            filter.check()?;
+            return Ok(Vec::new());
+        }
+        let mut p = Params::default();
+        let terms = p.add(keys);
+        let cond = filter_sql(filter, &mut p)?;
+        let sql = format!(
+            "{} SELECT {MEMORY_COLUMNS}, s.score FROM s JOIN memories m ON m.id = s.id \
+             ORDER BY s.score DESC, m.id LIMIT {}",
+            bm25_with(&terms, "true", &cond),
+            p.add(to_i64(depth)),
+        );
+        let rows = self
+            .client()?
+            .query(&sql, &p.refs())
+            .context("cannot search memories")?;
+        rows.iter()
+            .map(|r| Ok((memory_from_row(r)?, r.get::<_, f64>(MEMORY_COLUMN_COUNT))))
+            .collect()
+    }
+
+    /// The `depth` memories under `filter` whose embeddings by `model` are nearest to `query`,
+    /// with their exact cosine, best first: pgvector's HNSW index (cosine) finds them,
+    /// searching on past filtered-out rows (`hnsw.iterative_scan`), and each is rescored from
+    /// its stored vector.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails.
+    pub fn vector_candidates(
+        &self,
+        model: &str,
+        query: &[f32],
+        filter: &Filter,
+        depth: usize,
+    ) -> Result<Vec<(MemoryId, f64)>> {
+        let mut p = Params::default();
+        let cond = filter_sql(filter, &mut p)?;
+        if depth == 0 || query.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut client = self.client()?;
+        let Some(id) = model_id(&mut *client, model, query.len())? else {
+            return Ok(Vec::new());
+        };
+        nearest(&mut *client, id, query.len(), query, &cond, p, depth)
+    }
+
+    /// The exact cosine between `query` and the embedding by `model` of each of `ids` that has
+    /// one, in the order of `ids`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails.
+    pub fn similarities(
+        &self,
+        model: &str,
+        query: &[f32],
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, f64)>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let dim = i32::try_from(query.len()).unwrap_or(i32::MAX);
+        let rows = self
+            .client()?
+            .query(
+                "SELECT m.id, m.embedding FROM memories m JOIN embedding_models e \
+                 ON e.id = m.embedding_model_id \
+                 WHERE m.id = ANY($1) AND e.model = $2 AND e.dim = $3",
+                &[&ids, &model, &dim],
+            )
+            .context("cannot read embeddings")?;
+        let found: HashMap<MemoryId, f64> = rows
+            .iter()
+            .map(|r| {
+                let v: Vector = r.get(1);
+                (r.get(0), dot(query, v.as_slice()))
+            })
+            .collect();
+        Ok(ids
+            .iter()
+            .filter_map(|id| found.get(id).map(|&s| (*id, s)))
+            .collect())
+    }
+
+    /// The pairs of `memories` at most `window` places apart in their session: see
+    /// [`CandidateSearch::session_neighbours`](oro_mem_core::store::CandidateSearch::session_neighbours).
+    /// One index read per consecutive pair of a session.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails.
+    pub fn session_neighbours(
+        &self,
+        memories: &[&Memory],
+        window: usize,
+    ) -> Result<Vec<Neighbour>> {
+        let mut out = Vec::new();
+        if window == 0 {
+            return Ok(out);
+        }
+        let mut sessions: HashMap<(&str, &str), Vec<&Memory>> = HashMap::new();
+        for m in memories {
+            if let Some(session) = &m.session {
+                sessions.entry((session, &m.namespace)).or_default().push(m);
+            }
+        }
+        if sessions.is_empty() {
+            return Ok(out);
+        }
+        let mut client = self.client()?;
+        let between = client
+            .prepare(
+                "SELECT count(*) FROM (SELECT 1 FROM memories \
+                 WHERE session = $1 AND namespace = $2 AND status = 'active' \
+                   AND (created_at, id) > ($3, $4) AND (created_at, id) < ($5, $6) LIMIT $7) x",
+            )
+            .context("cannot read session neighbours")?;
+        let window = u32::try_from(window).unwrap_or(u32::MAX);
+        for ((session, namespace), mut ms) in sessions {
+            ms.sort_by_key(|m| (m.created_at, m.id));
+            ms.dedup_by_key(|m| m.id);
+            // Distance from each memory to the next in `ms`.
+            let mut steps = Vec::with_capacity(ms.len().saturating_sub(1));
+            for pair in ms.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                let gap: i64 = client
+                    .query_one(
+                        &between,
+                        &[
+                            &session,
+                            &namespace,
+                            &a.created_at.as_second(),
+                            &a.id,
+                            &b.created_at.as_second(),
+                            &b.id,
+                            &i64::from(window),
+                        ],
+                    )
+                    .context("cannot read session neighbours")?
+                    .get(0);
+                steps.push(u32::try_from(gap).unwrap_or(u32::MAX).saturating_add(1));
+            }
+            for i in 0..ms.len() {
+                let mut distance: u32 = 0;
+                for (j, step) in steps.iter().enumerate().skip(i) {
+                    distance = distance.saturating_add(*step);
+                    if distance > window {
+                        break;
+                    }
+                    let (a, b) = (ms[i].id, ms[j + 1].id);
+                    out.push(Neighbour {
+                        of: a,
+                        id: b,
+                        distance,
+                    });
+                    out.push(Neighbour {
+                        of: b,
+                        id: a,
+                        distance,
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// How many memories have no embedding by `model`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails.
+    pub fn count_unembedded(&self, model: &str) -> Result<u64> {
+        let n: i64 = self
+            .client()?
+            .query_one(
+                "SELECT count(*) FROM memories m LEFT JOIN embedding_models e \
+                 ON e.id = m.embedding_model_id WHERE e.model IS DISTINCT FROM $1",
+                &[&model],
+            )
+            .context("cannot count embeddings")?
+            .get(0);
+        Ok(n.max(0) as u64)
+    }
+}

@@ -1,0 +1,353 @@
+//! [`Store`]: the connection, reading, and the writes that change one memory.
+
+use std::cell::{RefCell, RefMut};
+
+use oro_mem_core::memory::MAX_ACCESS_COUNT;
+use oro_mem_core::store::ListOrder;
+use oro_mem_core::{Error, ErrorKind, Filter, Memory, MemoryId, Result, Status, Timestamp};
+use postgres::{Client, NoTls, Row};
+
+use crate::analyze::Analyzer;
+use crate::connect::Location;
+use crate::schema::{self, WRITE_LOCK};
+use crate::sql::{filter_sql, Params};
+
+/// A failure of PostgreSQL in doing `what`, as this crate's error: the server's message (and
+/// its detail), never the statement or the URL.
+pub(crate) fn pg_error(what: &str, e: postgres::Error) -> Error {
+    let message = match e.as_db_error() {
+        Some(db) => match db.detail() {
+            Some(detail) => format!("{what}: {} ({detail})", db.message()),
+            None => format!("{what}: {}", db.message()),
+        },
+        None => format!("{what}: {e}"),
+    };
+    Error::new(ErrorKind::Storage, message).with_source(e)
+}
+
+/// Adds what was being done to a PostgreSQL error.
+pub(crate) trait Context<T> {
+    fn context(self, what: &str) -> Result<T>;
+}
+
+impl<T> Context<T> for std::result::Result<T, postgres::Error> {
+    fn context(self, what: &str) -> Result<T> {
+        self.map_err(|e| pg_error(what, e))
+    }
+}
+
+/// The columns [`memory_from_row`] reads, in order, qualified with `m.`.
+pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.content, m.type, m.tags, m.source, m.bead_id, \
+     m.worker_id, m.namespace, m.metadata, m.confidence, m.pinned, m.status, m.created_at, \
+     m.updated_at, m.access_count, m.last_accessed, m.session";
+
+/// Number of columns in [`MEMORY_COLUMNS`].
+pub(crate) const MEMORY_COLUMN_COUNT: usize = 17;
+
+fn bad_row(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::new(
+        ErrorKind::Storage,
+        format!("cannot read memory: its {what} is malformed ({e})"),
+    )
+}
+
+/// Reads a [`Memory`] from a row selected with [`MEMORY_COLUMNS`] first.
+pub(crate) fn memory_from_row(row: &Row) -> Result<Memory> {
+    let get = |i: usize| -> Result<String> { row.try_get(i).context("cannot read memory") };
+    let tags: serde_json::Value = row.try_get(3).context("cannot read memory")?;
+    let metadata: serde_json::Value = row.try_get(8).context("cannot read memory")?;
+    let access: i64 = row.try_get(14).context("cannot read memory")?;
+    Ok(Memory {
+        id: row.try_get(0).context("cannot read memory")?,
+        content: get(1)?,
+        memory_type: get(2)?.parse().map_err(|e| bad_row("type", e))?,
+        tags: serde_json::from_value(tags).map_err(|e| bad_row("tags", e))?,
+        source: get(4)?.parse().map_err(|e| bad_row("source", e))?,
+        bead_id: row.try_get(5).context("cannot read memory")?,
+        worker_id: row.try_get(6).context("cannot read memory")?,
+        namespace: get(7)?,
+        metadata: serde_json::from_value(metadata).map_err(|e| bad_row("metadata", e))?,
+        confidence: row.try_get(9).context("cannot read memory")?,
+        pinned: row.try_get(10).context("cannot read memory")?,
+        status: get(11)?.parse().map_err(|e| bad_row("status", e))?,
+        created_at: Timestamp(row.try_get(12).context("cannot read memory")?),
+        updated_at: Timestamp(row.try_get(13).context("cannot read memory")?),
+        access_count: (access.max(0) as u64).min(MAX_ACCESS_COUNT),
+        last_accessed: row
+            .try_get::<_, Option<i64>>(15)
+            .context("cannot read memory")?
+            .map(Timestamp),
+        session: row.try_get(16).context("cannot read memory")?,
+    })
+}
+
+pub(crate) fn order_sql(order: ListOrder) -> &'static str {
+    match order {
+        ListOrder::Newest => "m.created_at DESC, m.id DESC",
+        ListOrder::Oldest => "m.created_at ASC, m.id ASC",
+        ListOrder::MostAccessed => "m.access_count DESC, m.id ASC",
+        ListOrder::Confidence => "m.confidence DESC, m.id ASC",
+    }
+}
+
+pub(crate) fn to_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// An oro-mem store in a PostgreSQL database with pgvector.
+///
+/// One connection, opened by [`Store::open`], which creates or migrates the tables. When the
+/// connection drops (a server restart, a network failure), the call that notices fails, and
+/// the next one connects again; a write that was under way is rolled back by the server,
+/// whole.
+pub struct Store {
+    pub(crate) client: RefCell<Client>,
+    location: Location,
+    pub(crate) analyzer: Analyzer,
+    migrated_from: i32,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+fn connect(location: &Location) -> Result<Client> {
+    let mut client = location
+        .config
+        .connect(NoTls)
+        .map_err(|e| pg_error(&format!("cannot connect to {location}"), e))?;
+    schema::ensure_schema(&mut client)?;
+    Ok(client)
+}
+
+impl Store {
+    /// Connects to the database at `location`, creating the tables (and pgvector, when the
+    /// user may) on first use and migrating older ones.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when the server cannot be reached, refuses the user, has no
+    /// pgvector, or holds a newer schema.
+    pub fn open(location: &Location) -> Result<Store> {
+        let mut client = connect(location)?;
+        let migrated_from = schema::migrate(&mut client)?;
+        Ok(Store {
+            client: RefCell::new(client),
+            location: location.clone(),
+            analyzer: Analyzer::new()?,
+            migrated_from,
+        })
+    }
+
+    /// Where the store is, without the password.
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// The schema version the database had when opened (0 for a new one).
+    pub fn migrated_from(&self) -> i32 {
+        self.migrated_from
+    }
+
+    /// The connection, connected again first if it was lost.
+    pub(crate) fn client(&self) -> Result<RefMut<'_, Client>> {
+        let mut client = self.client.borrow_mut();
+        if client.is_closed() {
+            *client = connect(&self.location)?;
+        }
+        Ok(client)
+    }
+
+    /// The memory with `id`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`] when there is none.
+    pub fn get(&self, id: MemoryId) -> Result<Memory> {
+        let row = self
+            .client()?
+            .query_opt(
+                &format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = $1"),
+                &[&id],
+            )
+            .context("cannot read memory")?;
+        match row {
+            Some(row) => memory_from_row(&row),
+            None => Err(Error::not_found(format!("no memory with id {id}"))),
+        }
+    }
+
+    /// Memories matching `filter`, in `order`, paged.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when PostgreSQL fails.
+    pub fn list(
+        &self,
+        filter: &Filter,
+        order: ListOrder,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<Memory>> {
+        let mut p = Params::default();
+        let cond = filter_sql(filter, &mut p)?;
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {cond} ORDER BY {} LIMIT {} OFFSET {}",
+            order_sql(order),
+            p.add(to_i64(limit)),
+            p.add(to_i64(offset)),
+        );
+        let rows = self
+            .client()?
+            .query(&sql, &p.refs())
+            .context("cannot list")?;
+        rows.iter().map(memory_from_row).collect()
+    }
+
+    /// Calls `f` with every memory matching `filter`, oldest id first, a page at a time.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when PostgreSQL fails, or the first error `f` returns.
+    pub fn for_each(
+        &self,
+        filter: &Filter,
+        mut f: impl FnMut(Memory) -> Result<()>,
+    ) -> Result<u64> {
+        const PAGE: i64 = 1_000;
+        let mut after: MemoryId = 0;
+        let mut n = 0;
+        loop {
+            let mut p = Params::default();
+            let cond = filter_sql(filter, &mut p)?;
+            let sql = format!(
+                "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {cond} AND m.id > {} \
+                 ORDER BY m.id LIMIT {}",
+                p.add(after),
+                p.add(PAGE),
+            );
+            let rows = self
+                .client()?
+                .query(&sql, &p.refs())
+                .context("cannot read memories")?;
+            for row in &rows {
+                let m = memory_from_row(row)?;
+                after = m.id;
+                f(m)?;
+                n += 1;
+            }
+            if (rows.len() as i64) < PAGE {
+                return Ok(n);
+            }
+        }
+    }
+
+    /// Number of memories matching `filter`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when PostgreSQL fails.
+    pub fn count(&self, filter: &Filter) -> Result<u64> {
+        let mut p = Params::default();
+        let cond = filter_sql(filter, &mut p)?;
+        let n: i64 = self
+            .client()?
+            .query_one(
+                &format!("SELECT count(*) FROM memories m WHERE {cond}"),
+                &p.refs(),
+            )
+            .context("cannot count memories")?
+            .get(0);
+        Ok(n.max(0) as u64)
+    }
+
+    /// Deletes a memory, its postings and its claim.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`] when there is none.
+    pub fn forget(&mut self, id: MemoryId) -> Result<()> {
+        let mut client = self.client()?;
+        let mut tx = client
+            .transaction()
+            .context("cannot start write transaction")?;
+        tx.batch_execute(WRITE_LOCK)
+            .context("cannot lock for writing")?;
+        let n = tx
+            .execute("DELETE FROM memories WHERE id = $1", &[&id])
+            .context("cannot delete memory")?;
+        if n == 0 {
+            return Err(Error::not_found(format!("no memory with id {id}")));
+        }
+        tx.commit().context("cannot commit")
+    }
+
+    /// Pins or unpins a memory.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`] when there is none.
+    pub fn set_pinned(&mut self, id: MemoryId, pinned: bool) -> Result<()> {
+        self.update_one(
+            id,
+            "UPDATE memories SET pinned = $2, updated_at = $3 WHERE id = $1",
+            &[&id, &pinned, &Timestamp::now().as_second()],
+        )
+    }
+
+    /// Archives or reactivates a memory.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`] when there is none.
+    pub fn set_status(&mut self, id: MemoryId, status: Status) -> Result<()> {
+        self.update_one(
+            id,
+            "UPDATE memories SET status = $2, updated_at = $3 WHERE id = $1",
+            &[&id, &status.as_str(), &Timestamp::now().as_second()],
+        )
+    }
+
+    fn update_one(
+        &mut self,
+        id: MemoryId,
+        sql: &str,
+        params: &[&(dyn postgres::types::ToSql + Sync)],
+    ) -> Result<()> {
+        let n = self
+            .client()?
+            .execute(sql, params)
+            .context("cannot update memory")?;
+        if n == 0 {
+            return Err(Error::not_found(format!("no memory with id {id}")));
+        }
+        Ok(())
+    }
+
+    /// Records that recall returned `ids`: `access_count += 1` (saturating at
+    /// [`MAX_ACCESS_COUNT`]), `last_accessed = now`, in one statement. Rows are locked in id
+    /// order, so two processes recording at once wait for each other instead of deadlocking.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when PostgreSQL fails; nothing is changed then.
+    pub fn record_access(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        self.client()?
+            .execute(
+                "UPDATE memories m SET access_count = least(m.access_count + 1, $3), \
+                 last_accessed = $2 \
+                 FROM (SELECT id FROM memories WHERE id = ANY($1) ORDER BY id FOR UPDATE) l \
+                 WHERE m.id = l.id",
+                &[&ids, &now.as_second(), &(MAX_ACCESS_COUNT as i64)],
+            )
+            .context("cannot record access")?;
+        Ok(())
+    }
+}

@@ -1,0 +1,572 @@
+//! The write path: remembering (validation, duplicate checks, the embeddings given), the
+//! memories that lack an embedding and adding theirs, and consolidation.
+//!
+//! Every write that adds or removes postings holds the schema's write lock
+//! ([`WRITE_LOCK`]) for its transaction: a duplicate check sees every memory committed before
+//! it, so two processes writing the same memory at once store it once.
+
+use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
+use oro_mem_core::memory::{check_batch, validate_batch, MAX_ACCESS_COUNT};
+use oro_mem_core::store::{check_vector, Embedding, WriteOutcome};
+use oro_mem_core::text::{self, query_terms};
+use oro_mem_core::{Error, Memory, MemoryId, NewMemory, Result, Timestamp};
+use pgvector::Vector;
+use postgres::Transaction;
+
+use crate::analyze::{Analyzer, Document};
+use crate::schema::WRITE_LOCK;
+use crate::search::{bm25_with, model_id, nearest};
+use crate::sql::Params;
+use crate::store::{memory_from_row, to_i64, Context, Store, MEMORY_COLUMNS};
+
+/// How many of the nearest embeddings a cosine duplicate check looks at.
+const NEAREST_DUPLICATES: usize = 16;
+
+/// The id of embedding model `model` with `dim` dimensions, registered (with its HNSW index,
+/// a partial index over that model's vectors) on first use. Holds the write lock's caller's
+/// transaction.
+fn register_model(tx: &mut Transaction<'_>, model: &str, dim: usize) -> Result<i32> {
+    if let Some(id) = model_id(tx, model, dim)? {
+        return Ok(id);
+    }
+    let dim32 = i32::try_from(dim)
+        .map_err(|_| Error::invalid_input(format!("an embedding of {dim} values is too long")))?;
+    let id: i32 = tx
+        .query_one(
+            "INSERT INTO embedding_models (model, dim) VALUES ($1, $2) RETURNING id",
+            &[&model, &dim32],
+        )
+        .context("cannot register embedding model")?
+        .get(0);
+    // Integers of this crate's making only.
+    tx.batch_execute(&format!(
+        "CREATE INDEX memories_hnsw_{id} ON memories \
+         USING hnsw ((embedding::vector({dim})) vector_cosine_ops) \
+         WHERE embedding_model_id = {id}"
+    ))
+    .context("cannot create the vector index")?;
+    Ok(id)
+}
+
+/// Adds the postings of memory `id`.
+fn add_postings(tx: &mut Transaction<'_>, id: MemoryId, doc: Document) -> Result<()> {
+    let (terms, tfs): (Vec<String>, Vec<i32>) = doc.terms.into_iter().unzip();
+    tx.execute(
+        "INSERT INTO lex_postings (term, memory_id, tf) \
+         SELECT t, $1, f FROM unnest($2::text[], $3::int4[]) AS u(t, f)",
+        &[&id, &terms, &tfs],
+    )
+    .context("cannot index memory")?;
+    Ok(())
+}
+
+fn insert(
+    tx: &mut Transaction<'_>,
+    analyzer: &Analyzer,
+    m: &NewMemory,
+    now: Timestamp,
+) -> Result<MemoryId> {
+    let tags = serde_json::to_string(&m.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
+    let created = m.created_at.unwrap_or(now).as_second();
+    // The length is inserted with the memory, so that the insert trigger adds it to the
+    // store's token total.
+    let doc = analyzer.document(&m.content, &tags)?;
+    let id: MemoryId = tx
+        .query_one(
+            "INSERT INTO memories (content, type, tags, source, bead_id, worker_id, namespace, \
+             metadata, confidence, pinned, status, created_at, updated_at, access_count, \
+             last_accessed, session, lex_len) \
+             VALUES ($1, $2, $3::text::jsonb, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, \
+                     $15, $16, $17) RETURNING id",
+            &[
+                &m.content,
+                &m.memory_type.as_str(),
+                &tags,
+                &m.source.as_str(),
+                &m.bead_id,
+                &m.worker_id,
+                &m.namespace,
+                &serde_json::Value::Object(m.metadata.clone()),
+                &m.confidence,
+                &m.pinned,
+                &m.status.as_str(),
+                &created,
+                &created.max(now.as_second()),
+                &(m.access_count.min(MAX_ACCESS_COUNT) as i64),
+                &m.last_accessed.map(Timestamp::as_second),
+                &m.session,
+                &doc.len,
+            ],
+        )
+        .context("cannot insert memory")?
+        .get(0);
+    add_postings(tx, id, doc)?;
+    Ok(id)
+}
+
+fn store_embedding(tx: &mut Transaction<'_>, id: MemoryId, model: &str, v: &[f32]) -> Result<u64> {
+    let model_id = register_model(tx, model, v.len())?;
+    tx.execute(
+        "UPDATE memories SET embedding = $2, embedding_model_id = $3 WHERE id = $1",
+        &[&id, &Vector::from(v.to_vec()), &model_id],
+    )
+    .context("cannot store embedding")
+}
+
+/// Memories of `namespace` (active, other than `self_id`) lexically similar to `content`,
+/// with a normalized BM25 of at least `min_similarity`: `(id, similarity)`, best first, at
+/// most `limit`. 1.0 means "scores as well as the memory itself" (which must be stored).
+fn similar(
+    tx: &mut Transaction<'_>,
+    analyzer: &Analyzer,
+    self_id: MemoryId,
+    content: &str,
+    namespace: &str,
+    limit: usize,
+    min_similarity: f64,
+) -> Result<Vec<(MemoryId, f64)>> {
+    let keys = analyzer.query(&query_terms(content))?;
+    if keys.is_empty() || limit == 0 {
+        return Ok(Vec::new());
+    }
+    let mut p = Params::default();
+    let terms = p.add(keys.clone());
+    let own_sql = format!(
+        "{} SELECT s.score FROM s",
+        bm25_with(&terms, &format!("p.memory_id = {}", p.add(self_id)), "true")
+    );
+    let own: Option<f64> = tx
+        .query_opt(&own_sql, &p.refs())
+        .context("cannot score duplicate")?
+        .map(|r| r.get(0));
+    let Some(own) = own.filter(|s| *s > 0.0) else {
+        return Ok(Vec::new());
+    };
+    let mut p = Params::default();
+    let terms = p.add(keys);
+    let cond = format!(
+        "m.namespace = {} AND m.status = 'active' AND m.id <> {}",
+        p.add(namespace.to_string()),
+        p.add(self_id)
+    );
+    let sql = format!(
+        "{} SELECT s.id, s.score FROM s WHERE s.score >= {} ORDER BY s.score DESC, s.id LIMIT {}",
+        bm25_with(&terms, "true", &cond),
+        p.add(min_similarity * own),
+        p.add(to_i64(limit)),
+    );
+    let rows = tx
+        .query(&sql, &p.refs())
+        .context("cannot find duplicates")?;
+    Ok(rows
+        .iter()
+        .map(|r| (r.get::<_, i64>(0), (r.get::<_, f64>(1) / own).min(1.0)))
+        .filter(|&(_, similarity)| similarity >= min_similarity)
+        .collect())
+}
+
+/// Inserts `m` (with its embedding) unless it duplicates an active memory of its namespace.
+fn write_one(
+    tx: &mut Transaction<'_>,
+    analyzer: &Analyzer,
+    m: &NewMemory,
+    embedding: Option<&Embedding>,
+    dedup: &DedupConfig,
+    now: Timestamp,
+) -> Result<WriteOutcome> {
+    if !dedup.enabled {
+        let id = insert(tx, analyzer, m, now)?;
+        if let Some(e) = embedding {
+            store_embedding(tx, id, &e.model, &e.vector)?;
+        }
+        return Ok(WriteOutcome::Inserted { id });
+    }
+    // Insert inside a savepoint so the duplicate check sees exact statistics including the
+    // new text, then keep or roll back the insert.
+    let mut sp = tx.transaction().context("cannot start savepoint")?;
+    let id = insert(&mut sp, analyzer, m, now)?;
+    if let Some(e) = embedding {
+        store_embedding(&mut sp, id, &e.model, &e.vector)?;
+    }
+    // A memory that says the opposite, or is about something else by its metadata, is no
+    // duplicate however alike the words: the best match of the same polarity and metadata is.
+    let first_alike = |sp: &mut Transaction<'_>,
+                       hits: Vec<(MemoryId, f64)>,
+                       above: f64|
+     -> Result<Option<(MemoryId, f64)>> {
+        for (other, similarity) in hits {
+            if similarity <= above {
+                continue;
+            }
+            let row = sp
+                .query_one(
+                    "SELECT content, metadata FROM memories WHERE id = $1",
+                    &[&other],
+                )
+                .context("cannot read duplicate")?;
+            let content: String = row.get(0);
+            let metadata: serde_json::Value = row.get(1);
+            if text::same_polarity(&m.content, &content)
+                && metadata.as_object() == Some(&m.metadata)
+            {
+                return Ok(Some((other, similarity)));
+            }
+        }
+        Ok(None)
+    };
+    let hits = similar(
+        &mut sp,
+        analyzer,
+        id,
+        &m.content,
+        &m.namespace,
+        5,
+        dedup.bm25,
+    )?;
+    let mut best = first_alike(&mut sp, hits, dedup.bm25)?;
+    if let (None, Some(e)) = (best, embedding) {
+        let model = model_id(&mut sp, &e.model, e.vector.len())?.expect("registered above");
+        let mut p = Params::default();
+        let cond = format!(
+            "m.namespace = {} AND m.status = 'active' AND m.id <> {}",
+            p.add(m.namespace.clone()),
+            p.add(id)
+        );
+        let near = nearest(
+            &mut sp,
+            model,
+            e.vector.len(),
+            &e.vector,
+            &cond,
+            p,
+            NEAREST_DUPLICATES,
+        )?;
+        best = first_alike(&mut sp, near, dedup.cosine)?;
+    }
+    match best {
+        Some((existing, similarity)) => {
+            sp.rollback().context("cannot roll back duplicate")?;
+            let current: f64 = tx
+                .query_one(
+                    "SELECT confidence FROM memories WHERE id = $1",
+                    &[&existing],
+                )
+                .context("cannot read duplicate")?
+                .get(0);
+            if m.confidence > current {
+                tx.execute(
+                    "UPDATE memories SET confidence = $2, updated_at = $3 WHERE id = $1",
+                    &[&existing, &m.confidence, &now.as_second()],
+                )
+                .context("cannot merge duplicate")?;
+                Ok(WriteOutcome::Merged {
+                    into: existing,
+                    confidence: m.confidence,
+                    similarity,
+                })
+            } else {
+                Ok(WriteOutcome::Skipped {
+                    duplicate_of: existing,
+                    similarity,
+                })
+            }
+        }
+        None => {
+            sp.commit().context("cannot release savepoint")?;
+            Ok(WriteOutcome::Inserted { id })
+        }
+    }
+}
+
+/// Folds `drop` into `keep` and deletes `drop` (consolidation); `keep`'s postings follow its
+/// new tags.
+fn fold_into(
+    tx: &mut Transaction<'_>,
+    analyzer: &Analyzer,
+    keep: MemoryId,
+    drop: &Memory,
+) -> Result<()> {
+    let tags =
+        serde_json::to_string(&drop.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
+    let row = tx
+        .query_one(
+            "UPDATE memories SET \
+               confidence = greatest(confidence, $2), \
+               access_count = least(access_count + $3, $8), \
+               pinned = pinned OR $4, \
+               last_accessed = nullif(greatest(coalesce(last_accessed, 0), coalesce($5, 0)), 0), \
+               tags = (SELECT coalesce(jsonb_agg(v ORDER BY v), '[]'::jsonb) FROM \
+                        (SELECT jsonb_array_elements_text(memories.tags) AS v \
+                         UNION SELECT jsonb_array_elements_text($6::text::jsonb)) u), \
+               updated_at = $7 \
+             WHERE id = $1 RETURNING content, tags::text, lex_len",
+            &[
+                &keep,
+                &drop.confidence,
+                &(drop.access_count.min(MAX_ACCESS_COUNT) as i64),
+                &drop.pinned,
+                &drop.last_accessed.map(Timestamp::as_second),
+                &tags,
+                &Timestamp::now().as_second(),
+                &(MAX_ACCESS_COUNT as i64),
+            ],
+        )
+        .context("cannot merge memories")?;
+    let (content, merged_tags, old_len): (String, String, i32) =
+        (row.get(0), row.get(1), row.get(2));
+    // The tags as the SQLite store writes them (compact JSON), whatever jsonb prints.
+    let merged: Vec<String> = serde_json::from_str(&merged_tags)
+        .map_err(|e| Error::invalid_input(format!("merged tags: {e}")))?;
+    let merged = serde_json::to_string(&merged).map_err(|e| Error::invalid_input(e.to_string()))?;
+    // Indexed afresh: the postings of the new tags, the length and the store's token total.
+    let doc = analyzer.document(&content, &merged)?;
+    tx.execute("DELETE FROM lex_postings WHERE memory_id = $1", &[&keep])
+        .context("cannot merge memories")?;
+    tx.execute(
+        "UPDATE lex_stats SET tokens = tokens + $1",
+        &[&(i64::from(doc.len) - i64::from(old_len))],
+    )
+    .context("cannot merge memories")?;
+    tx.execute(
+        "UPDATE memories SET lex_len = $2 WHERE id = $1",
+        &[&keep, &doc.len],
+    )
+    .context("cannot merge memories")?;
+    add_postings(tx, keep, doc)?;
+    tx.execute("DELETE FROM memories WHERE id = $1", &[&drop.id])
+        .context("cannot delete merged memory")?;
+    Ok(())
+}
+
+impl Store {
+    /// Validates and stores `batch` in one transaction, each memory with its embedding if it
+    /// has one, each checked for duplicates of its namespace under `dedup` as the SQLite store
+    /// checks them (BM25 normalized by the memory's own score, and the cosine of embeddings of
+    /// the same model). All or nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`](oro_mem_core::ErrorKind::InvalidInput) naming the bad memory
+    /// or embedding; [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL
+    /// fails. Nothing is written then.
+    pub fn remember_embedded(
+        &mut self,
+        batch: Vec<(NewMemory, Option<Embedding>)>,
+        dedup: &DedupConfig,
+    ) -> Result<Vec<WriteOutcome>> {
+        let now = Timestamp::now();
+        let (mut batch, embeddings): (Vec<NewMemory>, Vec<Option<Embedding>>) =
+            batch.into_iter().unzip();
+        validate_batch(&mut batch)?;
+        check_batch(&embeddings, |e| {
+            e.as_ref().map_or(Ok(()), Embedding::validate)
+        })?;
+        let mut client = self.client()?;
+        let mut tx = client
+            .transaction()
+            .context("cannot start write transaction")?;
+        tx.batch_execute(WRITE_LOCK)
+            .context("cannot lock for writing")?;
+        let mut outcomes = Vec::with_capacity(batch.len());
+        for (m, e) in batch.iter().zip(&embeddings) {
+            outcomes.push(write_one(
+                &mut tx,
+                &self.analyzer,
+                m,
+                e.as_ref(),
+                dedup,
+                now,
+            )?);
+        }
+        tx.commit().context("cannot commit")?;
+        Ok(outcomes)
+    }
+
+    /// Stores `rows`' vectors as the memories' embeddings by `model`, replacing any they had,
+    /// and releases their claims, in one transaction. Memories deleted meanwhile are skipped;
+    /// returns how many were stored.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`](oro_mem_core::ErrorKind::InvalidInput) for an empty model
+    /// id, or vectors that are empty, not finite, or of different dimensions; nothing is
+    /// written then. [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL
+    /// fails.
+    pub fn set_embeddings(&mut self, model: &str, rows: &[(MemoryId, Vec<f32>)]) -> Result<usize> {
+        let Some((_, first)) = rows.first() else {
+            return Ok(0);
+        };
+        let dim = first.len();
+        for (id, v) in rows {
+            check_vector(model, v)
+                .map_err(|e| Error::invalid_input(format!("memory {id}: {e}")))?;
+            if v.len() != dim {
+                return Err(Error::invalid_input(format!(
+                    "embedding of memory {id} has {} values, the first of the batch {dim}",
+                    v.len()
+                )));
+            }
+        }
+        let mut client = self.client()?;
+        let mut tx = client
+            .transaction()
+            .context("cannot start write transaction")?;
+        tx.batch_execute(WRITE_LOCK)
+            .context("cannot lock for writing")?;
+        let mut stored = 0;
+        for (id, v) in rows {
+            stored += store_embedding(&mut tx, *id, model, v)?;
+        }
+        let ids: Vec<MemoryId> = rows.iter().map(|(id, _)| *id).collect();
+        tx.execute(
+            "DELETE FROM embed_claims WHERE memory_id = ANY($1)",
+            &[&ids],
+        )
+        .context("cannot release claims")?;
+        tx.commit().context("cannot commit")?;
+        Ok(usize::try_from(stored).unwrap_or(usize::MAX))
+    }
+
+    /// Claims up to `limit` memories with an id above `after`, no embedding by `model` and no
+    /// live claim, until `until`; claims that ended at or before `now` are dropped. Returns
+    /// `(id, content)` by ascending id. Two processes never claim the same memory.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails; nothing
+    /// is claimed then.
+    pub fn claim_unembedded(
+        &mut self,
+        model: &str,
+        after: MemoryId,
+        limit: usize,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> Result<Vec<(MemoryId, String)>> {
+        let mut client = self.client()?;
+        let mut tx = client
+            .transaction()
+            .context("cannot start write transaction")?;
+        tx.batch_execute(WRITE_LOCK)
+            .context("cannot lock for writing")?;
+        tx.execute(
+            "DELETE FROM embed_claims WHERE until <= $1",
+            &[&now.as_second()],
+        )
+        .context("cannot drop ended claims")?;
+        let rows = tx
+            .query(
+                "SELECT m.id, m.content FROM memories m \
+                 LEFT JOIN embedding_models e ON e.id = m.embedding_model_id \
+                 WHERE m.id > $1 AND e.model IS DISTINCT FROM $2 \
+                   AND NOT EXISTS (SELECT 1 FROM embed_claims c WHERE c.memory_id = m.id) \
+                 ORDER BY m.id LIMIT $3",
+                &[&after, &model, &to_i64(limit)],
+            )
+            .context("cannot read memories to embed")?;
+        let todo: Vec<(MemoryId, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+        let ids: Vec<MemoryId> = todo.iter().map(|(id, _)| *id).collect();
+        tx.execute(
+            "INSERT INTO embed_claims (memory_id, until) SELECT unnest($1::int8[]), $2",
+            &[&ids, &until.as_second()],
+        )
+        .context("cannot claim memories to embed")?;
+        tx.commit().context("cannot commit")?;
+        Ok(todo)
+    }
+
+    /// Merges near-duplicates and archives stale low-confidence memories, by the rules of the
+    /// SQLite store's `consolidate`. With `dry_run` nothing is written.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails; nothing
+    /// is changed then.
+    pub fn consolidate(
+        &mut self,
+        config: &ConsolidateConfig,
+        now: Timestamp,
+        dry_run: bool,
+    ) -> Result<oro_mem_core::store::ConsolidateReport> {
+        let mut client = self.client()?;
+        let mut tx = client
+            .transaction()
+            .context("cannot start write transaction")?;
+        tx.batch_execute(WRITE_LOCK)
+            .context("cannot lock for writing")?;
+        let mut report = oro_mem_core::store::ConsolidateReport {
+            dry_run,
+            ..Default::default()
+        };
+        let all: Vec<Memory> = tx
+            .query(
+                &format!(
+                    "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.status = 'active' ORDER BY m.id"
+                ),
+                &[],
+            )
+            .context("cannot read memories")?
+            .iter()
+            .map(memory_from_row)
+            .collect::<Result<_>>()?;
+        let by_id: std::collections::HashMap<MemoryId, &Memory> =
+            all.iter().map(|m| (m.id, m)).collect();
+        let mut removed = std::collections::HashSet::new();
+        for m in &all {
+            if removed.contains(&m.id) {
+                continue;
+            }
+            let hits = similar(
+                &mut tx,
+                &self.analyzer,
+                m.id,
+                &m.content,
+                &m.namespace,
+                5,
+                config.merge_bm25,
+            )?;
+            for (other, similarity) in hits {
+                if similarity < config.merge_bm25 || removed.contains(&other) {
+                    continue;
+                }
+                let Some(o) = by_id.get(&other) else { continue };
+                if !text::same_polarity(&m.content, &o.content) || m.metadata != o.metadata {
+                    continue;
+                }
+                let keep_m = (m.confidence, m.pinned, std::cmp::Reverse(m.created_at))
+                    > (o.confidence, o.pinned, std::cmp::Reverse(o.created_at));
+                let (keep, drop) = if keep_m { (m, *o) } else { (*o, m) };
+                report.merged.push((keep.id, drop.id, similarity));
+                removed.insert(drop.id);
+                if !dry_run {
+                    fold_into(&mut tx, &self.analyzer, keep.id, drop)?;
+                }
+                if drop.id == m.id {
+                    break;
+                }
+            }
+        }
+        let cutoff = now.as_second() - (config.prune_after_days * 86_400.0) as i64;
+        let stale = tx
+            .query(
+                "SELECT id FROM memories WHERE status = 'active' AND NOT pinned \
+                 AND confidence < $1 AND coalesce(last_accessed, created_at) < $2 ORDER BY id",
+                &[&config.prune_below_confidence, &cutoff],
+            )
+            .context("cannot find stale memories")?;
+        report.archived = stale
+            .iter()
+            .map(|r| r.get::<_, i64>(0))
+            .filter(|id| !removed.contains(id))
+            .collect();
+        if !dry_run {
+            tx.execute(
+                "UPDATE memories SET status = 'archived', updated_at = $2 WHERE id = ANY($1)",
+                &[&report.archived, &now.as_second()],
+            )
+            .context("cannot archive")?;
+            tx.commit().context("cannot commit")?;
+        }
+        Ok(report)
+    }
+}
