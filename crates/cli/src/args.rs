@@ -435,6 +435,10 @@ pub struct EvalArgs {
     /// Embed the corpus afresh and cache nothing on disk
     #[arg(long, conflicts_with = "cache")]
     pub no_cache: bool,
+    /// Build the corpus in a scratch schema of this PostgreSQL database (dropped at the end)
+    /// instead of in a SQLite store in memory, to measure the PostgreSQL store
+    #[arg(long, value_name = "URL")]
+    pub postgres: Option<String>,
     /// Also score each mode out of sample, leaving one conversation out: for each namespace
     /// of the queries, the grid's best setting on the other namespaces, scored on this one
     #[arg(long, conflicts_with = "tune_on")]

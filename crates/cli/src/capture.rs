@@ -6,8 +6,10 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use oro_mem_core::extract::{extract as find_memories, Extraction};
+use oro_mem_core::store::{Embedding, WriteOutcome};
 use oro_mem_core::{Filter, NewMemory, Status};
-use oro_mem_store_sqlite::{Embedding, Store, WriteOutcome};
+
+use crate::stores::{self, Db};
 use serde::Serialize;
 
 use crate::args::{ExtractArgs, MergeArgs};
@@ -142,12 +144,16 @@ pub fn extract(ctx: &mut Ctx, a: &ExtractArgs) -> Result<()> {
 /// `oro-mem merge`.
 pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
     let store = &ctx.store;
-    if let (Some(ours), Ok(theirs)) = (store.path(), a.other.canonicalize()) {
-        if ours.canonicalize().is_ok_and(|o| o == theirs) {
-            bail!("{} is this store; nothing to merge", a.other.display());
+    let other = Db::parse(&a.other)?;
+    let ours = Path::new(&store.location()).canonicalize();
+    if let (Ok(ours), Some(Ok(theirs))) = (ours, other.file().map(Path::canonicalize)) {
+        if ours == theirs {
+            bail!("{other} is this store; nothing to merge");
         }
+    } else if store.location() == other.to_string() {
+        bail!("{other} is this store; nothing to merge");
     }
-    let theirs = Store::read_other(&a.other)?;
+    let theirs = stores::read_other(&other)?;
     // Exactly the same memory (namespace, type and content) is never copied twice, whatever
     // the dedup settings; near-duplicates are left to the usual dedup.
     let mut ours: HashSet<(String, String, String)> = HashSet::new();
@@ -156,7 +162,7 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
             status: Some(status),
             ..Filter::default()
         };
-        store.for_each(&filter, |m| {
+        store.for_each(&filter, &mut |m| {
             ours.insert((m.namespace, m.memory_type.to_string(), m.content));
             Ok(())
         })?;

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::stores::{self, AnyStore, Scratch};
 use anyhow::{bail, Context, Result};
 use oro_mem_core::config::{DedupConfig, WEIGHT_PREFIX};
 use oro_mem_core::{
@@ -17,7 +18,6 @@ use oro_mem_engine::{Engine, Registry};
 use oro_mem_eval::metrics::QueryResult;
 use oro_mem_eval::tune::{best_run, leave_one_out, Metric};
 use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache, QueryScores, Summary};
-use oro_mem_store_sqlite::Store;
 use serde::Serialize;
 
 use crate::args::{parse_fusion, EvalArgs};
@@ -187,14 +187,16 @@ fn ranking_only(config: &mut Config, depth: usize) {
 
 /// The corpus in a scratch store.
 struct Corpus {
-    store: Store,
+    store: AnyStore,
+    /// Where a PostgreSQL corpus lives; dropped after the store.
+    _scratch: Option<Scratch>,
     doc_of: HashMap<MemoryId, usize>,
     /// "Now" per namespace (`""` = all): the newest `created_at`, or `--now`.
     now: HashMap<String, Timestamp>,
 }
 
-fn import(dataset: &Dataset, now: Option<Timestamp>) -> Result<Corpus> {
-    let mut store = Store::open_in_memory()?;
+fn import(dataset: &Dataset, now: Option<Timestamp>, postgres: Option<&str>) -> Result<Corpus> {
+    let (mut store, scratch) = stores::scratch(postgres)?;
     let undated = now.unwrap_or_else(Timestamp::now);
     let dedup = DedupConfig {
         enabled: false,
@@ -233,6 +235,7 @@ fn import(dataset: &Dataset, now: Option<Timestamp>) -> Result<Corpus> {
     }
     Ok(Corpus {
         store,
+        _scratch: scratch,
         doc_of,
         now: newest,
     })
@@ -443,7 +446,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
 
     let started = Instant::now();
     let mut engine = Engine::from_config(base.clone())?;
-    let mut corpus = import(&dataset, now)?;
+    let mut corpus = import(&dataset, now, a.postgres.as_deref())?;
     eprintln!(
         "eval: imported {} documents in {:.1} s",
         dataset.docs.len(),

@@ -9,6 +9,7 @@ mod mcp;
 mod render;
 #[cfg(unix)]
 mod serve;
+mod stores;
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
@@ -19,11 +20,10 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::memory::normalize_tags;
-use oro_mem_core::{
-    Config, ErrorKind, Filter, MetaCondition, NewMemory, Query, Source, Status, Timestamp,
-};
+use oro_mem_core::store::{Embedding, ListOrder, WriteOutcome};
+use oro_mem_core::{Config, Filter, MetaCondition, NewMemory, Query, Source, Status, Timestamp};
 use oro_mem_engine::{Answer, Engine, Remembered};
-use oro_mem_store_sqlite::{Embedding, ListOrder, Store, WriteOutcome};
+use stores::{Access, AnyStore, Db};
 
 use crate::args::{Cli, Command, FilterArgs, Format, MemoriesCommand, Sort};
 
@@ -62,7 +62,7 @@ impl std::error::Error for Exit {}
 const EXIT_DUPLICATE: i32 = 3;
 
 struct Ctx {
-    store: Store,
+    store: AnyStore,
     /// Holds the configuration too ([`Engine::config`]).
     engine: Engine,
     /// Warnings of the write path already printed.
@@ -88,45 +88,12 @@ impl Ctx {
     }
 }
 
-/// What a command does with the store.
-#[derive(Clone, Copy, PartialEq)]
-enum Access {
-    /// It writes: the store must be writable.
-    Write,
-    /// It only reads (recall's access counts aside): a store in a read-only location is
-    /// opened read-only, and a missing one is an error (a mistyped path makes no store).
-    Read,
-    /// It serves reads and writes (`mcp`): as `Read` for a store in a read-only location,
-    /// and a missing store is made.
-    Serve,
-}
-
 fn open(cli: &Cli, access: Access) -> Result<Ctx> {
-    let db = config_file::resolve_db(cli.db.as_deref())?;
-    if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if !dir.is_dir() {
-            bail!(
-                "directory {} does not exist (for a new store run `oro-mem init`, or create it)",
-                dir.display()
-            );
-        }
-    }
-    if access == Access::Read && !db.exists() {
-        // Reading creates nothing: a mistyped --db would otherwise answer from a new,
-        // empty store.
-        bail!(
-            "no store at {} (for a new store run `oro-mem init`, or check --db / ORO_MEM_DB)",
-            db.display()
-        );
-    }
-    let config_path = config_file::resolve_config(cli.config.as_deref(), &db);
+    let location = config_file::resolve_db(cli.db.as_deref())?;
+    let db = Db::parse(&location)?;
+    let config_path = config_file::resolve_config(cli.config.as_deref(), &location);
     let config = config_file::load(config_path.as_deref())?;
-    let store = match Store::open(&db) {
-        Err(e) if access != Access::Write && e.kind() == ErrorKind::ReadOnly => {
-            Store::open_read_only(&db)?
-        }
-        opened => opened?,
-    };
+    let store = stores::open(&db, access)?;
     let engine = Engine::from_config(config)?;
     Ok(Ctx {
         store,
@@ -171,9 +138,7 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
         // Searching a read-only store is useful; its writes are tool errors saying why.
         Command::Mcp => {
             let ctx = open(&cli, Access::Serve)?;
-            if let Some(path) = ctx.store.path() {
-                eprintln!("oro-mem: MCP server on stdio for {}", path.display());
-            }
+            eprintln!("oro-mem: MCP server on stdio for {}", ctx.store.location());
             mcp::serve(ctx)
         }
         Command::Eval(a) => {
@@ -225,7 +190,7 @@ fn init(cli: &Cli, global: bool) -> Result<()> {
         }
     }
     let existed = db.exists();
-    Store::open(&db)?;
+    stores::open(&Db::File(db.clone()), Access::Write)?;
     println!(
         "{} {}{}",
         if existed { "found" } else { "created" },
@@ -495,9 +460,7 @@ fn run_recall(
         writeln!(
             io.err,
             "oro-mem: {} is read-only where it is: access counts are not updated",
-            ctx.store
-                .path()
-                .map_or("the store".into(), |p| p.display().to_string())
+            ctx.store.location()
         )?;
     }
     let touch = touch && !ctx.store.is_read_only();
@@ -786,7 +749,7 @@ fn export(ctx: Ctx, a: &args::ExportArgs) -> Result<()> {
             status,
             ..filter.clone()
         };
-        n += ctx.store.for_each(&f, |m| {
+        n += ctx.store.for_each(&f, &mut |m| {
             serde_json::to_writer(&mut out, &m).map_err(|e| {
                 oro_mem_core::Error::new(oro_mem_core::ErrorKind::Storage, e.to_string())
             })?;
@@ -838,10 +801,7 @@ fn consolidate(mut ctx: Ctx, a: &args::ConsolidateArgs) -> Result<()> {
 
 fn stats(ctx: Ctx, json: bool) -> Result<()> {
     let s = ctx.store.stats()?;
-    let store = ctx
-        .store
-        .path()
-        .map_or_else(|| "(in memory)".to_string(), |p| p.display().to_string());
+    let store = ctx.store.location();
     if json {
         let mut v = serde_json::to_value(&s)?;
         v["store"] = store.into();

@@ -22,7 +22,8 @@ use clap::Parser;
 use serde::{Deserialize, Serialize};
 
 use crate::args::{Cli, Command};
-use crate::{config_file, Access, Ctx, Io};
+use crate::stores::{Access, Db};
+use crate::{config_file, Ctx, Io};
 
 /// The largest request read, in bytes (a task read from standard input included).
 const MAX_REQUEST_BYTES: u64 = 16 << 20;
@@ -101,6 +102,12 @@ impl ConfigStamp {
 /// be made.
 pub fn serve(cli: &Cli) -> Result<()> {
     let db = config_file::resolve_db(cli.db.as_deref())?;
+    if let Db::Postgres(location) = Db::parse(&db)? {
+        bail!(
+            "oro-mem serve answers beside a store file, through a socket next to it; {location} \
+             is a PostgreSQL store, which recall and inject use directly"
+        );
+    }
     let mut ctx = crate::open(cli, Access::Read)?;
     let db = canonical(&db);
     let mut config = ConfigStamp::of(
@@ -277,6 +284,8 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
         return None;
     }
     let db = config_file::resolve_db(cli.db.as_deref()).ok()?;
+    // A PostgreSQL store has no file to put the socket beside.
+    Db::parse(&db).ok()?.file()?;
     let store = canonical(&db);
     let socket = socket_path(&store);
     let stream = UnixStream::connect(&socket).ok()?;

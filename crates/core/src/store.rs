@@ -6,6 +6,8 @@
 //!   embeddings, and exact similarities of given memories.
 //! - [`MemoryWrite`]: remembering (with duplicate detection), forgetting, pinning, archiving,
 //!   recording access, and keeping the [`Embedding`]s the caller made.
+//! - [`MemoryStore`]: all three, and what the commands do beyond recall (export, merge,
+//!   statistics, consolidation).
 //!
 //! A store holds embeddings but never makes them: the caller (the engine, which owns the
 //! model) hands them over with the memories ([`MemoryWrite::remember_embedded`]) or later
@@ -13,7 +15,7 @@
 
 use serde::Serialize;
 
-use crate::config::DedupConfig;
+use crate::config::{ConsolidateConfig, DedupConfig};
 use crate::error::{Error, Result};
 use crate::memory::{Memory, MemoryId, NewMemory, Status};
 use crate::query::Filter;
@@ -82,6 +84,44 @@ pub struct ConsolidateReport {
     pub archived: Vec<MemoryId>,
     /// True when nothing was written.
     pub dry_run: bool,
+}
+
+/// Counts describing a store.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    /// All memories.
+    pub total: u64,
+    /// Active memories.
+    pub active: u64,
+    /// Archived memories.
+    pub archived: u64,
+    /// Pinned memories.
+    pub pinned: u64,
+    /// Memories with an embedding.
+    pub embedded: u64,
+    /// Memories with an embedding, per model.
+    pub embedded_by_model: Vec<(String, u64)>,
+    /// Active memories per type.
+    pub by_type: Vec<(String, u64)>,
+    /// Memories per namespace.
+    pub by_namespace: Vec<(String, u64)>,
+    /// Schema version.
+    pub schema_version: u32,
+    /// Database size in bytes, as the store counts it (pages, or tables and indexes).
+    pub size_bytes: u64,
+    /// Oldest and newest creation time.
+    pub created_range: Option<(Timestamp, Timestamp)>,
+}
+
+/// A memory as another store holds it, with its embedding: what a merge copies
+/// ([`MemoryStore::for_each_embedded`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OtherMemory {
+    /// The memory, ready to write here.
+    pub memory: NewMemory,
+    /// Its embedding there, if it had one; written as it is
+    /// ([`MemoryWrite::remember_embedded`]), it spares embedding the text again.
+    pub embedding: Option<Embedding>,
 }
 
 /// An embedding as a store keeps it: the model that made it and the vector.
@@ -322,4 +362,169 @@ pub trait MemoryWrite {
     /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails; nothing is
     /// changed then.
     fn record_access(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()>;
+}
+
+/// Everything the commands need of a store: recall's interfaces, and what the commands do
+/// beyond recall. Implemented by the SQLite and the PostgreSQL stores; the command line holds
+/// a `Box<dyn MemoryStore>`, which implements the interfaces itself, so the engine takes it
+/// like any store.
+pub trait MemoryStore: CandidateSearch + MemoryWrite {
+    /// Where the store is, for people: a path, or a URL without its password.
+    fn location(&self) -> String;
+
+    /// True when the store was opened read-only (writes fail).
+    fn is_read_only(&self) -> bool {
+        false
+    }
+
+    /// Calls `f` with every memory matching `filter`, oldest id first, without loading them
+    /// all; returns how many.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails, or the first
+    /// error `f` returns.
+    fn for_each(&self, filter: &Filter, f: &mut dyn FnMut(Memory) -> Result<()>) -> Result<u64>;
+
+    /// Calls `f` with every memory, of any status, oldest id first, as a [`NewMemory`] that
+    /// keeps its times, counts, pin, status and metadata, with its embedding (what a merge
+    /// copies); returns how many.
+    ///
+    /// # Errors
+    ///
+    /// As [`MemoryStore::for_each`].
+    fn for_each_embedded(&self, f: &mut dyn FnMut(OtherMemory) -> Result<()>) -> Result<u64>;
+
+    /// Counts describing the store.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
+    fn stats(&self) -> Result<Stats>;
+
+    /// Merges near-duplicates and archives stale low-confidence memories: two active memories
+    /// of one namespace, of the same polarity and metadata, are near-duplicates when one's
+    /// content, as a query, scores the other at `merge_bm25` or more of its own score; the one
+    /// kept has the higher confidence (then: pinned, then older) and takes the maximum
+    /// confidence, the sum of the access counts, the union of the tags and the later last
+    /// access. Memories below `prune_below_confidence`, not pinned, and neither accessed nor
+    /// created in the last `prune_after_days` are archived. With `dry_run` nothing is written.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails; nothing is
+    /// changed then.
+    fn consolidate(
+        &mut self,
+        config: &ConsolidateConfig,
+        now: Timestamp,
+        dry_run: bool,
+    ) -> Result<ConsolidateReport>;
+
+    /// Rebuilds what the store derives from its memories (its lexical and vector indexes).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails; nothing is
+    /// changed then.
+    fn rebuild_index(&mut self) -> Result<()>;
+}
+
+impl<T: MemoryStore + ?Sized> MemoryRead for Box<T> {
+    fn get(&self, id: MemoryId) -> Result<Memory> {
+        (**self).get(id)
+    }
+
+    fn list(
+        &self,
+        filter: &Filter,
+        order: ListOrder,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<Memory>> {
+        (**self).list(filter, order, limit, offset)
+    }
+
+    fn count(&self, filter: &Filter) -> Result<u64> {
+        (**self).count(filter)
+    }
+}
+
+impl<T: MemoryStore + ?Sized> CandidateSearch for Box<T> {
+    fn lexical_candidates(
+        &self,
+        text: &str,
+        filter: &Filter,
+        depth: usize,
+    ) -> Result<Vec<(Memory, f64)>> {
+        (**self).lexical_candidates(text, filter, depth)
+    }
+
+    fn vector_candidates(
+        &self,
+        model: &str,
+        query: &[f32],
+        filter: &Filter,
+        depth: usize,
+    ) -> Result<Vec<(MemoryId, f64)>> {
+        (**self).vector_candidates(model, query, filter, depth)
+    }
+
+    fn similarities(
+        &self,
+        model: &str,
+        query: &[f32],
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, f64)>> {
+        (**self).similarities(model, query, ids)
+    }
+
+    fn session_neighbours(&self, memories: &[&Memory], window: usize) -> Result<Vec<Neighbour>> {
+        (**self).session_neighbours(memories, window)
+    }
+
+    fn count_unembedded(&self, model: &str) -> Result<u64> {
+        (**self).count_unembedded(model)
+    }
+}
+
+impl<T: MemoryStore + ?Sized> MemoryWrite for Box<T> {
+    fn remember_embedded(
+        &mut self,
+        batch: Vec<(NewMemory, Option<Embedding>)>,
+        dedup: &DedupConfig,
+    ) -> Result<Vec<WriteOutcome>> {
+        (**self).remember_embedded(batch, dedup)
+    }
+
+    fn set_embeddings(&mut self, model: &str, rows: &[(MemoryId, Vec<f32>)]) -> Result<usize> {
+        (**self).set_embeddings(model, rows)
+    }
+
+    fn claim_unembedded(
+        &mut self,
+        model: &str,
+        after: MemoryId,
+        limit: usize,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> Result<Vec<(MemoryId, String)>> {
+        (**self).claim_unembedded(model, after, limit, now, until)
+    }
+
+    fn forget(&mut self, id: MemoryId) -> Result<()> {
+        (**self).forget(id)
+    }
+
+    fn set_pinned(&mut self, id: MemoryId, pinned: bool) -> Result<()> {
+        (**self).set_pinned(id, pinned)
+    }
+
+    fn set_status(&mut self, id: MemoryId, status: Status) -> Result<()> {
+        (**self).set_status(id, status)
+    }
+
+    fn record_access(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
+        (**self).record_access(ids, now)
+    }
 }

@@ -8,6 +8,8 @@ use oro_mem_core::{Error, Result};
 use postgres::config::Host;
 use postgres::Config;
 
+use crate::store::pg_error;
+
 /// True when `location` names a PostgreSQL database (`postgres://…` or `postgresql://…`)
 /// rather than a file.
 pub fn is_postgres_url(location: &str) -> bool {
@@ -61,6 +63,40 @@ impl Location {
         Ok(Location { config, shown })
     }
 
+    /// This database with its tables in `schema` (made on first use): the session's
+    /// `search_path` is set to it, in place of any the URL set.
+    pub fn in_schema(&self, schema: &str) -> Location {
+        let mut config = self.config.clone();
+        // Backslash-escaped as libpq's `options` wants: spaces and backslashes.
+        let escaped = schema.replace('\\', "\\\\").replace(' ', "\\ ");
+        config.options(&format!("-c search_path={escaped}"));
+        let shown = shown(&config);
+        Location { config, shown }
+    }
+
+    /// Drops `schema` and everything in it, if it exists.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when the server cannot be
+    /// reached or refuses.
+    pub fn drop_schema(&self, schema: &str) -> Result<()> {
+        let mut client = self
+            .config
+            .connect(postgres::NoTls)
+            .map_err(|e| pg_error(&format!("cannot connect to {self}"), e))?;
+        let drop: String = client
+            .query_one(
+                "SELECT format('DROP SCHEMA IF EXISTS %I CASCADE', $1::text)",
+                &[&schema],
+            )
+            .map_err(|e| pg_error("cannot drop schema", e))?
+            .get(0);
+        client
+            .batch_execute(&drop)
+            .map_err(|e| pg_error(&format!("cannot drop schema {schema}"), e))
+    }
+
     /// The user this connects as.
     pub fn user(&self) -> Option<&str> {
         self.config.get_user()
@@ -80,7 +116,12 @@ fn shown(config: &Config) -> String {
         .map(|u| format!("{u}@"))
         .unwrap_or_default();
     let db = config.get_dbname().or(config.get_user()).unwrap_or("");
-    format!("postgres://{user}{host}:{port}/{db}")
+    // Session settings (such as the schema) name no secret, and tell two stores apart.
+    let options = config
+        .get_options()
+        .map(|o| format!(" (options {o})"))
+        .unwrap_or_default();
+    format!("postgres://{user}{host}:{port}/{db}{options}")
 }
 
 /// The password of the first line of the password file that matches `config`'s host, port,

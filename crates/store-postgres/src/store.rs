@@ -3,8 +3,11 @@
 use std::cell::{RefCell, RefMut};
 
 use oro_mem_core::memory::MAX_ACCESS_COUNT;
-use oro_mem_core::store::ListOrder;
-use oro_mem_core::{Error, ErrorKind, Filter, Memory, MemoryId, Result, Status, Timestamp};
+use oro_mem_core::store::{Embedding, ListOrder, OtherMemory, Stats};
+use oro_mem_core::{
+    Error, ErrorKind, Filter, Memory, MemoryId, NewMemory, Result, Status, Timestamp,
+};
+use pgvector::Vector;
 use postgres::{Client, NoTls, Row};
 
 use crate::analyze::Analyzer;
@@ -263,6 +266,110 @@ impl Store {
             .context("cannot count memories")?
             .get(0);
         Ok(n.max(0) as u64)
+    }
+
+    /// Calls `f` with every memory, of any status, oldest id first, with its embedding, a
+    /// page at a time.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when PostgreSQL fails, or the first error `f` returns.
+    pub fn for_each_embedded(&self, f: &mut dyn FnMut(OtherMemory) -> Result<()>) -> Result<u64> {
+        const PAGE: i64 = 1_000;
+        let mut after: MemoryId = 0;
+        let mut n = 0;
+        loop {
+            let rows = self
+                .client()?
+                .query(
+                    &format!(
+                        "SELECT {MEMORY_COLUMNS}, m.embedding, e.model FROM memories m \
+                         LEFT JOIN embedding_models e ON e.id = m.embedding_model_id \
+                         WHERE m.id > $1 ORDER BY m.id LIMIT $2"
+                    ),
+                    &[&after, &PAGE],
+                )
+                .context("cannot read memories")?;
+            for row in &rows {
+                let memory = memory_from_row(row)?;
+                after = memory.id;
+                let vector: Option<Vector> = row.get(MEMORY_COLUMN_COUNT);
+                let model: Option<String> = row.get(MEMORY_COLUMN_COUNT + 1);
+                let embedding = match (vector, model) {
+                    (Some(v), Some(model)) => Some(Embedding {
+                        model,
+                        vector: v.to_vec(),
+                    }),
+                    _ => None,
+                };
+                f(OtherMemory {
+                    memory: NewMemory::from(memory),
+                    embedding,
+                })?;
+                n += 1;
+            }
+            if (rows.len() as i64) < PAGE {
+                return Ok(n);
+            }
+        }
+    }
+
+    /// Counts describing the store; its size is that of its tables and their indexes.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when PostgreSQL fails.
+    pub fn stats(&self) -> Result<Stats> {
+        let mut c = self.client()?;
+        let what = "cannot read stats";
+        let row = c
+            .query_one(
+                "SELECT count(*), count(*) FILTER (WHERE status = 'active'), \
+                        count(*) FILTER (WHERE status = 'archived'), count(*) FILTER (WHERE pinned), \
+                        count(embedding), min(created_at), max(created_at), \
+                        (SELECT max(version) FROM oro_mem_schema), \
+                        (SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::int8 FROM pg_class c \
+                         WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r') \
+                 FROM memories",
+                &[],
+            )
+            .context(what)?;
+        let count = |i: usize| row.get::<_, i64>(i).max(0) as u64;
+        let pairs = |c: &mut Client, sql: &str| -> Result<Vec<(String, u64)>> {
+            Ok(c.query(sql, &[])
+                .context(what)?
+                .iter()
+                .map(|r| (r.get(0), r.get::<_, i64>(1).max(0) as u64))
+                .collect())
+        };
+        Ok(Stats {
+            total: count(0),
+            active: count(1),
+            archived: count(2),
+            pinned: count(3),
+            embedded: count(4),
+            embedded_by_model: pairs(
+                &mut c,
+                "SELECT e.model, count(*) FROM memories m JOIN embedding_models e \
+                 ON e.id = m.embedding_model_id GROUP BY e.model ORDER BY count(*) DESC, e.model",
+            )?,
+            by_type: pairs(
+                &mut c,
+                "SELECT type, count(*) FROM memories WHERE status = 'active' \
+                 GROUP BY type ORDER BY count(*) DESC, type",
+            )?,
+            by_namespace: pairs(
+                &mut c,
+                "SELECT namespace, count(*) FROM memories GROUP BY namespace \
+                 ORDER BY count(*) DESC, namespace",
+            )?,
+            schema_version: u32::try_from(row.get::<_, Option<i32>>(7).unwrap_or(0)).unwrap_or(0),
+            size_bytes: count(8),
+            created_range: match (row.get(5), row.get(6)) {
+                (Some(a), Some(b)) => Some((Timestamp(a), Timestamp(b))),
+                _ => None,
+            },
+        })
     }
 
     /// Deletes a memory, its postings and its claim.

@@ -294,7 +294,7 @@ fn fold_into(
                confidence = greatest(confidence, $2), \
                access_count = least(access_count + $3, $8), \
                pinned = pinned OR $4, \
-               last_accessed = nullif(greatest(coalesce(last_accessed, 0), coalesce($5, 0)), 0), \
+               last_accessed = nullif(greatest(coalesce(last_accessed, 0), coalesce($5::int8, 0)), 0), \
                tags = (SELECT coalesce(jsonb_agg(v ORDER BY v), '[]'::jsonb) FROM \
                         (SELECT jsonb_array_elements_text(memories.tags) AS v \
                          UNION SELECT jsonb_array_elements_text($6::text::jsonb)) u), \
@@ -473,6 +473,51 @@ impl Store {
         .context("cannot claim memories to embed")?;
         tx.commit().context("cannot commit")?;
         Ok(todo)
+    }
+
+    /// Rebuilds the BM25 index (postings, document frequencies, lengths and totals) from the
+    /// memories, and the vector indexes, in one transaction.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails; nothing
+    /// is changed then.
+    pub fn rebuild_index(&mut self) -> Result<()> {
+        let mut client = self.client()?;
+        let mut tx = client
+            .transaction()
+            .context("cannot start write transaction")?;
+        tx.batch_execute(WRITE_LOCK)
+            .context("cannot lock for writing")?;
+        tx.batch_execute("TRUNCATE lex_postings, lex_terms")
+            .context("cannot rebuild the full-text index")?;
+        let rows = tx
+            .query(
+                "SELECT id, content, tags::text FROM memories ORDER BY id",
+                &[],
+            )
+            .context("cannot rebuild the full-text index")?;
+        for row in &rows {
+            let id: MemoryId = row.get(0);
+            let tags: Vec<String> = serde_json::from_str(row.get::<_, &str>(2))
+                .map_err(|e| Error::invalid_input(format!("tags of memory {id}: {e}")))?;
+            let tags =
+                serde_json::to_string(&tags).map_err(|e| Error::invalid_input(e.to_string()))?;
+            let doc = self.analyzer.document(row.get(1), &tags)?;
+            tx.execute(
+                "UPDATE memories SET lex_len = $2 WHERE id = $1",
+                &[&id, &doc.len],
+            )
+            .context("cannot rebuild the full-text index")?;
+            add_postings(&mut tx, id, doc)?;
+        }
+        tx.batch_execute(
+            "UPDATE lex_stats SET docs = (SELECT count(*) FROM memories), \
+                                  tokens = (SELECT coalesce(sum(lex_len), 0) FROM memories); \
+             REINDEX TABLE memories",
+        )
+        .context("cannot rebuild the indexes")?;
+        tx.commit().context("cannot commit")
     }
 
     /// Merges near-duplicates and archives stale low-confidence memories, by the rules of the

@@ -1,8 +1,9 @@
 //! [`Store`] as the core's store interface.
 
-use oro_mem_core::config::DedupConfig;
+use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::store::{
-    CandidateSearch, Embedding, ListOrder, MemoryRead, MemoryWrite, WriteOutcome,
+    CandidateSearch, ConsolidateReport, Embedding, ListOrder, MemoryRead, MemoryStore, MemoryWrite,
+    OtherMemory, Stats, WriteOutcome,
 };
 use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, NewMemory, Result, Status, Timestamp};
 
@@ -104,5 +105,41 @@ impl MemoryWrite for Store {
 
     fn record_access(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
         Store::record_access(self, ids, now)
+    }
+}
+
+impl MemoryStore for Store {
+    fn location(&self) -> String {
+        self.path()
+            .map_or_else(|| ":memory:".to_string(), |p| p.display().to_string())
+    }
+
+    fn is_read_only(&self) -> bool {
+        Store::is_read_only(self)
+    }
+
+    fn for_each(&self, filter: &Filter, f: &mut dyn FnMut(Memory) -> Result<()>) -> Result<u64> {
+        Store::for_each(self, filter, f)
+    }
+
+    fn for_each_embedded(&self, f: &mut dyn FnMut(OtherMemory) -> Result<()>) -> Result<u64> {
+        Store::for_each_embedded(self, f)
+    }
+
+    fn stats(&self) -> Result<Stats> {
+        Store::stats(self)
+    }
+
+    fn consolidate(
+        &mut self,
+        config: &ConsolidateConfig,
+        now: Timestamp,
+        dry_run: bool,
+    ) -> Result<ConsolidateReport> {
+        Store::consolidate(self, config, now, dry_run)
+    }
+
+    fn rebuild_index(&mut self) -> Result<()> {
+        Store::rebuild_index(self)
     }
 }

@@ -68,9 +68,9 @@ pub use fts5::fts5_query;
 pub use oro_mem_core::store::ConsolidateReport;
 pub use oro_mem_core::store::Embedding;
 pub use oro_mem_core::store::{ListOrder, WriteOutcome};
+pub use oro_mem_core::store::{OtherMemory, Stats};
 pub use schema::SCHEMA_VERSION;
-pub use store::{Stats, Store, APPLICATION_ID, READ_ONLY_FROM};
-pub use write::OtherMemory;
+pub use store::{Store, APPLICATION_ID, READ_ONLY_FROM};
 
 #[cfg(test)]
 mod tests;

@@ -5,12 +5,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use oro_mem_core::memory::MAX_ACCESS_COUNT;
-use oro_mem_core::store::ListOrder;
+use oro_mem_core::store::{ListOrder, Stats};
 use oro_mem_core::{Error, ErrorKind, Filter, Memory, MemoryId, Result, Status, Timestamp};
 use rusqlite::{
     params, params_from_iter, Connection, OpenFlags, OptionalExtension, TransactionBehavior,
 };
-use serde::Serialize;
 
 use crate::filter::Where;
 use crate::row::{memory_from_row, MEMORY_COLUMNS};
@@ -169,33 +168,6 @@ fn order_sql(order: ListOrder) -> &'static str {
         ListOrder::MostAccessed => "m.access_count DESC, m.id ASC",
         ListOrder::Confidence => "m.confidence DESC, m.id ASC",
     }
-}
-
-/// Counts describing a store.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Stats {
-    /// All memories.
-    pub total: u64,
-    /// Active memories.
-    pub active: u64,
-    /// Archived memories.
-    pub archived: u64,
-    /// Pinned memories.
-    pub pinned: u64,
-    /// Memories with an embedding.
-    pub embedded: u64,
-    /// Memories with an embedding, per model.
-    pub embedded_by_model: Vec<(String, u64)>,
-    /// Active memories per type.
-    pub by_type: Vec<(String, u64)>,
-    /// Memories per namespace.
-    pub by_namespace: Vec<(String, u64)>,
-    /// Schema version.
-    pub schema_version: u32,
-    /// Database size in bytes (pages × page size).
-    pub size_bytes: u64,
-    /// Oldest and newest creation time.
-    pub created_range: Option<(Timestamp, Timestamp)>,
 }
 
 /// A memory database: one SQLite file (or memory) with the `memories` table and its FTS5

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::memory::{check_batch, validate_batch, MAX_ACCESS_COUNT};
-use oro_mem_core::store::{check_vector, ConsolidateReport, Embedding, WriteOutcome};
+use oro_mem_core::store::{check_vector, ConsolidateReport, Embedding, OtherMemory, WriteOutcome};
 use oro_mem_core::text::{self, spaced_cjk};
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Timestamp};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
@@ -18,16 +18,6 @@ use crate::search::embedding_row;
 use crate::similar::{similar, TermCounts};
 use crate::store::{check_identity, shim_session, to_i64, SqlContext, Store, BUSY_TIMEOUT};
 use crate::vectors;
-
-/// A memory of another store, read by [`Store::read_other`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct OtherMemory {
-    /// The memory, ready to write here.
-    pub memory: NewMemory,
-    /// Its embedding there, if it had one; written here as it is
-    /// ([`Store::remember_embedded`]), it spares embedding the text again.
-    pub embedding: Option<Embedding>,
-}
 
 impl Store {
     /// Every memory of another oro-mem database at `path`, oldest id first, as [`NewMemory`]
@@ -66,31 +56,24 @@ impl Store {
         }
         // Every column read here exists since schema version 1, but the session (8).
         shim_session(&conn, version)?;
-        let mut stmt = conn
-            .prepare(&format!(
-                "SELECT {MEMORY_COLUMNS}, m.embedding, m.embedding_model, m.embedding_dim \
-                 FROM memories m ORDER BY m.id"
-            ))
-            .context(&format!("cannot read {shown}"))?;
-        let rows = stmt
-            .query_map([], |r| {
-                let memory = NewMemory::from(memory_from_row(r)?);
-                let blob: Option<Vec<u8>> = r.get(MEMORY_COLUMN_COUNT)?;
-                let model: Option<String> = r.get(MEMORY_COLUMN_COUNT + 1)?;
-                let dim: Option<i64> = r.get(MEMORY_COLUMN_COUNT + 2)?;
-                // A blob that is not `dim` floats is left behind: the text is embedded again.
-                let embedding = match (blob, model, dim) {
-                    (Some(blob), Some(model), Some(dim)) => usize::try_from(dim)
-                        .ok()
-                        .and_then(|dim| vectors::from_blob(&blob, dim))
-                        .map(|vector| Embedding { model, vector }),
-                    _ => None,
-                };
-                Ok(OtherMemory { memory, embedding })
-            })
-            .context(&format!("cannot read {shown}"))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .context(&format!("cannot read {shown}"))
+        let mut out = Vec::new();
+        each_embedded(&conn, &shown.to_string(), &mut |m| {
+            out.push(m);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Calls `f` with every memory, of any status, oldest id first, with its embedding.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails, or the first error of `f`.
+    pub fn for_each_embedded(&self, f: &mut dyn FnMut(OtherMemory) -> Result<()>) -> Result<u64> {
+        let shown = self
+            .path()
+            .map_or_else(|| "the store".to_string(), |p| p.display().to_string());
+        each_embedded(&self.conn, &shown, f)
     }
 
     /// Validates `memory`, checks it against existing memories of its namespace, and stores
@@ -420,6 +403,43 @@ impl Store {
         }
         Ok(report)
     }
+}
+
+/// Calls `f` with every memory of `conn` (shown as `shown` in errors), oldest id first, as a
+/// [`NewMemory`] with its embedding.
+fn each_embedded(
+    conn: &Connection,
+    shown: &str,
+    f: &mut dyn FnMut(OtherMemory) -> Result<()>,
+) -> Result<u64> {
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT {MEMORY_COLUMNS}, m.embedding, m.embedding_model, m.embedding_dim \
+             FROM memories m ORDER BY m.id"
+        ))
+        .context(&format!("cannot read {shown}"))?;
+    let mut rows = stmt.query([]).context(&format!("cannot read {shown}"))?;
+    let mut n = 0;
+    while let Some(r) = rows.next().context(&format!("cannot read {shown}"))? {
+        let read = || -> rusqlite::Result<OtherMemory> {
+            let memory = NewMemory::from(memory_from_row(r)?);
+            let blob: Option<Vec<u8>> = r.get(MEMORY_COLUMN_COUNT)?;
+            let model: Option<String> = r.get(MEMORY_COLUMN_COUNT + 1)?;
+            let dim: Option<i64> = r.get(MEMORY_COLUMN_COUNT + 2)?;
+            // A blob that is not `dim` floats is left behind: the text is embedded again.
+            let embedding = match (blob, model, dim) {
+                (Some(blob), Some(model), Some(dim)) => usize::try_from(dim)
+                    .ok()
+                    .and_then(|dim| vectors::from_blob(&blob, dim))
+                    .map(|vector| Embedding { model, vector }),
+                _ => None,
+            };
+            Ok(OtherMemory { memory, embedding })
+        };
+        f(read().context(&format!("cannot read {shown}"))?)?;
+        n += 1;
+    }
+    Ok(n)
 }
 
 fn insert(conn: &Connection, m: &NewMemory, now: Timestamp) -> Result<MemoryId> {

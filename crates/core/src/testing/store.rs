@@ -5,10 +5,13 @@
 //! the embeddings it is given, and every write. It panics with a message naming the broken
 //! rule.
 
+use crate::config::ConsolidateConfig;
 use crate::config::DedupConfig;
 use crate::memory::{MemoryType, NewMemory, Source, Status};
 use crate::query::{Filter, MetaCondition, MetaOp};
-use crate::store::{CandidateSearch, Embedding, ListOrder, MemoryWrite, WriteOutcome};
+use crate::store::{
+    CandidateSearch, Embedding, ListOrder, MemoryStore, MemoryWrite, OtherMemory, WriteOutcome,
+};
 use crate::time::Timestamp;
 use crate::ErrorKind;
 
@@ -36,7 +39,7 @@ fn insert<S: MemoryWrite>(store: &mut S, memories: Vec<NewMemory>) -> Vec<crate:
 /// # Panics
 ///
 /// On the first rule the store breaks, naming it.
-pub fn store_conformance<S: CandidateSearch + MemoryWrite>(mut make: impl FnMut() -> S) {
+pub fn store_conformance<S: MemoryStore>(mut make: impl FnMut() -> S) {
     written_memories_read_back(&mut make());
     filters_restrict_listing_counting_and_search(&mut make());
     every_filter_field_selects_what_it_says(&mut make());
@@ -47,6 +50,9 @@ pub fn store_conformance<S: CandidateSearch + MemoryWrite>(mut make: impl FnMut(
     embeddings_are_kept_searched_and_replaced(&mut make());
     cosine_duplicates_are_caught(&mut make());
     sessions_are_kept_filtered_and_neighbours_counted(&mut make());
+    consolidation_merges_near_duplicates_and_archives_stale_memories(&mut make());
+    everything_is_exported_and_merges_back_once(&mut make(), &mut make());
+    stats_count_what_is_there(&mut make());
 }
 
 /// The neighbours of `memories` by the definition of
@@ -835,4 +841,288 @@ fn cosine_duplicates_are_caught<S: CandidateSearch + MemoryWrite>(s: &mut S) {
         matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == out[0].id()),
         "a stored near-identical embedding is a duplicate: {again:?}"
     );
+}
+
+fn consolidation_merges_near_duplicates_and_archives_stale_memories<S: MemoryStore>(s: &mut S) {
+    let day = 86_400;
+    let now = Timestamp(1_000 * day);
+    let ids = insert(
+        s,
+        vec![
+            NewMemory::new(
+                "Vacuum the database every night after the backup",
+                MemoryType::Lesson,
+            )
+            .confidence(0.6)
+            .tags(["ops"])
+            .created_at(Timestamp(990 * day)),
+            NewMemory::new(
+                "vacuum the database every night, after the backup!",
+                MemoryType::Lesson,
+            )
+            .confidence(0.9)
+            .tags(["db"])
+            .created_at(Timestamp(995 * day)),
+            NewMemory::new("An old hunch about flaky tests", MemoryType::Lesson)
+                .confidence(0.2)
+                .created_at(Timestamp(100 * day)),
+            NewMemory::new("An old hunch about slow builds, pinned", MemoryType::Lesson)
+                .confidence(0.2)
+                .created_at(Timestamp(100 * day)),
+            NewMemory::new(
+                "Unrelated: the office closes at six",
+                MemoryType::Preference,
+            ),
+        ],
+    );
+    s.set_pinned(ids[3], true).expect("pin");
+    let config = ConsolidateConfig::default();
+    let before = s
+        .list(&Filter::default(), ListOrder::Oldest, 100, 0)
+        .expect("list");
+    let dry = s.consolidate(&config, now, true).expect("dry run");
+    assert!(dry.dry_run);
+    assert_eq!(
+        s.list(&Filter::default(), ListOrder::Oldest, 100, 0)
+            .expect("list"),
+        before,
+        "a dry run changes nothing"
+    );
+    let report = s.consolidate(&config, now, false).expect("consolidate");
+    assert_eq!(
+        (
+            report.merged.iter().map(|m| (m.0, m.1)).collect::<Vec<_>>(),
+            report.archived.clone()
+        ),
+        (
+            dry.merged.iter().map(|m| (m.0, m.1)).collect(),
+            dry.archived.clone()
+        ),
+        "the dry run told what would be done"
+    );
+    assert_eq!(
+        report.merged.iter().map(|m| (m.0, m.1)).collect::<Vec<_>>(),
+        [(ids[1], ids[0])],
+        "the more confident of the two is kept"
+    );
+    let kept = s.get(ids[1]).expect("kept");
+    assert_eq!(kept.tags, ["db", "ops"], "the tags are united");
+    assert_eq!(kept.confidence, 0.9);
+    assert_eq!(
+        s.get(ids[0]).expect_err("merged away").kind(),
+        ErrorKind::NotFound
+    );
+    assert_eq!(report.archived, [ids[2]], "stale and unpinned is archived");
+    assert_eq!(s.get(ids[2]).expect("archived").status, Status::Archived);
+    assert_eq!(s.get(ids[3]).expect("pinned").status, Status::Active);
+    let found: Vec<_> = s
+        .lexical_candidates("vacuum database backup", &Filter::default(), 10)
+        .expect("search")
+        .into_iter()
+        .map(|(m, _)| m.id)
+        .collect();
+    assert_eq!(
+        found,
+        [ids[1]],
+        "the merged memory is searched by its words"
+    );
+    let tagged = Filter {
+        tags_all: vec!["ops".into()],
+        ..Filter::default()
+    };
+    assert_eq!(
+        s.lexical_candidates("ops", &tagged, 10)
+            .expect("search by a merged tag")
+            .len(),
+        1,
+        "the merged tags are searched"
+    );
+    s.rebuild_index().expect("rebuild");
+    assert_eq!(
+        s.lexical_candidates("vacuum database backup", &Filter::default(), 10)
+            .expect("search")
+            .into_iter()
+            .map(|(m, s)| (m.id, s))
+            .collect::<Vec<_>>(),
+        s.lexical_candidates("vacuum database backup", &Filter::default(), 10)
+            .expect("search")
+            .into_iter()
+            .map(|(m, s)| (m.id, s))
+            .collect::<Vec<_>>(),
+    );
+}
+
+fn everything_is_exported_and_merges_back_once<S: MemoryStore>(s: &mut S, other: &mut S) {
+    let mut a = NewMemory::new("Exported lesson with everything set", MemoryType::Gotcha)
+        .tags(["x", "y"])
+        .confidence(0.7)
+        .namespace("team")
+        .session("s-1")
+        .created_at(Timestamp(5_000));
+    a.bead_id = Some("bead".into());
+    a.worker_id = Some("worker".into());
+    a.access_count = 3;
+    a.last_accessed = Some(Timestamp(6_000));
+    a.pinned = true;
+    a.metadata = serde_json::json!({"env": {"kind": "real"}})
+        .as_object()
+        .expect("an object")
+        .clone();
+    let mut archived = NewMemory::new("An archived decision about queues", MemoryType::Decision)
+        .created_at(Timestamp(5_100));
+    archived.status = Status::Archived;
+    let embedded = embedded("Embedded pattern for retries", "test-model", unit(1.0, 0.5));
+    let outcomes = s
+        .remember_embedded(
+            vec![
+                (a.clone(), None),
+                (archived.clone(), None),
+                embedded.clone(),
+            ],
+            &no_dedup(),
+        )
+        .expect("remember");
+    let ids: Vec<_> = outcomes.iter().map(WriteOutcome::id).collect();
+
+    let mut listed = Vec::new();
+    let n = s
+        .for_each(&Filter::default(), &mut |m| {
+            listed.push(m.id);
+            Ok(())
+        })
+        .expect("for_each");
+    assert_eq!(
+        (n, listed),
+        (2, vec![ids[0], ids[2]]),
+        "for_each honours the filter"
+    );
+
+    let mut exported: Vec<OtherMemory> = Vec::new();
+    let n = s
+        .for_each_embedded(&mut |m| {
+            exported.push(m);
+            Ok(())
+        })
+        .expect("for_each_embedded");
+    assert_eq!(n, 3, "every memory, of any status, is exported");
+    let mut expected_a = a.clone();
+    expected_a.validate().expect("valid");
+    assert_eq!(exported[0].memory.content, expected_a.content);
+    let got = &exported[0].memory;
+    assert_eq!(
+        (
+            &got.tags,
+            got.confidence,
+            &got.namespace,
+            &got.session,
+            &got.bead_id,
+            &got.worker_id,
+            got.access_count,
+            got.last_accessed,
+            got.pinned,
+            &got.metadata,
+            got.created_at,
+        ),
+        (
+            &expected_a.tags,
+            0.7,
+            &expected_a.namespace,
+            &expected_a.session,
+            &expected_a.bead_id,
+            &expected_a.worker_id,
+            3,
+            Some(Timestamp(6_000)),
+            true,
+            &expected_a.metadata,
+            Some(Timestamp(5_000)),
+        ),
+        "an export keeps every field"
+    );
+    assert_eq!(exported[1].memory.status, Status::Archived);
+    assert_eq!(
+        exported[2].embedding, embedded.1,
+        "the embedding is exported as it is"
+    );
+
+    // Merging the export into another store, twice: the second time adds nothing.
+    let batch = || -> Vec<_> {
+        exported
+            .iter()
+            .map(|o| (o.memory.clone(), o.embedding.clone()))
+            .collect()
+    };
+    let dedup = DedupConfig::default();
+    let first = other.remember_embedded(batch(), &dedup).expect("merge");
+    assert!(first
+        .iter()
+        .all(|o| matches!(o, WriteOutcome::Inserted { .. })));
+    let again = other
+        .remember_embedded(batch(), &dedup)
+        .expect("merge again");
+    assert!(
+        again
+            .iter()
+            .filter(|o| matches!(o, WriteOutcome::Inserted { .. }))
+            .count()
+            <= 1,
+        "a second merge finds the active memories as duplicates: {again:?}"
+    );
+    let copied = other
+        .list(&Filter::default(), ListOrder::Oldest, 100, 0)
+        .expect("list");
+    assert_eq!(copied.len(), 2);
+    assert_eq!(copied[0].created_at, Timestamp(5_000));
+    assert_eq!(
+        other
+            .vector_candidates("test-model", &unit(1.0, 0.5), &Filter::default(), 5)
+            .expect("search")
+            .first()
+            .map(|&(id, _)| id),
+        Some(copied[1].id),
+        "the embedding came along"
+    );
+}
+
+fn stats_count_what_is_there<S: MemoryStore>(s: &mut S) {
+    let empty = s.stats().expect("stats");
+    assert_eq!((empty.total, empty.created_range), (0, None));
+    let ids: Vec<_> = s
+        .remember_embedded(
+            vec![
+                embedded("one embedded lesson", "m", unit(1.0, 0.0)),
+                (
+                    NewMemory::new("a decision", MemoryType::Decision).created_at(Timestamp(10)),
+                    None,
+                ),
+                (
+                    NewMemory::new("another decision", MemoryType::Decision).namespace("b"),
+                    None,
+                ),
+            ],
+            &no_dedup(),
+        )
+        .expect("remember")
+        .iter()
+        .map(WriteOutcome::id)
+        .collect();
+    s.set_status(ids[2], Status::Archived).expect("archive");
+    s.set_pinned(ids[0], true).expect("pin");
+    let st = s.stats().expect("stats");
+    assert_eq!(
+        (st.total, st.active, st.archived, st.pinned, st.embedded),
+        (3, 2, 1, 1, 1)
+    );
+    assert_eq!(st.embedded_by_model, [("m".to_string(), 1)]);
+    assert_eq!(
+        st.by_type,
+        [("decision".to_string(), 1), ("lesson".to_string(), 1)],
+        "active memories by type"
+    );
+    assert_eq!(
+        st.by_namespace,
+        [("default".to_string(), 2), ("b".to_string(), 1)]
+    );
+    assert_eq!(st.created_range.map(|r| r.0), Some(Timestamp(10)));
+    assert!(st.schema_version > 0 && st.size_bytes > 0);
+    assert!(!s.location().is_empty());
 }
