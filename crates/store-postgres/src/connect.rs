@@ -9,6 +9,7 @@ use postgres::config::Host;
 use postgres::Config;
 
 use crate::store::pg_error;
+use crate::tls::{Mode, Tls};
 
 /// True when `location` names a PostgreSQL database (`postgres://…` or `postgresql://…`)
 /// rather than a file.
@@ -20,6 +21,7 @@ pub fn is_postgres_url(location: &str) -> bool {
 #[derive(Clone)]
 pub struct Location {
     pub(crate) config: Config,
+    pub(crate) tls: Tls,
     shown: String,
 }
 
@@ -50,8 +52,22 @@ impl Location {
                 "a PostgreSQL location starts with postgres:// or postgresql://",
             ));
         }
-        let mut config = Config::from_str(url)
+        // The client library knows `sslmode` up to `require` and no `sslrootcert`: both are
+        // read here, and TLS set up by this crate (see `tls`).
+        let (url, mode, root_cert) = take_tls_params(url)?;
+        let tls = Tls {
+            mode: match mode.or_else(|| std::env::var("PGSSLMODE").ok()) {
+                Some(m) => Mode::parse(&m)?,
+                None => Mode::default(),
+            },
+            root_cert: root_cert
+                .or_else(|| std::env::var("PGSSLROOTCERT").ok())
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from),
+        };
+        let mut config = Config::from_str(&url)
             .map_err(|e| Error::invalid_input(format!("the PostgreSQL URL is malformed: {e}")))?;
+        config.ssl_mode(tls.mode.ssl_mode());
         if config.get_password().is_none() {
             if let Some(password) = std::env::var_os("PGPASSWORD") {
                 config.password(password.to_string_lossy().as_bytes());
@@ -60,7 +76,7 @@ impl Location {
             }
         }
         let shown = shown(&config);
-        Ok(Location { config, shown })
+        Ok(Location { config, tls, shown })
     }
 
     /// This database with its tables in `schema` (made on first use): the session's
@@ -71,7 +87,11 @@ impl Location {
         let escaped = schema.replace('\\', "\\\\").replace(' ', "\\ ");
         config.options(&format!("-c search_path={escaped}"));
         let shown = shown(&config);
-        Location { config, shown }
+        Location {
+            config,
+            tls: self.tls.clone(),
+            shown,
+        }
     }
 
     /// Drops `schema` and everything in it, if it exists.
@@ -81,10 +101,7 @@ impl Location {
     /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when the server cannot be
     /// reached or refuses.
     pub fn drop_schema(&self, schema: &str) -> Result<()> {
-        let mut client = self
-            .config
-            .connect(postgres::NoTls)
-            .map_err(|e| pg_error(&format!("cannot connect to {self}"), e))?;
+        let mut client = self.connect()?;
         let drop: String = client
             .query_one(
                 "SELECT format('DROP SCHEMA IF EXISTS %I CASCADE', $1::text)",
@@ -97,10 +114,62 @@ impl Location {
             .map_err(|e| pg_error(&format!("cannot drop schema {schema}"), e))
     }
 
+    /// A connection to the database, over TLS as `sslmode` asks.
+    pub(crate) fn connect(&self) -> Result<postgres::Client> {
+        self.config
+            .connect(self.tls.connector()?)
+            .map_err(|e| pg_error(&format!("cannot connect to {self}"), e))
+    }
+
     /// The user this connects as.
     pub fn user(&self) -> Option<&str> {
         self.config.get_user()
     }
+}
+
+/// `url` without its `sslmode` and `sslrootcert` parameters, and their (decoded) values.
+fn take_tls_params(url: &str) -> Result<(String, Option<String>, Option<String>)> {
+    let Some((base, query)) = url.split_once('?') else {
+        return Ok((url.to_string(), None, None));
+    };
+    let (mut mode, mut root) = (None, None);
+    let mut kept = Vec::new();
+    for pair in query.split('&') {
+        match pair.split_once('=') {
+            Some(("sslmode", v)) => mode = Some(percent_decode(v)?),
+            Some(("sslrootcert", v)) => root = Some(percent_decode(v)?),
+            _ => kept.push(pair),
+        }
+    }
+    let url = if kept.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    };
+    Ok((url, mode, root))
+}
+
+fn percent_decode(s: &str) -> Result<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| {
+                    Error::invalid_input("the PostgreSQL URL has a malformed % escape")
+                })?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out)
+        .map_err(|_| Error::invalid_input("the PostgreSQL URL has an escape that is not UTF-8"))
 }
 
 /// `postgres://user@host:port/database`: what identifies the database, without the password.
@@ -185,6 +254,21 @@ mod tests {
         assert!(!format!("{l:?}").contains("s3cr"));
         let e = Location::parse("postgres://team:s3cret@db.example:notaport/x").unwrap_err();
         assert!(!e.to_string().contains("s3cret"), "{e}");
+    }
+
+    #[test]
+    fn tls_parameters_are_read_and_the_rest_passed_on() {
+        let (url, mode, root) = take_tls_params(
+            "postgres://u@h/db?sslmode=verify-full&options=-csearch_path%3Dt&sslrootcert=%2Fca.pem",
+        )
+        .unwrap();
+        assert_eq!(url, "postgres://u@h/db?options=-csearch_path%3Dt");
+        assert_eq!(mode.as_deref(), Some("verify-full"));
+        assert_eq!(root.as_deref(), Some("/ca.pem"));
+        let l = Location::parse("postgres://u@h/db?sslmode=verify-ca").unwrap();
+        assert_eq!(l.tls.mode, Mode::VerifyCa);
+        let e = Location::parse("postgres://u@h/db?sslmode=sometimes").unwrap_err();
+        assert!(e.to_string().contains("sslmode"), "{e}");
     }
 
     #[test]

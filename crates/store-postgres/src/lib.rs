@@ -32,6 +32,7 @@ mod schema;
 mod search;
 mod sql;
 mod store;
+mod tls;
 mod write;
 
 pub use connect::{is_postgres_url, Location};

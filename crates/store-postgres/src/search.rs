@@ -12,8 +12,8 @@ use crate::sql::{filter_sql, Params};
 use crate::store::{memory_from_row, to_i64, Context, Store, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
 
 /// How many neighbours the HNSW search keeps in its candidate list (pgvector's
-/// `hnsw.ef_search`) at least; more when more results are asked for.
-const EF_SEARCH: usize = 100;
+/// `hnsw.ef_search`) at least, set for each connection; more when more results are asked for.
+pub(crate) const EF_SEARCH: usize = 100;
 
 /// A `WITH` clause whose `s (id, score)` holds the BM25 score, exactly as FTS5's `bm25()`
 /// computes it (`k1` 1.2, `b` 0.75, IDF floored at 1e-6, length over the average of the
@@ -61,7 +61,7 @@ pub(crate) fn model_id(
 
 /// Up to `depth` memories of embedding model `model_id` (of `dim` dimensions) meeting `cond`
 /// (its parameters in `p`), nearest to `query` by the HNSW index, with their exact cosine,
-/// best first. Run in a transaction of its own, for the search settings.
+/// best first.
 pub(crate) fn nearest(
     client: &mut impl GenericClient,
     model_id: i32,
@@ -71,13 +71,6 @@ pub(crate) fn nearest(
     mut p: Params,
     depth: usize,
 ) -> Result<Vec<(MemoryId, f64)>> {
-    let mut tx = client.transaction().context("cannot search embeddings")?;
-    // Integers of this crate's own making, never text from outside.
-    tx.batch_execute(&format!(
-        "SET LOCAL hnsw.ef_search = {}; SET LOCAL hnsw.iterative_scan = relaxed_order",
-        EF_SEARCH.max(depth).min(1_000)
-    ))
-    .context("cannot search embeddings")?;
     let sql = format!(
         "SELECT m.id, m.embedding FROM memories m \
          WHERE m.embedding_model_id = {model_id} AND {cond} \
@@ -85,10 +78,22 @@ pub(crate) fn nearest(
         p.add(Vector::from(query.to_vec())),
         p.add(to_i64(depth)),
     );
-    let rows = tx
-        .query(&sql, &p.refs())
-        .context("cannot search embeddings")?;
-    tx.commit().context("cannot search embeddings")?;
+    let rows = if depth <= EF_SEARCH {
+        // The session's settings (see `connect`) are enough.
+        client
+            .query(&sql, &p.refs())
+            .context("cannot search embeddings")?
+    } else {
+        let mut tx = client.transaction().context("cannot search embeddings")?;
+        // An integer of this crate's own making.
+        tx.batch_execute(&format!("SET LOCAL hnsw.ef_search = {}", depth.min(1_000)))
+            .context("cannot search embeddings")?;
+        let rows = tx
+            .query(&sql, &p.refs())
+            .context("cannot search embeddings")?;
+        tx.commit().context("cannot search embeddings")?;
+        rows
+    };
     let mut out: Vec<(MemoryId, f64)> = rows
         .iter()
         .map(|r| {
@@ -127,10 +132,7 @@ impl Store {
             bm25_with(&terms, "true", &cond),
             p.add(to_i64(depth)),
         );
-        let rows = self
-            .client()?
-            .query(&sql, &p.refs())
-            .context("cannot search memories")?;
+        let rows = self.query(&sql, &p.refs(), "cannot search memories")?;
         rows.iter()
             .map(|r| Ok((memory_from_row(r)?, r.get::<_, f64>(MEMORY_COLUMN_COUNT))))
             .collect()
@@ -156,11 +158,18 @@ impl Store {
         if depth == 0 || query.is_empty() {
             return Ok(Vec::new());
         }
-        let mut client = self.client()?;
-        let Some(id) = model_id(&mut *client, model, query.len())? else {
+        let Some(id) = self.model(model, query.len())? else {
             return Ok(Vec::new());
         };
-        nearest(&mut *client, id, query.len(), query, &cond, p, depth)
+        nearest(
+            &mut *self.client()?,
+            id,
+            query.len(),
+            query,
+            &cond,
+            p,
+            depth,
+        )
     }
 
     /// The exact cosine between `query` and the embedding by `model` of each of `ids` that has
@@ -178,16 +187,15 @@ impl Store {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let dim = i32::try_from(query.len()).unwrap_or(i32::MAX);
-        let rows = self
-            .client()?
-            .query(
-                "SELECT m.id, m.embedding FROM memories m JOIN embedding_models e \
-                 ON e.id = m.embedding_model_id \
-                 WHERE m.id = ANY($1) AND e.model = $2 AND e.dim = $3",
-                &[&ids, &model, &dim],
-            )
-            .context("cannot read embeddings")?;
+        let Some(model) = self.model(model, query.len())? else {
+            return Ok(Vec::new());
+        };
+        let rows = self.query(
+            "SELECT m.id, m.embedding FROM memories m \
+             WHERE m.id = ANY($1) AND m.embedding_model_id = $2",
+            &[&ids, &model],
+            "cannot read embeddings",
+        )?;
         let found: HashMap<MemoryId, f64> = rows
             .iter()
             .map(|r| {
@@ -226,39 +234,49 @@ impl Store {
         if sessions.is_empty() {
             return Ok(out);
         }
-        let mut client = self.client()?;
-        let between = client
-            .prepare(
-                "SELECT count(*) FROM (SELECT 1 FROM memories \
-                 WHERE session = $1 AND namespace = $2 AND status = 'active' \
-                   AND (created_at, id) > ($3, $4) AND (created_at, id) < ($5, $6) LIMIT $7) x",
-            )
-            .context("cannot read session neighbours")?;
-        let window = u32::try_from(window).unwrap_or(u32::MAX);
-        for ((session, namespace), mut ms) in sessions {
+        // The gap between each two consecutive memories of a session, all in one query.
+        let mut groups: Vec<Vec<&Memory>> = Vec::with_capacity(sessions.len());
+        let mut pairs: Vec<[&Memory; 2]> = Vec::new();
+        for (_, mut ms) in sessions {
             ms.sort_by_key(|m| (m.created_at, m.id));
             ms.dedup_by_key(|m| m.id);
+            pairs.extend(ms.windows(2).map(|w| [w[0], w[1]]));
+            groups.push(ms);
+        }
+        if pairs.is_empty() {
+            return Ok(out);
+        }
+        let window = u32::try_from(window).unwrap_or(u32::MAX);
+        let column = |f: &dyn Fn(&[&Memory; 2]) -> i64| pairs.iter().map(f).collect::<Vec<i64>>();
+        let text = |f: &dyn Fn(&[&Memory; 2]) -> String| pairs.iter().map(f).collect::<Vec<_>>();
+        let rows = self
+            .query(
+                "SELECT (SELECT count(*) FROM (SELECT 1 FROM memories m \
+                         WHERE m.session = u.s AND m.namespace = u.ns AND m.status = 'active' \
+                           AND (m.created_at, m.id) > (u.ac, u.ai) \
+                           AND (m.created_at, m.id) < (u.bc, u.bi) LIMIT $7) x) \
+                 FROM unnest($1::text[], $2::text[], $3::int8[], $4::int8[], $5::int8[], $6::int8[]) \
+                      WITH ORDINALITY AS u(s, ns, ac, ai, bc, bi, i) ORDER BY u.i",
+                &[
+                    &text(&|p| p[0].session.clone().unwrap_or_default()),
+                    &text(&|p| p[0].namespace.clone()),
+                    &column(&|p| p[0].created_at.as_second()),
+                    &column(&|p| p[0].id),
+                    &column(&|p| p[1].created_at.as_second()),
+                    &column(&|p| p[1].id),
+                    &i64::from(window),
+                ],
+                "cannot read session neighbours",
+            )?;
+        let mut gaps = rows.iter().map(|r| r.get::<_, i64>(0));
+        for ms in groups {
             // Distance from each memory to the next in `ms`.
-            let mut steps = Vec::with_capacity(ms.len().saturating_sub(1));
-            for pair in ms.windows(2) {
-                let (a, b) = (pair[0], pair[1]);
-                let gap: i64 = client
-                    .query_one(
-                        &between,
-                        &[
-                            &session,
-                            &namespace,
-                            &a.created_at.as_second(),
-                            &a.id,
-                            &b.created_at.as_second(),
-                            &b.id,
-                            &i64::from(window),
-                        ],
-                    )
-                    .context("cannot read session neighbours")?
-                    .get(0);
-                steps.push(u32::try_from(gap).unwrap_or(u32::MAX).saturating_add(1));
-            }
+            let steps: Vec<u32> = (1..ms.len())
+                .map(|_| {
+                    let gap = gaps.next().unwrap_or(i64::MAX);
+                    u32::try_from(gap).unwrap_or(u32::MAX).saturating_add(1)
+                })
+                .collect();
             for i in 0..ms.len() {
                 let mut distance: u32 = 0;
                 for (j, step) in steps.iter().enumerate().skip(i) {

@@ -1,6 +1,7 @@
 //! [`Store`]: the connection, reading, and the writes that change one memory.
 
 use std::cell::{RefCell, RefMut};
+use std::collections::HashMap;
 
 use oro_mem_core::memory::MAX_ACCESS_COUNT;
 use oro_mem_core::store::{Embedding, ListOrder, OtherMemory, Stats};
@@ -8,11 +9,12 @@ use oro_mem_core::{
     Error, ErrorKind, Filter, Memory, MemoryId, NewMemory, Result, Status, Timestamp,
 };
 use pgvector::Vector;
-use postgres::{Client, NoTls, Row};
+use postgres::{Client, Row, Statement};
 
 use crate::analyze::Analyzer;
 use crate::connect::Location;
 use crate::schema::{self, WRITE_LOCK};
+use crate::search::EF_SEARCH;
 use crate::sql::{filter_sql, Params};
 
 /// A failure of PostgreSQL in doing `what`, as this crate's error: the server's message (and
@@ -93,6 +95,9 @@ pub(crate) fn order_sql(order: ListOrder) -> &'static str {
     }
 }
 
+/// How many prepared statements a connection keeps at most.
+const MAX_STATEMENTS: usize = 256;
+
 pub(crate) fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -105,6 +110,10 @@ pub(crate) fn to_i64(n: usize) -> i64 {
 /// whole.
 pub struct Store {
     pub(crate) client: RefCell<Client>,
+    /// The statements of the read path, prepared once per connection.
+    statements: RefCell<HashMap<String, Statement>>,
+    /// The ids of embedding models by model and dimension (they never change once made).
+    models: RefCell<HashMap<(String, usize), i32>>,
     location: Location,
     pub(crate) analyzer: Analyzer,
     migrated_from: i32,
@@ -119,11 +128,15 @@ impl std::fmt::Debug for Store {
 }
 
 fn connect(location: &Location) -> Result<Client> {
-    let mut client = location
-        .config
-        .connect(NoTls)
-        .map_err(|e| pg_error(&format!("cannot connect to {location}"), e))?;
+    let mut client = location.connect()?;
     schema::ensure_schema(&mut client)?;
+    // Vector search: a candidate list of EF_SEARCH, and iterative scans (pgvector 0.8), which
+    // go on past the index's first candidates when a filter drops them.
+    client
+        .batch_execute(&format!(
+            "SET hnsw.ef_search = {EF_SEARCH}; SET hnsw.iterative_scan = relaxed_order"
+        ))
+        .map_err(|e| pg_error("pgvector 0.8 or later is needed (iterative index scans)", e))?;
     Ok(client)
 }
 
@@ -140,6 +153,8 @@ impl Store {
         let migrated_from = schema::migrate(&mut client)?;
         Ok(Store {
             client: RefCell::new(client),
+            statements: RefCell::new(HashMap::new()),
+            models: RefCell::new(HashMap::new()),
             location: location.clone(),
             analyzer: Analyzer::new()?,
             migrated_from,
@@ -160,9 +175,52 @@ impl Store {
     pub(crate) fn client(&self) -> Result<RefMut<'_, Client>> {
         let mut client = self.client.borrow_mut();
         if client.is_closed() {
+            self.statements.borrow_mut().clear();
             *client = connect(&self.location)?;
         }
         Ok(client)
+    }
+
+    /// `sql` prepared on `client` (this store's connection), once per connection: a read
+    /// costs one round trip instead of two. Statements differ by the shape of their filter
+    /// only, so few are kept; past [`MAX_STATEMENTS`] the cache starts afresh.
+    pub(crate) fn prepared(&self, client: &mut Client, sql: &str) -> Result<Statement> {
+        let mut cache = self.statements.borrow_mut();
+        if let Some(s) = cache.get(sql) {
+            return Ok(s.clone());
+        }
+        let statement = client.prepare(sql).context("cannot prepare a query")?;
+        if cache.len() >= MAX_STATEMENTS {
+            cache.clear();
+        }
+        cache.insert(sql.to_string(), statement.clone());
+        Ok(statement)
+    }
+
+    /// The id of embedding model `model` of `dim` dimensions, if it has embedded anything.
+    pub(crate) fn model(&self, model: &str, dim: usize) -> Result<Option<i32>> {
+        if let Some(&id) = self.models.borrow().get(&(model.to_string(), dim)) {
+            return Ok(Some(id));
+        }
+        let id = crate::search::model_id(&mut *self.client()?, model, dim)?;
+        if let Some(id) = id {
+            self.models
+                .borrow_mut()
+                .insert((model.to_string(), dim), id);
+        }
+        Ok(id)
+    }
+
+    /// [`Client::query`] through [`Store::prepared`].
+    pub(crate) fn query(
+        &self,
+        sql: &str,
+        params: &[&(dyn postgres::types::ToSql + Sync)],
+        what: &str,
+    ) -> Result<Vec<Row>> {
+        let mut client = self.client()?;
+        let statement = self.prepared(&mut client, sql)?;
+        client.query(&statement, params).context(what)
     }
 
     /// The memory with `id`.
@@ -171,15 +229,13 @@ impl Store {
     ///
     /// [`ErrorKind::NotFound`] when there is none.
     pub fn get(&self, id: MemoryId) -> Result<Memory> {
-        let row = self
-            .client()?
-            .query_opt(
-                &format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = $1"),
-                &[&id],
-            )
-            .context("cannot read memory")?;
-        match row {
-            Some(row) => memory_from_row(&row),
+        let rows = self.query(
+            &format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = $1"),
+            &[&id],
+            "cannot read memory",
+        )?;
+        match rows.first() {
+            Some(row) => memory_from_row(row),
             None => Err(Error::not_found(format!("no memory with id {id}"))),
         }
     }
@@ -204,10 +260,7 @@ impl Store {
             p.add(to_i64(limit)),
             p.add(to_i64(offset)),
         );
-        let rows = self
-            .client()?
-            .query(&sql, &p.refs())
-            .context("cannot list")?;
+        let rows = self.query(&sql, &p.refs(), "cannot list")?;
         rows.iter().map(memory_from_row).collect()
     }
 

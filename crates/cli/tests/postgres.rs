@@ -1,0 +1,320 @@
+//! The `oro-mem` binary on a PostgreSQL store: the server `scripts/postgres start` runs, named
+//! by `ORO_MEM_TEST_PG_URL` (`scripts/test` sets it). Without it these tests say so and pass,
+//! unless `ORO_MEM_TEST_PG_REQUIRED` is set (as `scripts/test` does). Each test uses a schema
+//! of its own, dropped at the end.
+
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use oro_mem_store_postgres::Location;
+
+const BIN: &str = env!("CARGO_BIN_EXE_oro-mem");
+
+/// A schema of the test server, dropped with this.
+struct Schema {
+    server: Location,
+    name: String,
+    url: String,
+    dir: tempfile::TempDir,
+}
+
+impl Schema {
+    fn new(name: &str) -> Option<Schema> {
+        let url = match std::env::var("ORO_MEM_TEST_PG_URL") {
+            Ok(url) if !url.is_empty() => url,
+            _ if std::env::var_os("ORO_MEM_TEST_PG_REQUIRED").is_some() => {
+                panic!("ORO_MEM_TEST_PG_REQUIRED is set but ORO_MEM_TEST_PG_URL is not")
+            }
+            _ => {
+                eprintln!(
+                    "no ORO_MEM_TEST_PG_URL: PostgreSQL tests skipped (see scripts/postgres)"
+                );
+                return None;
+            }
+        };
+        let name = format!("oro_cli_{name}_{}", std::process::id());
+        let server = Location::parse(&url).expect("test URL");
+        server.drop_schema(&name).expect("a clean schema");
+        let sep = if url.contains('?') { '&' } else { '?' };
+        Some(Schema {
+            server,
+            url: format!("{url}{sep}options=-csearch_path%3D{name}"),
+            name,
+            dir: tempfile::tempdir().expect("temp dir"),
+        })
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(BIN);
+        c.current_dir(self.dir.path())
+            .env("XDG_DATA_HOME", self.dir.path().join("xdg-data"))
+            .env("ORO_MEM_DB", &self.url)
+            .env_remove("ORO_MEM_CONFIG")
+            .args(args);
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().expect("run oro-mem")
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "{args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn json(&self, args: &[&str]) -> serde_json::Value {
+        serde_json::from_str(&self.ok(args)).expect("JSON")
+    }
+
+    /// Runs oro-mem on the SQLite file `db` instead.
+    fn ok_on(&self, db: &Path, args: &[&str]) -> String {
+        let out = self
+            .cmd(args)
+            .env("ORO_MEM_DB", db)
+            .output()
+            .expect("run oro-mem");
+        assert!(
+            out.status.success(),
+            "{args:?} on {} failed: {}",
+            db.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+impl Drop for Schema {
+    fn drop(&mut self) {
+        let _ = self.server.drop_schema(&self.name);
+    }
+}
+
+#[test]
+fn every_command_works_on_postgres_and_merges_go_both_ways() {
+    let Some(pg) = Schema::new("commands") else {
+        return;
+    };
+    pg.ok(&[
+        "remember",
+        "SQLite WAL mode allows one writer at a time",
+        "--type",
+        "gotcha",
+        "--tags",
+        "db,sqlite",
+    ]);
+    pg.ok(&[
+        "remember",
+        "Use pgbouncer for Postgres connection pooling",
+        "--type",
+        "pattern",
+        "--session",
+        "s1",
+    ]);
+    assert_eq!(
+        pg.ok(&[
+            "remember",
+            "SQLite WAL mode allows one writer at a time!",
+            "--type",
+            "gotcha"
+        ]),
+        "skipped: duplicate of 1\n"
+    );
+    let answer = pg.json(&["recall", "how many writers does WAL allow", "--json"]);
+    assert_eq!(answer["results"][0]["memory"]["id"], 1, "{answer}");
+    let listed = pg.ok(&["memories", "list", "--tag", "sqlite"]);
+    assert!(listed.contains("SQLite WAL"), "{listed}");
+    let stats = pg.json(&["stats", "--json"]);
+    assert_eq!(stats["total"], 2);
+    let store = stats["store"].as_str().expect("the store is named");
+    assert!(
+        store.starts_with("postgres://") && store.contains(&pg.name),
+        "{store}"
+    );
+
+    // A worker's SQLite file merged in twice: the second time copies nothing.
+    let worker = pg.dir.path().join("worker.db");
+    pg.ok_on(
+        &worker,
+        &[
+            "remember",
+            "Workers learn that retries need jitter",
+            "--type",
+            "lesson",
+        ],
+    );
+    pg.ok_on(
+        &worker,
+        &[
+            "remember",
+            "Use pgbouncer for Postgres connection pooling",
+            "--type",
+            "pattern",
+        ],
+    );
+    let first = pg.json(&["merge", worker.to_str().expect("utf-8"), "--json"]);
+    let again = pg.json(&["merge", worker.to_str().expect("utf-8"), "--json"]);
+    assert_eq!(
+        pg.json(&["stats", "--json"])["total"],
+        3,
+        "{first} then {again}"
+    );
+    // And the team's store merged into a new file, twice.
+    let copy = pg.dir.path().join("copy.db");
+    pg.ok_on(&copy, &["init"]);
+    pg.ok_on(&copy, &["merge", &pg.url]);
+    pg.ok_on(&copy, &["merge", &pg.url]);
+    let copied: serde_json::Value =
+        serde_json::from_str(&pg.ok_on(&copy, &["stats", "--json"])).expect("JSON");
+    assert_eq!(copied["total"], 3);
+
+    // Export, forget everything, import: the same memories again.
+    let exported = pg.ok(&["export"]);
+    assert_eq!(exported.lines().count(), 3);
+    for id in ["1", "2", "4"] {
+        pg.ok(&["memories", "forget", id]);
+    }
+    assert_eq!(pg.json(&["stats", "--json"])["total"], 0);
+    let file = pg.dir.path().join("export.jsonl");
+    std::fs::write(&file, &exported).expect("write export");
+    pg.ok(&["import", file.to_str().expect("utf-8")]);
+    assert_eq!(pg.json(&["stats", "--json"])["total"], 3);
+    let answer = pg.json(&["recall", "retries jitter", "--json"]);
+    assert!(
+        answer["results"][0]["memory"]["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("jitter")),
+        "{answer}"
+    );
+}
+
+#[test]
+fn a_password_never_shows_and_a_bad_server_is_a_clear_error() {
+    let Some(pg) = Schema::new("secret") else {
+        return;
+    };
+    let out = pg
+        .cmd(&["stats"])
+        .env(
+            "ORO_MEM_DB",
+            "postgres://team:hunter2secret@127.0.0.1:1/memory",
+        )
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot connect to postgres://team@127.0.0.1:1/memory"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    let config = pg.ok(&["config"]);
+    assert!(!config.contains("hunter2"));
+}
+
+/// Writers spawned at once, each writing the same `n` memories in its own order (so that
+/// duplicates race), with recallers asking meanwhile: every call succeeds, and each memory
+/// is stored exactly once.
+fn writers_race(pg: &Schema, writers: usize, n: usize, recallers: usize) {
+    let content = |i: usize| format!("note{i} deploy{i} cache{i} rule{i}");
+    let stop = Arc::new(AtomicBool::new(false));
+    let asking: Vec<_> = (0..recallers)
+        .map(|r| {
+            let stop = stop.clone();
+            let url = pg.url.clone();
+            std::thread::spawn(move || {
+                let mut asked = 0;
+                let mut k = r;
+                while !stop.load(Ordering::Relaxed) || asked == 0 {
+                    let query = format!("deploy{} cache", k % 50);
+                    let out = Command::new(BIN)
+                        .env("ORO_MEM_DB", &url)
+                        .args(["recall", &query])
+                        .output()
+                        .expect("run");
+                    assert!(
+                        out.status.success(),
+                        "recall failed: {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                    asked += 1;
+                    k += 7;
+                }
+                asked
+            })
+        })
+        .collect();
+    let children: Vec<Child> = (0..writers)
+        .map(|w| {
+            // A script per writer: `n` calls, in an order of its own.
+            let order: Vec<usize> = (0..n).map(|i| (i * (2 * w + 1) + w * 13) % n).collect();
+            let calls: Vec<String> = order
+                .iter()
+                .map(|&i| {
+                    format!(
+                        "\"$BIN\" remember '{}' --type lesson --confidence 0.{} >/dev/null || exit 1",
+                        content(i),
+                        5 + w % 4
+                    )
+                })
+                .collect();
+            Command::new("sh")
+                .current_dir(pg.dir.path())
+                .env("BIN", BIN)
+                .env("ORO_MEM_DB", &pg.url)
+                .args(["-c", &calls.join("\n")])
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn a writer")
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().expect("writer");
+        assert!(
+            out.status.success(),
+            "a writer failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    stop.store(true, Ordering::Relaxed);
+    for a in asking {
+        assert!(a.join().expect("recaller") > 0);
+    }
+    let exported = pg.ok(&["export"]);
+    let mut contents: Vec<String> = exported
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("JSON line");
+            v["content"].as_str().expect("content").to_string()
+        })
+        .collect();
+    contents.sort();
+    let mut expected: Vec<String> = (0..n).map(content).collect();
+    expected.sort();
+    assert_eq!(contents, expected, "each memory stored exactly once");
+}
+
+#[test]
+fn concurrent_writers_and_readers_lose_nothing_and_store_no_duplicate() {
+    let Some(pg) = Schema::new("race") else {
+        return;
+    };
+    // 40 memories a writer here; `ORO_MEM_PG_RACE_WRITES=500` for the full run.
+    let n = std::env::var("ORO_MEM_PG_RACE_WRITES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(40);
+    writers_race(&pg, 8, n, 4);
+}
