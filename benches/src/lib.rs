@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use oro_mem_core::config::DedupConfig;
+use oro_mem_core::store::MemoryWrite;
 use oro_mem_core::{Config, MemoryType, Mode, NewMemory, Timestamp};
 use oro_mem_engine::Engine;
 use oro_mem_rank_vector::{normalize, Embedder};
@@ -341,6 +342,27 @@ fn build_store_with(
     embedder: Option<Arc<dyn Embedder>>,
 ) -> Store {
     let mut store = Store::open(path).expect("open bench store");
+    fill(&mut store, n, embedder);
+    store
+}
+
+/// Writes the `n` synthetic memories of [`build_store`] (with [`SyntheticEmbedder`]'s
+/// embeddings when `embedded`) into any store, as [`build_store`] and
+/// [`build_embedded_store`] do into a SQLite file.
+///
+/// # Panics
+///
+/// If the store cannot be written (benchmarks only).
+pub fn fill_store<S: MemoryWrite + ?Sized>(store: &mut S, n: usize, embedded: bool) {
+    let embedder: Option<Arc<dyn Embedder>> = if embedded {
+        Some(Arc::new(SyntheticEmbedder))
+    } else {
+        None
+    };
+    fill(store, n, embedder);
+}
+
+fn fill<S: MemoryWrite + ?Sized>(store: &mut S, n: usize, embedder: Option<Arc<dyn Embedder>>) {
     let mut engine = match embedder {
         Some(e) => {
             let config = Config {
@@ -372,10 +394,9 @@ fn build_store_with(
             })
             .collect();
         engine
-            .remember(&mut store, batch, &off)
+            .remember(store, batch, &off)
             .expect("insert bench memories");
     }
-    store
 }
 
 /// A fast stand-in for a sentence model, for building large stores: each word maps to a fixed

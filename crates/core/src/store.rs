@@ -178,6 +178,29 @@ pub trait MemoryRead {
     /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
     fn get(&self, id: MemoryId) -> Result<Memory>;
 
+    /// The memories with `ids` that exist, in the order of `ids` (each once). Stores that
+    /// answer one call faster than many (a database server) override it; the default asks
+    /// [`MemoryRead::get`] for each.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
+    fn get_many(&self, ids: &[MemoryId]) -> Result<Vec<Memory>> {
+        let mut out = Vec::with_capacity(ids.len());
+        let mut seen = std::collections::HashSet::with_capacity(ids.len());
+        for &id in ids {
+            if !seen.insert(id) {
+                continue;
+            }
+            match self.get(id) {
+                Ok(m) => out.push(m),
+                Err(e) if e.kind() == crate::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+
     /// Memories matching `filter`, in `order`, `limit` of them after skipping `offset`.
     ///
     /// # Errors
@@ -433,6 +456,10 @@ pub trait MemoryStore: CandidateSearch + MemoryWrite {
 impl<T: MemoryStore + ?Sized> MemoryRead for Box<T> {
     fn get(&self, id: MemoryId) -> Result<Memory> {
         (**self).get(id)
+    }
+
+    fn get_many(&self, ids: &[MemoryId]) -> Result<Vec<Memory>> {
+        (**self).get_many(ids)
     }
 
     fn list(

@@ -1,13 +1,13 @@
 //! [`Engine`]: configuration in, recall out.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use oro_mem_core::config::CALIBRATION_PREFIX;
 use oro_mem_core::text::is_mostly_cjk;
 use oro_mem_core::{
-    Candidate, CandidateSearch, Candidates, Config, Error, ErrorKind, Filter, Fuser, Memory,
-    MemoryId, MemoryWrite, Mode, Pipeline, Query, Ranker, Recall, Result, Scoring, Signal,
+    Candidate, CandidateSearch, Candidates, Config, Error, Filter, Fuser, Memory, MemoryId,
+    MemoryWrite, Mode, Pipeline, Query, Ranker, Recall, Result, Scoring, Signal,
 };
 use oro_mem_fusion::Scaled;
 use oro_mem_rank_bm25::Bm25Ranker;
@@ -479,19 +479,31 @@ fn run_sources(
         let search = source.search(cx).map_err(fail)?;
         warnings.extend(search.warnings);
         let mut scores = Vec::with_capacity(search.found.len());
+        // The memories the source found by id only, read in one call.
+        let missing: Vec<MemoryId> = search
+            .found
+            .iter()
+            .filter(|f| f.memory.is_none() && !seen.contains(&f.id))
+            .map(|f| f.id)
+            .collect();
+        let mut read: HashMap<MemoryId, Memory> = if missing.is_empty() {
+            HashMap::new()
+        } else {
+            cx.store
+                .get_many(&missing)
+                .map_err(fail)?
+                .into_iter()
+                .map(|m| (m.id, m))
+                .collect()
+        };
         for found in search.found {
             scores.push((found.id, found.score));
             if !seen.insert(found.id) {
                 continue;
             }
-            let memory = match found.memory {
-                Some(m) => m,
-                None => match cx.store.get(found.id) {
-                    Ok(m) => m,
-                    // Deleted by another process since the search: nothing to recall.
-                    Err(e) if e.kind() == ErrorKind::NotFound => continue,
-                    Err(e) => return Err(fail(e)),
-                },
+            // Deleted by another process since the search: nothing to recall.
+            let Some(memory) = found.memory.or_else(|| read.remove(&found.id)) else {
+                continue;
             };
             items.push(Candidate::new(memory));
         }

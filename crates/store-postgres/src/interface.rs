@@ -14,6 +14,10 @@ impl MemoryRead for Store {
         Store::get(self, id)
     }
 
+    fn get_many(&self, ids: &[MemoryId]) -> Result<Vec<Memory>> {
+        Store::get_many(self, ids)
+    }
+
     fn list(
         &self,
         filter: &Filter,

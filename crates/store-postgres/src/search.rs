@@ -21,18 +21,21 @@ pub(crate) const EF_SEARCH: usize = 100;
 /// one entry per query phrase) and meets `cond`. `postings` further restricts the postings
 /// `p` read (`true` for all).
 pub(crate) fn bm25_with(terms: &str, postings: &str, cond: &str) -> String {
+    // The store's totals as scalar subqueries, each read once per query: joined as a table,
+    // their row's dead versions (one per write until vacuumed) made the planner expect
+    // thousands of rows and plan a scan of every memory.
     format!(
-        "WITH st AS (SELECT docs::float8 AS n, tokens::float8 / greatest(docs, 1) AS avgdl \
-                     FROM lex_stats), \
-         q AS (SELECT u.term, greatest(ln((st.n - coalesce(t.df, 0) + 0.5::float8) \
-                                         / (coalesce(t.df, 0) + 0.5::float8)), 1e-6::float8) AS idf \
-               FROM unnest({terms}::text[]) AS u(term) CROSS JOIN st \
+        "WITH q AS (SELECT u.term, greatest(ln(((SELECT docs FROM lex_stats)::float8 \
+                                              - coalesce(t.df, 0) + 0.5::float8) \
+                                             / (coalesce(t.df, 0) + 0.5::float8)), 1e-6::float8) AS idf \
+               FROM unnest({terms}::text[]) AS u(term) \
                LEFT JOIN lex_terms t ON t.term = u.term COLLATE \"C\"), \
          s AS (SELECT p.memory_id AS id, \
                       sum(q.idf * ((p.tf * 2.2::float8) / (p.tf + 1.2::float8 \
-                          * (0.25::float8 + 0.75::float8 * m.lex_len / st.avgdl)))) AS score \
+                          * (0.25::float8 + 0.75::float8 * m.lex_len \
+                             / (SELECT tokens::float8 / greatest(docs, 1) FROM lex_stats))))) AS score \
                FROM q JOIN lex_postings p ON p.term = q.term COLLATE \"C\" \
-               JOIN memories m ON m.id = p.memory_id CROSS JOIN st \
+               JOIN memories m ON m.id = p.memory_id \
                WHERE ({postings}) AND ({cond}) GROUP BY p.memory_id) "
     )
 }
@@ -68,16 +71,10 @@ pub(crate) fn nearest(
     dim: usize,
     query: &[f32],
     cond: &str,
-    mut p: Params,
+    p: Params,
     depth: usize,
 ) -> Result<Vec<(MemoryId, f64)>> {
-    let sql = format!(
-        "SELECT m.id, m.embedding FROM memories m \
-         WHERE m.embedding_model_id = {model_id} AND {cond} \
-         ORDER BY m.embedding::vector({dim}) <=> {}::vector({dim}) LIMIT {}",
-        p.add(Vector::from(query.to_vec())),
-        p.add(to_i64(depth)),
-    );
+    let (sql, p) = nearest_sql(model_id, dim, query, cond, p, depth);
     let rows = if depth <= EF_SEARCH {
         // The session's settings (see `connect`) are enough.
         client
@@ -94,6 +91,30 @@ pub(crate) fn nearest(
         tx.commit().context("cannot search embeddings")?;
         rows
     };
+    Ok(rescored(&rows, query))
+}
+
+/// The statement of [`nearest`].
+fn nearest_sql(
+    model_id: i32,
+    dim: usize,
+    query: &[f32],
+    cond: &str,
+    mut p: Params,
+    depth: usize,
+) -> (String, Params) {
+    let sql = format!(
+        "SELECT m.id, m.embedding FROM memories m \
+         WHERE m.embedding_model_id = {model_id} AND {cond} \
+         ORDER BY m.embedding::halfvec({dim}) <=> {}::vector::halfvec({dim}) LIMIT {}",
+        p.add(Vector::from(query.to_vec())),
+        p.add(to_i64(depth)),
+    );
+    (sql, p)
+}
+
+/// `(id, embedding)` rows as `(id, exact cosine with query)`, best first.
+fn rescored(rows: &[postgres::Row], query: &[f32]) -> Vec<(MemoryId, f64)> {
     let mut out: Vec<(MemoryId, f64)> = rows
         .iter()
         .map(|r| {
@@ -102,7 +123,7 @@ pub(crate) fn nearest(
         })
         .collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    Ok(out)
+    out
 }
 
 impl Store {
@@ -126,10 +147,13 @@ impl Store {
         let mut p = Params::default();
         let terms = p.add(keys);
         let cond = filter_sql(filter, &mut p)?;
+        // The best `depth` first, then their rows: joining every match's row first would
+        // read the whole table's index at 100k memories.
         let sql = format!(
-            "{} SELECT {MEMORY_COLUMNS}, s.score FROM s JOIN memories m ON m.id = s.id \
-             ORDER BY s.score DESC, m.id LIMIT {}",
-            bm25_with(&terms, "true", &cond),
+            "{}, top AS (SELECT id, score FROM s ORDER BY score DESC, id LIMIT {}) \
+             SELECT {MEMORY_COLUMNS}, top.score FROM top JOIN memories m ON m.id = top.id \
+             ORDER BY top.score DESC, m.id",
+            bm25_with(&terms, "true", &cond).trim_end(),
             p.add(to_i64(depth)),
         );
         let rows = self.query(&sql, &p.refs(), "cannot search memories")?;
@@ -161,15 +185,20 @@ impl Store {
         let Some(id) = self.model(model, query.len())? else {
             return Ok(Vec::new());
         };
-        nearest(
-            &mut *self.client()?,
-            id,
-            query.len(),
-            query,
-            &cond,
-            p,
-            depth,
-        )
+        if depth > EF_SEARCH {
+            return nearest(
+                &mut *self.client()?,
+                id,
+                query.len(),
+                query,
+                &cond,
+                p,
+                depth,
+            );
+        }
+        let (sql, p) = nearest_sql(id, query.len(), query, &cond, p, depth);
+        let rows = self.query(&sql, &p.refs(), "cannot search embeddings")?;
+        Ok(rescored(&rows, query))
     }
 
     /// The exact cosine between `query` and the embedding by `model` of each of `ids` that has
@@ -307,15 +336,16 @@ impl Store {
     ///
     /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails.
     pub fn count_unembedded(&self, model: &str) -> Result<u64> {
-        let n: i64 = self
-            .client()?
-            .query_one(
-                "SELECT count(*) FROM memories m LEFT JOIN embedding_models e \
-                 ON e.id = m.embedding_model_id WHERE e.model IS DISTINCT FROM $1",
-                &[&model],
-            )
-            .context("cannot count embeddings")?
-            .get(0);
+        // Range reads of the model index around the model's ids: microseconds when every
+        // memory has an embedding by it (`IS DISTINCT FROM` would read every row).
+        let rows = self.query(
+            "SELECT (SELECT count(*) FROM memories WHERE embedding_model_id IS NULL) \
+                  + (SELECT count(*) FROM memories m JOIN embedding_models e \
+                     ON e.id = m.embedding_model_id WHERE e.model <> $1)",
+            &[&model],
+            "cannot count embeddings",
+        )?;
+        let n: i64 = rows.first().map_or(0, |r| r.get(0));
         Ok(n.max(0) as u64)
     }
 }
