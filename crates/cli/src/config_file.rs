@@ -32,14 +32,33 @@ pub fn global_dir() -> Option<PathBuf> {
 pub const GITIGNORE: &str = "# oro-mem: the store is local; config.toml may be committed.\n\
                              state.db\nstate.db-*\n*.sock\n";
 
-/// The database to use: `--db` / `ORO_MEM_DB`, else `.oro/state.db` found by walking up, else
-/// the user-level store (`oro-mem init --global`) when it exists.
-pub fn resolve_db(explicit: Option<&Path>) -> Result<PathBuf> {
+/// The key of a configuration file that names the store: a `postgres://` URL, or a file
+/// path (relative to the file's directory). Read here, and not part of the engine's
+/// configuration: a team commits `.oro/config.toml` naming its server, and each member's
+/// password comes from `PGPASSWORD` or `~/.pgpass`.
+pub const STORE_KEY: &str = "store";
+
+/// The database to use: `--db` / `ORO_MEM_DB`; else the `store` of the configuration file
+/// (`--config`, or `.oro/config.toml` found by walking up); else `.oro/state.db` found by
+/// walking up; else the user-level store (`oro-mem init --global`) when it exists.
+pub fn resolve_db(explicit: Option<&Path>, config: Option<&Path>) -> Result<PathBuf> {
     if let Some(p) = explicit {
         return Ok(p.to_path_buf());
     }
+    if let Some(store) = config.map(store_in).transpose()?.flatten() {
+        return Ok(store);
+    }
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     if let Some(dir) = find_oro_dir(&cwd) {
+        let beside = dir.join(CONFIG_FILE);
+        if let Some(store) = Some(beside.as_path())
+            .filter(|p| p.is_file())
+            .map(store_in)
+            .transpose()?
+            .flatten()
+        {
+            return Ok(store);
+        }
         return Ok(dir.join(DB_FILE));
     }
     match global_dir().map(|d| d.join(DB_FILE)) {
@@ -53,15 +72,47 @@ pub fn resolve_db(explicit: Option<&Path>) -> Result<PathBuf> {
     }
 }
 
+/// The store the configuration file at `path` names (its [`STORE_KEY`]), if any.
+fn store_in(path: &Path) -> Result<Option<PathBuf>> {
+    let table = read_table(path)?;
+    match table.get(STORE_KEY) {
+        None => Ok(None),
+        Some(toml::Value::String(s))
+            if s.starts_with("postgres://") || s.starts_with("postgresql://") =>
+        {
+            Ok(Some(PathBuf::from(s)))
+        }
+        Some(toml::Value::String(s)) => Ok(Some(path.parent().unwrap_or(Path::new(".")).join(s))),
+        Some(_) => bail!(
+            "invalid configuration {}: `{STORE_KEY}` must be a string (a path or a \
+             postgres:// URL)",
+            path.display()
+        ),
+    }
+}
+
 /// The configuration file to read: `--config` / `ORO_MEM_CONFIG`, else `config.toml` beside
-/// the database.
+/// the database, else (for a PostgreSQL store) the one of `.oro/` found by walking up.
 pub fn resolve_config(explicit: Option<&Path>, db: &Path) -> Option<PathBuf> {
     if let Some(p) = explicit {
         return Some(p.to_path_buf());
     }
-    db.parent()
-        .map(|d| d.join(CONFIG_FILE))
-        .filter(|p| p.is_file())
+    let is_url = db
+        .to_str()
+        .is_some_and(|s| s.starts_with("postgres://") || s.starts_with("postgresql://"));
+    let dir = if is_url {
+        find_oro_dir(&std::env::current_dir().ok()?)?
+    } else {
+        db.parent()?.to_path_buf()
+    };
+    Some(dir.join(CONFIG_FILE)).filter(|p| p.is_file())
+}
+
+/// A configuration file as a TOML table.
+fn read_table(path: &Path) -> Result<toml::Table> {
+    let text = read_limited(path, MAX_CONFIG_BYTES)
+        .with_context(|| format!("cannot read configuration {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("invalid configuration {}", path.display()))
 }
 
 /// Reads and validates a configuration file; defaults when `path` is `None`.
@@ -71,8 +122,16 @@ pub fn load(path: Option<&Path>) -> Result<Config> {
     };
     let text = read_limited(path, MAX_CONFIG_BYTES)
         .with_context(|| format!("cannot read configuration {}", path.display()))?;
-    let config: Config = toml::from_str(&text)
+    let mut table: toml::Table = toml::from_str(&text)
         .with_context(|| format!("invalid configuration {}", path.display()))?;
+    // `store` says where the store is, not how to recall from it (see `resolve_db`). Without
+    // it the text is read again, so that errors point at their line.
+    let config: Config = if table.remove(STORE_KEY).is_some() {
+        toml::Value::Table(table).try_into()
+    } else {
+        toml::from_str(&text)
+    }
+    .with_context(|| format!("invalid configuration {}", path.display()))?;
     config
         .validate()
         .with_context(|| format!("invalid configuration {}", path.display()))?;
@@ -100,6 +159,11 @@ fn read_limited(path: &Path, limit: u64) -> Result<String> {
 /// The commented configuration `init` writes: every knob at its default.
 pub const TEMPLATE: &str = r#"# oro-mem configuration. Every key is optional; shown values are the defaults.
 # Command-line flags override what is set here. `oro-mem config` prints the effective values.
+
+# Where the memories are, when not in state.db beside this file: a PostgreSQL database shared
+# by a team (its password from PGPASSWORD or ~/.pgpass, never here), e.g.
+# store = "postgres://agents@db.internal:5432/memory?sslmode=verify-full"
+# --db and ORO_MEM_DB override it.
 
 # Retrieval mode: "fts" (full-text only, no model), "hybrid" (full-text + embeddings from
 # the local all-MiniLM-L6-v2 model, which scripts/fetch-model installs; ORO_MEM_MODEL_DIR

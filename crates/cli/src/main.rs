@@ -89,7 +89,7 @@ impl Ctx {
 }
 
 fn open(cli: &Cli, access: Access) -> Result<Ctx> {
-    let location = config_file::resolve_db(cli.db.as_deref())?;
+    let location = config_file::resolve_db(cli.db.as_deref(), cli.config.as_deref())?;
     let db = Db::parse(&location)?;
     let config_path = config_file::resolve_config(cli.config.as_deref(), &location);
     let config = config_file::load(config_path.as_deref())?;

@@ -101,7 +101,7 @@ impl ConfigStamp {
 /// When the store cannot be opened, another server already serves it, or the socket cannot
 /// be made.
 pub fn serve(cli: &Cli) -> Result<()> {
-    let db = config_file::resolve_db(cli.db.as_deref())?;
+    let db = config_file::resolve_db(cli.db.as_deref(), cli.config.as_deref())?;
     if let Db::Postgres(location) = Db::parse(&db)? {
         bail!(
             "oro-mem serve answers beside a store file, through a socket next to it; {location} \
@@ -283,7 +283,7 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
     if std::env::var_os(ENV_SWITCH).is_some_and(|v| v == "off") {
         return None;
     }
-    let db = config_file::resolve_db(cli.db.as_deref()).ok()?;
+    let db = config_file::resolve_db(cli.db.as_deref(), cli.config.as_deref()).ok()?;
     // A PostgreSQL store has no file to put the socket beside.
     Db::parse(&db).ok()?.file()?;
     let store = canonical(&db);

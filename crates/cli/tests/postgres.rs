@@ -318,3 +318,50 @@ fn concurrent_writers_and_readers_lose_nothing_and_store_no_duplicate() {
         .unwrap_or(40);
     writers_race(&pg, 8, n, 4);
 }
+
+#[test]
+fn a_project_config_names_the_team_store() {
+    let Some(pg) = Schema::new("project") else {
+        return;
+    };
+    let project = pg.dir.path().join("project");
+    std::fs::create_dir_all(project.join(".oro")).expect("mkdir");
+    std::fs::write(
+        project.join(".oro/config.toml"),
+        format!("store = {:?}\nmode = \"fts\"\n", pg.url),
+    )
+    .expect("write config");
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .current_dir(project.join("."))
+            .env("XDG_DATA_HOME", pg.dir.path().join("xdg-data"))
+            .env_remove("ORO_MEM_DB")
+            .env_remove("ORO_MEM_CONFIG")
+            .args(args)
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    run(&[
+        "remember",
+        "The team store is named by the project",
+        "--type",
+        "decision",
+    ]);
+    let stats: serde_json::Value = serde_json::from_str(&run(&["stats", "--json"])).expect("JSON");
+    assert_eq!(stats["total"], 1);
+    assert!(stats["store"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("postgres://")));
+    assert!(
+        !project.join(".oro/state.db").exists(),
+        "no file store was made"
+    );
+    // And the configuration beside it applies: `config` prints the effective settings.
+    assert!(run(&["config"]).contains("mode = \"fts\""));
+}

@@ -42,3 +42,5 @@ pub use store::Store;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tls_tests;

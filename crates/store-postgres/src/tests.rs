@@ -12,7 +12,7 @@ use crate::{Location, Store};
 
 /// A server to test against, and the schemas made on it, dropped when this is.
 pub(crate) struct Server {
-    url: String,
+    pub(crate) url: String,
     schemas: Vec<String>,
 }
 
@@ -75,4 +75,82 @@ fn conforms_to_the_store_interface() {
         return;
     };
     store_conformance(|| server.store());
+}
+
+#[test]
+fn a_dropped_connection_is_made_again_and_loses_nothing() {
+    use oro_mem_core::config::DedupConfig;
+    use oro_mem_core::store::MemoryWrite;
+    use oro_mem_core::{Filter, MemoryType, NewMemory};
+
+    let Some(mut server) = Server::get() else {
+        return;
+    };
+    let mut store = server.store();
+    let pid = |s: &Store| -> i32 {
+        s.client()
+            .expect("connected")
+            .query_one("SELECT pg_backend_pid()", &[])
+            .expect("pid")
+            .get(0)
+    };
+    let kill = |pid: i32| {
+        let mut admin = Client::connect(&server.url, NoTls).expect("admin connection");
+        admin
+            .execute("SELECT pg_terminate_backend($1)", &[&pid])
+            .expect("terminate");
+    };
+    let dedup = DedupConfig::default();
+    store
+        .remember_batch(
+            vec![NewMemory::new("before the drop", MemoryType::Lesson)],
+            &dedup,
+        )
+        .expect("write");
+    let first = pid(&store);
+    kill(first);
+    // The next calls reconnect (once the client has seen the connection end).
+    let mut count = None;
+    for _ in 0..50 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        if let Ok(n) = store.count(&Filter::default()) {
+            count = Some(n);
+            break;
+        }
+    }
+    assert_eq!(count, Some(1), "read again after the drop");
+    assert_ne!(pid(&store), first, "a new connection");
+    // A batch whose connection drops before it commits leaves nothing behind.
+    let mut doomed = server.store();
+    let doomed_pid = pid(&doomed);
+    let big: Vec<_> = (0..2_000)
+        .map(|i| {
+            NewMemory::new(
+                format!("batch memory number{i} of many"),
+                MemoryType::Lesson,
+            )
+        })
+        .collect();
+    let killer = {
+        let url = server.url.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            let mut admin = Client::connect(&url, NoTls).expect("admin connection");
+            admin
+                .execute("SELECT pg_terminate_backend($1)", &[&doomed_pid])
+                .expect("terminate");
+        })
+    };
+    let outcome = doomed.remember_batch(big, &dedup);
+    killer.join().expect("killer");
+    let stored = doomed.count(&Filter::default()).unwrap_or_else(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        doomed
+            .count(&Filter::default())
+            .expect("count after reconnecting")
+    });
+    match outcome {
+        Ok(written) => assert_eq!(stored, written.len() as u64, "committed before the drop"),
+        Err(e) => assert_eq!(stored, 0, "nothing half-written: {e}"),
+    }
 }

@@ -28,8 +28,8 @@ const NEAREST_DUPLICATES: usize = 16;
 /// The id of embedding model `model` with `dim` dimensions, registered (with its HNSW index,
 /// a partial index over that model's vectors) on first use. The index holds the vectors in
 /// half precision (`halfvec`): half the memory to read per search, 1.5× faster at 10k
-/// memories, and what it finds is rescored from the exact vectors anyway. Called in a transaction that holds
-/// the write lock, so two writers never register one model twice.
+/// memories, and what it finds is rescored from the exact vectors anyway. Called in a
+/// transaction that holds the write lock, so two writers never register one model twice.
 fn register_model(tx: &mut Transaction<'_>, model: &str, dim: usize) -> Result<i32> {
     if let Some(id) = model_id(tx, model, dim)? {
         return Ok(id);
@@ -134,13 +134,21 @@ fn insert_many(
         .collect();
     let mut cols = Columns::default();
     let (mut terms, mut memory_ids, mut tfs) = (Vec::new(), Vec::new(), Vec::new());
+    let mut models: std::collections::HashMap<(&str, usize), i32> = Default::default();
     for ((m, e), &id) in batch.iter().zip(&ids) {
         let tags =
             serde_json::to_string(&m.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
         let doc = analyzer.document(&m.content, &tags)?;
         let created = m.created_at.unwrap_or(now).as_second();
         let model = match e {
-            Some(e) => Some(register_model(tx, &e.model, e.vector.len())?),
+            Some(e) => Some(match models.get(&(e.model.as_str(), e.vector.len())) {
+                Some(&id) => id,
+                None => {
+                    let id = register_model(tx, &e.model, e.vector.len())?;
+                    models.insert((e.model.as_str(), e.vector.len()), id);
+                    id
+                }
+            }),
             None => None,
         };
         cols.id.push(id);
