@@ -1,48 +1,30 @@
-//! The `oro-mem` binary on a PostgreSQL store: the server `scripts/postgres start` runs, named
-//! by `ORO_MEM_TEST_PG_URL` (`scripts/test` sets it). Without it these tests say so and pass,
-//! unless `ORO_MEM_TEST_PG_REQUIRED` is set (as `scripts/test` does). Each test uses a schema
-//! of its own, dropped at the end.
+//! The `oro-mem` binary on a PostgreSQL store: the test server of
+//! `oro_mem_store_postgres::testing` (`scripts/postgres`), a schema of its own per test.
 
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use oro_mem_store_postgres::Location;
+use oro_mem_store_postgres::testing::TestServer;
 
 const BIN: &str = env!("CARGO_BIN_EXE_oro-mem");
 
-/// A schema of the test server, dropped with this.
+/// A schema of the test server (dropped with it) and a working directory.
 struct Schema {
-    server: Location,
-    name: String,
     url: String,
     dir: tempfile::TempDir,
+    /// Holds the schema.
+    _server: TestServer,
 }
 
 impl Schema {
-    fn new(name: &str) -> Option<Schema> {
-        let url = match std::env::var("ORO_MEM_TEST_PG_URL") {
-            Ok(url) if !url.is_empty() => url,
-            _ if std::env::var_os("ORO_MEM_TEST_PG_REQUIRED").is_some() => {
-                panic!("ORO_MEM_TEST_PG_REQUIRED is set but ORO_MEM_TEST_PG_URL is not")
-            }
-            _ => {
-                eprintln!(
-                    "no ORO_MEM_TEST_PG_URL: PostgreSQL tests skipped (see scripts/postgres)"
-                );
-                return None;
-            }
-        };
-        let name = format!("oro_cli_{name}_{}", std::process::id());
-        let server = Location::parse(&url).expect("test URL");
-        server.drop_schema(&name).expect("a clean schema");
-        let sep = if url.contains('?') { '&' } else { '?' };
+    fn new() -> Option<Schema> {
+        let mut server = TestServer::get()?;
         Some(Schema {
-            server,
-            url: format!("{url}{sep}options=-csearch_path%3D{name}"),
-            name,
+            url: server.fresh_url(),
             dir: tempfile::tempdir().expect("temp dir"),
+            _server: server,
         })
     }
 
@@ -91,15 +73,9 @@ impl Schema {
     }
 }
 
-impl Drop for Schema {
-    fn drop(&mut self) {
-        let _ = self.server.drop_schema(&self.name);
-    }
-}
-
 #[test]
 fn every_command_works_on_postgres_and_merges_go_both_ways() {
-    let Some(pg) = Schema::new("commands") else {
+    let Some(pg) = Schema::new() else {
         return;
     };
     pg.ok(&[
@@ -135,7 +111,7 @@ fn every_command_works_on_postgres_and_merges_go_both_ways() {
     assert_eq!(stats["total"], 2);
     let store = stats["store"].as_str().expect("the store is named");
     assert!(
-        store.starts_with("postgres://") && store.contains(&pg.name),
+        store.starts_with("postgres://") && store.contains("oro_test_"),
         "{store}"
     );
 
@@ -197,7 +173,7 @@ fn every_command_works_on_postgres_and_merges_go_both_ways() {
 
 #[test]
 fn a_password_never_shows_and_a_bad_server_is_a_clear_error() {
-    let Some(pg) = Schema::new("secret") else {
+    let Some(pg) = Schema::new() else {
         return;
     };
     let out = pg
@@ -308,7 +284,7 @@ fn writers_race(pg: &Schema, writers: usize, n: usize, recallers: usize) {
 
 #[test]
 fn concurrent_writers_and_readers_lose_nothing_and_store_no_duplicate() {
-    let Some(pg) = Schema::new("race") else {
+    let Some(pg) = Schema::new() else {
         return;
     };
     // 40 memories a writer here; `ORO_MEM_PG_RACE_WRITES=500` for the full run.
@@ -321,7 +297,7 @@ fn concurrent_writers_and_readers_lose_nothing_and_store_no_duplicate() {
 
 #[test]
 fn a_project_config_names_the_team_store() {
-    let Some(pg) = Schema::new("project") else {
+    let Some(pg) = Schema::new() else {
         return;
     };
     let project = pg.dir.path().join("project");

@@ -168,6 +168,23 @@ pub fn check_vector(model: &str, vector: &[f32]) -> Result<()> {
     Ok(())
 }
 
+/// The dot product of two `f32` vectors (the cosine of unit vectors), as every store computes
+/// it for its exact scores: accumulated in 8 lanes, summed in a fixed order, so that two
+/// stores give the same candidates the same score to the last bit (`oro-mem-store-sqlite`'s
+/// SIMD `quant::dot_f32` is checked against it).
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0.0f32; 8];
+    let (ac, ar) = a.split_at(a.len() - a.len() % 8);
+    let (bc, br) = b.split_at(ac.len().min(b.len()));
+    for (x, y) in ac.chunks_exact(8).zip(bc.chunks_exact(8)) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let tail: f32 = ar.iter().zip(br).map(|(x, y)| x * y).sum();
+    acc.iter().sum::<f32>() + tail
+}
+
 /// Reading memories.
 pub trait MemoryRead {
     /// The memory with `id`.

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use oro_mem_core::config::DedupConfig;
+use oro_mem_core::store::MemoryStore;
 use oro_mem_core::{
     Candidates, Config, Embedding, Error, ErrorKind, Filter, MemoryId, MemoryType, Mode, NewMemory,
     Query, Ranker, Ranking, Result, WriteOutcome,
@@ -15,6 +16,7 @@ use oro_mem_engine::{
     CandidateSource, EmbedderLoader, Engine, Found, Registry, Search, SourceContext,
 };
 use oro_mem_rank_vector::{normalize, Embedder};
+use oro_mem_store_postgres::testing::TestServer;
 use oro_mem_store_sqlite::Store;
 
 /// Shorter memories first (scored by 1 / length): a ranker that needs only the memories.
@@ -205,13 +207,15 @@ fn a_source_defined_outside_gives_its_ranker_a_signal() {
 }
 
 #[test]
-fn fixtures_pass_in_fts_and_hybrid_mode() {
-    // Hybrid runs on the real model (scripts/fetch-model), loaded once and shared.
+fn fixtures_pass_in_every_mode_and_both_stores_answer_alike() {
+    // Hybrid and vector run on the real model (scripts/fetch-model), loaded once and shared.
     let model = Engine::from_config(Config::default())
         .unwrap()
         .embedder()
         .expect("the model (run scripts/fetch-model)");
-    for mode in [Mode::Fts, Mode::Hybrid] {
+    // The PostgreSQL store too, when there is a test server (scripts/test starts one).
+    let mut server = TestServer::get();
+    for mode in [Mode::Fts, Mode::Vector, Mode::Hybrid] {
         let config = Config {
             mode,
             fallback_to_fts: false,
@@ -221,21 +225,49 @@ fn fixtures_pass_in_fts_and_hybrid_mode() {
             .unwrap()
             .with_embedder(model.clone());
         for (path, case) in recall_cases(&recall_fixture_dir()) {
-            let mut s = Store::open_in_memory().unwrap();
-            for m in &case.memories {
-                let memory = NewMemory::new(m.content.as_str(), m.memory_type.parse().unwrap())
-                    .tags(m.tags.iter().cloned());
-                let done = engine
-                    .remember(&mut s, vec![(memory, None)], &off())
-                    .unwrap();
-                assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+            let mut stores: Vec<(&str, Box<dyn MemoryStore>)> =
+                vec![("sqlite", Box::new(Store::open_in_memory().unwrap()))];
+            if let Some(server) = server.as_mut() {
+                stores.push(("postgres", Box::new(server.store())));
             }
-            let filter = Filter::default();
-            let answer = engine
-                .recall(&mut s, &Query::new(&case.query, &filter), false)
-                .unwrap();
-            assert_eq!(answer.mode, mode);
-            let ids: Vec<i64> = answer.recall.results.iter().map(|r| r.memory.id).collect();
+            let mut answers = Vec::new();
+            for (name, s) in &mut stores {
+                for m in &case.memories {
+                    let memory = NewMemory::new(m.content.as_str(), m.memory_type.parse().unwrap())
+                        .tags(m.tags.iter().cloned());
+                    let done = engine.remember(s, vec![(memory, None)], &off()).unwrap();
+                    assert!(done.warnings.is_empty(), "{:?}", done.warnings);
+                }
+                let filter = Filter::default();
+                let answer = engine
+                    .recall(s, &Query::new(&case.query, &filter), false)
+                    .unwrap();
+                assert_eq!(answer.mode, mode);
+                let ranked: Vec<(i64, f64)> = answer
+                    .recall
+                    .results
+                    .iter()
+                    .map(|r| (r.memory.id, r.score))
+                    .collect();
+                answers.push((*name, ranked));
+            }
+            let (_, first) = &answers[0];
+            for (name, other) in &answers[1..] {
+                let alike = first.len() == other.len()
+                    && first
+                        .iter()
+                        .zip(other)
+                        .all(|(a, b)| a.0 == b.0 && (a.1 - b.1).abs() < 1e-9);
+                assert!(
+                    alike,
+                    "{} ({mode}): {name} answers {other:?}, sqlite {first:?}",
+                    path.display()
+                );
+            }
+            if mode == Mode::Vector {
+                continue; // the fixtures' expectations are those of the lexical modes
+            }
+            let ids: Vec<i64> = first.iter().map(|r| r.0).collect();
             let known_failure = case.known_failures.contains(&mode);
             assert_eq!(
                 ids.starts_with(&case.expected_top),

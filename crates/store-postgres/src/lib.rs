@@ -21,7 +21,8 @@
 //!
 //! # Crate features
 //!
-//! None.
+//! - `testing`: [`testing::TestServer`], the test server (`scripts/postgres`) with a fresh
+//!   schema per store, for other crates' tests.
 
 #![deny(missing_docs)]
 
@@ -40,6 +41,8 @@ pub use oro_mem_core::store::{ConsolidateReport, Embedding, ListOrder, WriteOutc
 pub use schema::SCHEMA_VERSION;
 pub use store::Store;
 
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

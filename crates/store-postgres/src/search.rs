@@ -42,7 +42,7 @@ pub(crate) fn bm25_with(terms: &str, postings: &str, cond: &str) -> String {
 
 /// The exact cosine of two unit vectors, as the SQLite store computes it.
 pub(crate) fn dot(a: &[f32], b: &[f32]) -> f64 {
-    f64::from(a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>())
+    f64::from(oro_mem_core::store::dot(a, b))
 }
 
 /// The id of the embedding model `model` with `dim` dimensions, if any memory was ever given

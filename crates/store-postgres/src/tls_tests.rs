@@ -13,7 +13,7 @@ use std::time::Duration;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use rustls::{ServerConfig, ServerConnection, StreamOwned};
 
-use crate::tests::Server;
+use crate::testing::TestServer as Server;
 use crate::Location;
 
 /// The 8 bytes of PostgreSQL's SSLRequest: length 8, code 80877103.

@@ -313,6 +313,16 @@ mod tests {
     }
 
     proptest! {
+        /// The other stores score with core's `dot`: the same sums in the same order, so the
+        /// same scores to the last bit, whichever SIMD target runs here.
+        #[test]
+        fn the_dot_product_is_cores_to_the_bit(a in unit(384), b in unit(384), n in 0usize..384) {
+            prop_assert_eq!(
+                dot_f32(&a[..n], &b[..n]).to_bits(),
+                oro_mem_core::store::dot(&a[..n], &b[..n]).to_bits()
+            );
+        }
+
         #[test]
         fn kernels_agree_with_plain_arithmetic(a in unit(37), b in unit(37)) {
             let exact: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
