@@ -198,7 +198,8 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Embedding`] when it cannot load; the next call tries again.
+    /// [`ErrorKind::Embedding`](oro_mem_core::ErrorKind::Embedding) when it cannot load; the
+    /// next call tries again.
     pub fn embedder(&mut self) -> Result<Arc<dyn Embedder>> {
         let mut cell = self
             .embedder

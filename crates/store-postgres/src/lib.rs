@@ -21,7 +21,7 @@
 //!
 //! # Crate features
 //!
-//! - `testing`: [`testing::TestServer`], the test server (`scripts/postgres`) with a fresh
+//! - `testing`: `testing::TestServer`, the test server (`scripts/postgres`) with a fresh
 //!   schema per store, for other crates' tests.
 
 #![deny(missing_docs)]
