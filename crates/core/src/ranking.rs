@@ -231,6 +231,36 @@ pub struct Neighbour {
     pub distance: u32,
 }
 
+impl Neighbour {
+    /// The pairs of a session's memories `ids` (in its time order) at most `window` places
+    /// apart, each both ways, given `steps[i]`: how many places lie from `ids[i]` to
+    /// `ids[i + 1]` (1 when nothing of the session lies between them). What a store's
+    /// [`session_neighbours`](crate::store::CandidateSearch::session_neighbours) returns once
+    /// it has counted the steps.
+    pub fn pairs(ids: &[MemoryId], steps: &[u32], window: u32, out: &mut Vec<Neighbour>) {
+        for i in 0..ids.len() {
+            let mut distance: u32 = 0;
+            for (j, step) in steps.iter().enumerate().skip(i) {
+                distance = distance.saturating_add(*step);
+                if distance > window {
+                    break;
+                }
+                let (a, b) = (ids[i], ids[j + 1]);
+                out.push(Neighbour {
+                    of: a,
+                    id: b,
+                    distance,
+                });
+                out.push(Neighbour {
+                    of: b,
+                    id: a,
+                    distance,
+                });
+            }
+        }
+    }
+}
+
 /// One ranked document.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Hit {

@@ -50,6 +50,11 @@ const MIGRATIONS: &[&str] = &[
         embedding_model_id integer REFERENCES embedding_models (id),
         CHECK ((embedding IS NULL) = (embedding_model_id IS NULL))
     );
+    -- The embedding (1.5 KB at 384 dimensions) out of line, uncompressed: the rows BM25 and
+    -- the filters read for every match stay narrow (a tenth of the size at 100k memories),
+    -- and only the few rescored vectors are fetched from the TOAST table.
+    ALTER TABLE memories ALTER COLUMN embedding SET STORAGE EXTERNAL;
+    ALTER TABLE memories SET (toast_tuple_target = 256);
     CREATE INDEX memories_namespace_status ON memories (namespace, status, created_at);
     CREATE INDEX memories_created_at ON memories (created_at);
     CREATE INDEX memories_session ON memories (session, namespace, status, created_at, id)

@@ -306,26 +306,8 @@ impl Store {
                     u32::try_from(gap).unwrap_or(u32::MAX).saturating_add(1)
                 })
                 .collect();
-            for i in 0..ms.len() {
-                let mut distance: u32 = 0;
-                for (j, step) in steps.iter().enumerate().skip(i) {
-                    distance = distance.saturating_add(*step);
-                    if distance > window {
-                        break;
-                    }
-                    let (a, b) = (ms[i].id, ms[j + 1].id);
-                    out.push(Neighbour {
-                        of: a,
-                        id: b,
-                        distance,
-                    });
-                    out.push(Neighbour {
-                        of: b,
-                        id: a,
-                        distance,
-                    });
-                }
-            }
+            let ids: Vec<MemoryId> = ms.iter().map(|m| m.id).collect();
+            Neighbour::pairs(&ids, &steps, window, &mut out);
         }
         Ok(out)
     }

@@ -187,6 +187,23 @@ impl Store {
         Ok(client)
     }
 
+    /// Runs `f` in a write transaction holding the schema's write lock ([`WRITE_LOCK`]), and
+    /// commits what it did; an error of `f` rolls everything back.
+    pub(crate) fn writing<T>(
+        &self,
+        f: impl FnOnce(&mut postgres::Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let mut client = self.client()?;
+        let mut tx = client
+            .transaction()
+            .context("cannot start write transaction")?;
+        tx.batch_execute(WRITE_LOCK)
+            .context("cannot lock for writing")?;
+        let out = f(&mut tx)?;
+        tx.commit().context("cannot commit")?;
+        Ok(out)
+    }
+
     /// `sql` prepared on `client` (this store's connection), once per connection: a read
     /// costs one round trip instead of two. Statements differ by the shape of their filter
     /// only, so few are kept; past [`MAX_STATEMENTS`] the cache starts afresh.
@@ -465,19 +482,15 @@ impl Store {
     ///
     /// [`ErrorKind::NotFound`] when there is none.
     pub fn forget(&mut self, id: MemoryId) -> Result<()> {
-        let mut client = self.client()?;
-        let mut tx = client
-            .transaction()
-            .context("cannot start write transaction")?;
-        tx.batch_execute(WRITE_LOCK)
-            .context("cannot lock for writing")?;
-        let n = tx
-            .execute("DELETE FROM memories WHERE id = $1", &[&id])
-            .context("cannot delete memory")?;
-        if n == 0 {
-            return Err(Error::not_found(format!("no memory with id {id}")));
-        }
-        tx.commit().context("cannot commit")
+        self.writing(|tx| {
+            let n = tx
+                .execute("DELETE FROM memories WHERE id = $1", &[&id])
+                .context("cannot delete memory")?;
+            if n == 0 {
+                return Err(Error::not_found(format!("no memory with id {id}")));
+            }
+            Ok(())
+        })
     }
 
     /// Pins or unpins a memory.

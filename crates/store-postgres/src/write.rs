@@ -2,8 +2,9 @@
 //! memories that lack an embedding and adding theirs, and consolidation.
 //!
 //! Every write that adds or removes postings holds the schema's write lock
-//! ([`WRITE_LOCK`]) for its transaction: a duplicate check sees every memory committed before
-//! it, so two processes writing the same memory at once store it once.
+//! ([`WRITE_LOCK`](crate::schema::WRITE_LOCK)) for its transaction: a duplicate check sees
+//! every memory committed before it, so two processes writing the same memory at once store
+//! it once.
 
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::memory::{check_batch, validate_batch, MAX_ACCESS_COUNT};
@@ -14,7 +15,6 @@ use pgvector::Vector;
 use postgres::Transaction;
 
 use crate::analyze::{Analyzer, Document};
-use crate::schema::WRITE_LOCK;
 use crate::search::{bm25_with, model_id, nearest};
 use crate::sql::Params;
 use crate::store::{memory_from_row, to_i64, Context, Store, MEMORY_COLUMNS};
@@ -515,34 +515,22 @@ impl Store {
         check_batch(&embeddings, |e| {
             e.as_ref().map_or(Ok(()), Embedding::validate)
         })?;
-        let mut client = self.client()?;
-        let mut tx = client
-            .transaction()
-            .context("cannot start write transaction")?;
-        tx.batch_execute(WRITE_LOCK)
-            .context("cannot lock for writing")?;
-        let outcomes = if dedup.enabled {
-            let mut outcomes = Vec::with_capacity(batch.len());
-            for (m, e) in batch.iter().zip(&embeddings) {
-                outcomes.push(write_one(
-                    &mut tx,
-                    &self.analyzer,
-                    m,
-                    e.as_ref(),
-                    dedup,
-                    now,
-                )?);
-            }
-            outcomes
-        } else {
-            let batch: Vec<_> = batch.into_iter().zip(embeddings).collect();
-            insert_many(&mut tx, &self.analyzer, &batch, now)?
-                .into_iter()
-                .map(|id| WriteOutcome::Inserted { id })
-                .collect()
-        };
-        tx.commit().context("cannot commit")?;
-        Ok(outcomes)
+        self.writing(|tx| {
+            let outcomes = if dedup.enabled {
+                let mut outcomes = Vec::with_capacity(batch.len());
+                for (m, e) in batch.iter().zip(&embeddings) {
+                    outcomes.push(write_one(tx, &self.analyzer, m, e.as_ref(), dedup, now)?);
+                }
+                outcomes
+            } else {
+                let batch: Vec<_> = batch.into_iter().zip(embeddings).collect();
+                insert_many(tx, &self.analyzer, &batch, now)?
+                    .into_iter()
+                    .map(|id| WriteOutcome::Inserted { id })
+                    .collect()
+            };
+            Ok(outcomes)
+        })
     }
 
     /// Stores `rows`' vectors as the memories' embeddings by `model`, replacing any they had,
@@ -570,24 +558,19 @@ impl Store {
                 )));
             }
         }
-        let mut client = self.client()?;
-        let mut tx = client
-            .transaction()
-            .context("cannot start write transaction")?;
-        tx.batch_execute(WRITE_LOCK)
-            .context("cannot lock for writing")?;
-        let mut stored = 0;
-        for (id, v) in rows {
-            stored += store_embedding(&mut tx, *id, model, v)?;
-        }
-        let ids: Vec<MemoryId> = rows.iter().map(|(id, _)| *id).collect();
-        tx.execute(
-            "DELETE FROM embed_claims WHERE memory_id = ANY($1)",
-            &[&ids],
-        )
-        .context("cannot release claims")?;
-        tx.commit().context("cannot commit")?;
-        Ok(usize::try_from(stored).unwrap_or(usize::MAX))
+        self.writing(|tx| {
+            let mut stored = 0;
+            for (id, v) in rows {
+                stored += store_embedding(tx, *id, model, v)?;
+            }
+            let ids: Vec<MemoryId> = rows.iter().map(|(id, _)| *id).collect();
+            tx.execute(
+                "DELETE FROM embed_claims WHERE memory_id = ANY($1)",
+                &[&ids],
+            )
+            .context("cannot release claims")?;
+            Ok(usize::try_from(stored).unwrap_or(usize::MAX))
+        })
     }
 
     /// Claims up to `limit` memories with an id above `after`, no embedding by `model` and no
@@ -606,36 +589,31 @@ impl Store {
         now: Timestamp,
         until: Timestamp,
     ) -> Result<Vec<(MemoryId, String)>> {
-        let mut client = self.client()?;
-        let mut tx = client
-            .transaction()
-            .context("cannot start write transaction")?;
-        tx.batch_execute(WRITE_LOCK)
-            .context("cannot lock for writing")?;
-        tx.execute(
-            "DELETE FROM embed_claims WHERE until <= $1",
-            &[&now.as_second()],
-        )
-        .context("cannot drop ended claims")?;
-        let rows = tx
-            .query(
-                "SELECT m.id, m.content FROM memories m \
+        self.writing(|tx| {
+            tx.execute(
+                "DELETE FROM embed_claims WHERE until <= $1",
+                &[&now.as_second()],
+            )
+            .context("cannot drop ended claims")?;
+            let rows = tx
+                .query(
+                    "SELECT m.id, m.content FROM memories m \
                  LEFT JOIN embedding_models e ON e.id = m.embedding_model_id \
                  WHERE m.id > $1 AND e.model IS DISTINCT FROM $2 \
                    AND NOT EXISTS (SELECT 1 FROM embed_claims c WHERE c.memory_id = m.id) \
                  ORDER BY m.id LIMIT $3",
-                &[&after, &model, &to_i64(limit)],
+                    &[&after, &model, &to_i64(limit)],
+                )
+                .context("cannot read memories to embed")?;
+            let todo: Vec<(MemoryId, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+            let ids: Vec<MemoryId> = todo.iter().map(|(id, _)| *id).collect();
+            tx.execute(
+                "INSERT INTO embed_claims (memory_id, until) SELECT unnest($1::int8[]), $2",
+                &[&ids, &until.as_second()],
             )
-            .context("cannot read memories to embed")?;
-        let todo: Vec<(MemoryId, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-        let ids: Vec<MemoryId> = todo.iter().map(|(id, _)| *id).collect();
-        tx.execute(
-            "INSERT INTO embed_claims (memory_id, until) SELECT unnest($1::int8[]), $2",
-            &[&ids, &until.as_second()],
-        )
-        .context("cannot claim memories to embed")?;
-        tx.commit().context("cannot commit")?;
-        Ok(todo)
+            .context("cannot claim memories to embed")?;
+            Ok(todo)
+        })
     }
 
     /// Rebuilds the BM25 index (postings, document frequencies, lengths and totals) from the
@@ -646,41 +624,36 @@ impl Store {
     /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails; nothing
     /// is changed then.
     pub fn rebuild_index(&mut self) -> Result<()> {
-        let mut client = self.client()?;
-        let mut tx = client
-            .transaction()
-            .context("cannot start write transaction")?;
-        tx.batch_execute(WRITE_LOCK)
-            .context("cannot lock for writing")?;
-        tx.batch_execute("TRUNCATE lex_postings, lex_terms")
-            .context("cannot rebuild the full-text index")?;
-        let rows = tx
-            .query(
-                "SELECT id, content, tags::text FROM memories ORDER BY id",
-                &[],
-            )
-            .context("cannot rebuild the full-text index")?;
-        for row in &rows {
-            let id: MemoryId = row.get(0);
-            let tags: Vec<String> = serde_json::from_str(row.get::<_, &str>(2))
-                .map_err(|e| Error::invalid_input(format!("tags of memory {id}: {e}")))?;
-            let tags =
-                serde_json::to_string(&tags).map_err(|e| Error::invalid_input(e.to_string()))?;
-            let doc = self.analyzer.document(row.get(1), &tags)?;
-            tx.execute(
-                "UPDATE memories SET lex_len = $2 WHERE id = $1",
-                &[&id, &doc.len],
-            )
-            .context("cannot rebuild the full-text index")?;
-            add_postings(&mut tx, id, doc)?;
-        }
-        tx.batch_execute(
-            "UPDATE lex_stats SET docs = (SELECT count(*) FROM memories), \
+        self.writing(|tx| {
+            tx.batch_execute("TRUNCATE lex_postings, lex_terms")
+                .context("cannot rebuild the full-text index")?;
+            let rows = tx
+                .query(
+                    "SELECT id, content, tags::text FROM memories ORDER BY id",
+                    &[],
+                )
+                .context("cannot rebuild the full-text index")?;
+            for row in &rows {
+                let id: MemoryId = row.get(0);
+                let tags: Vec<String> = serde_json::from_str(row.get::<_, &str>(2))
+                    .map_err(|e| Error::invalid_input(format!("tags of memory {id}: {e}")))?;
+                let tags = serde_json::to_string(&tags)
+                    .map_err(|e| Error::invalid_input(e.to_string()))?;
+                let doc = self.analyzer.document(row.get(1), &tags)?;
+                tx.execute(
+                    "UPDATE memories SET lex_len = $2 WHERE id = $1",
+                    &[&id, &doc.len],
+                )
+                .context("cannot rebuild the full-text index")?;
+                add_postings(tx, id, doc)?;
+            }
+            tx.batch_execute(
+                "UPDATE lex_stats SET docs = (SELECT count(*) FROM memories), \
                                   tokens = (SELECT coalesce(sum(lex_len), 0) FROM memories); \
              REINDEX TABLE memories",
-        )
-        .context("cannot rebuild the indexes")?;
-        tx.commit().context("cannot commit")
+            )
+            .context("cannot rebuild the indexes")
+        })
     }
 
     /// Merges near-duplicates and archives stale low-confidence memories, by the rules of the
@@ -696,12 +669,8 @@ impl Store {
         now: Timestamp,
         dry_run: bool,
     ) -> Result<oro_mem_core::store::ConsolidateReport> {
-        let mut client = self.client()?;
-        let mut tx = client
-            .transaction()
-            .context("cannot start write transaction")?;
-        tx.batch_execute(WRITE_LOCK)
-            .context("cannot lock for writing")?;
+        // A dry run writes nothing, so committing it changes nothing either.
+        self.writing(|tx| {
         let mut report = oro_mem_core::store::ConsolidateReport {
             dry_run,
             ..Default::default()
@@ -725,7 +694,7 @@ impl Store {
                 continue;
             }
             let hits = similar(
-                &mut tx,
+                tx,
                 &self.analyzer,
                 m.id,
                 &m.content,
@@ -747,7 +716,7 @@ impl Store {
                 report.merged.push((keep.id, drop.id, similarity));
                 removed.insert(drop.id);
                 if !dry_run {
-                    fold_into(&mut tx, &self.analyzer, keep.id, drop)?;
+                    fold_into(tx, &self.analyzer, keep.id, drop)?;
                 }
                 if drop.id == m.id {
                     break;
@@ -773,8 +742,8 @@ impl Store {
                 &[&report.archived, &now.as_second()],
             )
             .context("cannot archive")?;
-            tx.commit().context("cannot commit")?;
         }
         Ok(report)
+        })
     }
 }

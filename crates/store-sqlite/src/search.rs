@@ -245,26 +245,8 @@ impl Store {
                     .context(context)?;
                 steps.push(gap + 1);
             }
-            for i in 0..ms.len() {
-                let mut distance = 0;
-                for (j, step) in steps.iter().enumerate().skip(i) {
-                    distance += step;
-                    if distance > window {
-                        break;
-                    }
-                    let (a, b) = (ms[i].id, ms[j + 1].id);
-                    out.push(Neighbour {
-                        of: a,
-                        id: b,
-                        distance,
-                    });
-                    out.push(Neighbour {
-                        of: b,
-                        id: a,
-                        distance,
-                    });
-                }
-            }
+            let ids: Vec<MemoryId> = ms.iter().map(|m| m.id).collect();
+            Neighbour::pairs(&ids, &steps, window, &mut out);
         }
         Ok(out)
     }
