@@ -63,12 +63,15 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX memories_tags ON memories USING gin (tags);
 
     -- BM25, as FTS5 keeps it: each term's frequency in each memory (content and tags), the
-    -- number of memories holding each term, and the number of memories and of tokens.
+    -- number of memories holding each term, and the number of memories and of tokens. Each
+    -- posting carries its memory's length too (a memory's postings are rewritten whenever its
+    -- length changes), so a query scores every match from the index alone.
     CREATE TABLE lex_postings (
         term      text COLLATE "C" NOT NULL,
         memory_id bigint  NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
         tf        integer NOT NULL CHECK (tf > 0),
-        PRIMARY KEY (term, memory_id) INCLUDE (tf)
+        len       integer NOT NULL CHECK (len >= 0),
+        PRIMARY KEY (term, memory_id) INCLUDE (tf, len)
     );
     CREATE INDEX lex_postings_memory ON lex_postings (memory_id);
     CREATE TABLE lex_terms (

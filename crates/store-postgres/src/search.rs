@@ -17,10 +17,15 @@ pub(crate) const EF_SEARCH: usize = 100;
 
 /// A `WITH` clause whose `s (id, score)` holds the BM25 score, exactly as FTS5's `bm25()`
 /// computes it (`k1` 1.2, `b` 0.75, IDF floored at 1e-6, length over the average of the
-/// whole store), of each memory `m` that holds one of the terms `$terms` (a `text[]`,
-/// one entry per query phrase) and meets `cond`. `postings` further restricts the postings
-/// `p` read (`true` for all).
-pub(crate) fn bm25_with(terms: &str, postings: &str, cond: &str) -> String {
+/// whole store), of each memory that holds one of the terms `$terms` (a `text[]`, one entry
+/// per query phrase), among the postings `p` that meet `postings` (`true` for all); with
+/// `cond`, only of memories `m` that meet it. Without, the scores come from the postings'
+/// index alone.
+pub(crate) fn bm25_with(terms: &str, postings: &str, cond: Option<&str>) -> String {
+    let (join, cond) = match cond {
+        Some(cond) => ("JOIN memories m ON m.id = p.memory_id", cond),
+        None => ("", "true"),
+    };
     // The store's totals as scalar subqueries, each read once per query: joined as a table,
     // their row's dead versions (one per write until vacuumed) made the planner expect
     // thousands of rows and plan a scan of every memory.
@@ -32,13 +37,17 @@ pub(crate) fn bm25_with(terms: &str, postings: &str, cond: &str) -> String {
                LEFT JOIN lex_terms t ON t.term = u.term COLLATE \"C\"), \
          s AS (SELECT p.memory_id AS id, \
                       sum(q.idf * ((p.tf * 2.2::float8) / (p.tf + 1.2::float8 \
-                          * (0.25::float8 + 0.75::float8 * m.lex_len \
+                          * (0.25::float8 + 0.75::float8 * p.len \
                              / (SELECT tokens::float8 / greatest(docs, 1) FROM lex_stats))))) AS score \
-               FROM q JOIN lex_postings p ON p.term = q.term COLLATE \"C\" \
-               JOIN memories m ON m.id = p.memory_id \
+               FROM q JOIN lex_postings p ON p.term = q.term COLLATE \"C\" {join} \
                WHERE ({postings}) AND ({cond}) GROUP BY p.memory_id) "
     )
 }
+
+/// How many of the best matches by score alone [`Store::lexical_candidates`] reads first,
+/// for each candidate asked for: a filter that keeps most memories (the default keeps the
+/// active, trusted ones) is met by the first `depth` of them.
+const OVERFETCH: usize = 4;
 
 /// The exact cosine of two unit vectors, as the SQLite store computes it.
 pub(crate) fn dot(a: &[f32], b: &[f32]) -> f64 {
@@ -144,16 +153,43 @@ impl Store {
             filter.check()?;
             return Ok(Vec::new());
         }
+        // The best matches by score alone first, from the postings' index, then their rows
+        // and the filter: scoring every match's row would read one row per match (10k for a
+        // question at 100k memories). When the filter leaves fewer than `depth` of them and
+        // more matched, the filter is applied to every match instead.
+        let fetch = depth.saturating_mul(OVERFETCH).max(100);
+        let mut p = Params::default();
+        let terms = p.add(keys.clone());
+        let cond = filter_sql(filter, &mut p)?;
+        let sql = format!(
+            "{}, top AS (SELECT id, score FROM s ORDER BY score DESC, id LIMIT {}) \
+             SELECT {MEMORY_COLUMNS}, top.score, coalesce(({cond}), false) \
+             FROM top JOIN memories m ON m.id = top.id \
+             ORDER BY top.score DESC, m.id",
+            bm25_with(&terms, "true", None).trim_end(),
+            p.add(to_i64(fetch)),
+        );
+        let rows = self.query(&sql, &p.refs(), "cannot search memories")?;
+        let mut out = Vec::with_capacity(depth);
+        for r in &rows {
+            if out.len() == depth {
+                return Ok(out);
+            }
+            if r.get::<_, bool>(MEMORY_COLUMN_COUNT + 1) {
+                out.push((memory_from_row(r)?, r.get::<_, f64>(MEMORY_COLUMN_COUNT)));
+            }
+        }
+        if rows.len() < fetch {
+            return Ok(out); // every match was seen
+        }
         let mut p = Params::default();
         let terms = p.add(keys);
         let cond = filter_sql(filter, &mut p)?;
-        // The best `depth` first, then their rows: joining every match's row first would
-        // read the whole table's index at 100k memories.
         let sql = format!(
             "{}, top AS (SELECT id, score FROM s ORDER BY score DESC, id LIMIT {}) \
              SELECT {MEMORY_COLUMNS}, top.score FROM top JOIN memories m ON m.id = top.id \
              ORDER BY top.score DESC, m.id",
-            bm25_with(&terms, "true", &cond).trim_end(),
+            bm25_with(&terms, "true", Some(&cond)).trim_end(),
             p.add(to_i64(depth)),
         );
         let rows = self.query(&sql, &p.refs(), "cannot search memories")?;

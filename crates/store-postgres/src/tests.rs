@@ -91,3 +91,47 @@ fn a_dropped_connection_is_made_again_and_loses_nothing() {
         Err(e) => assert_eq!(stored, 0, "nothing half-written: {e}"),
     }
 }
+
+#[test]
+fn a_filter_that_drops_the_best_matches_still_gets_its_own_best() {
+    use oro_mem_core::config::DedupConfig;
+    use oro_mem_core::store::MemoryWrite;
+    use oro_mem_core::{Filter, MemoryType, NewMemory};
+
+    let Some(mut server) = Server::get() else {
+        return;
+    };
+    let mut store = server.store();
+    // 150 short memories in "a" outscore 10 long ones in "b" for "cache": the best 100 by
+    // score alone hold no memory of "b", so the search must filter every match instead.
+    let mut batch: Vec<NewMemory> = (0..150)
+        .map(|i| NewMemory::new(format!("cache item{i}"), MemoryType::Lesson).namespace("a"))
+        .collect();
+    batch.extend((0..10).map(|i| {
+        NewMemory::new(
+            format!(
+                "cache {} tail{i}",
+                "filler words that lengthen it ".repeat(i + 1)
+            ),
+            MemoryType::Lesson,
+        )
+        .namespace("b")
+    }));
+    let off = DedupConfig {
+        enabled: false,
+        ..DedupConfig::default()
+    };
+    store.remember_batch(batch, &off).expect("write");
+    let b = Filter {
+        namespace: Some("b".into()),
+        ..Filter::default()
+    };
+    let all_of_b = store
+        .lexical_candidates("cache", &b, 1_000)
+        .expect("search");
+    assert_eq!(all_of_b.len(), 10);
+    let best = store.lexical_candidates("cache", &b, 5).expect("search");
+    let ids = |v: &[(oro_mem_core::Memory, f64)]| v.iter().map(|(m, _)| m.id).collect::<Vec<_>>();
+    assert_eq!(ids(&best), ids(&all_of_b[..5]));
+    assert!(best.iter().all(|(m, _)| m.namespace == "b"));
+}

@@ -57,9 +57,9 @@ fn register_model(tx: &mut Transaction<'_>, model: &str, dim: usize) -> Result<i
 fn add_postings(tx: &mut Transaction<'_>, id: MemoryId, doc: Document) -> Result<()> {
     let (terms, tfs): (Vec<String>, Vec<i32>) = doc.terms.into_iter().unzip();
     tx.execute(
-        "INSERT INTO lex_postings (term, memory_id, tf) \
-         SELECT t, $1, f FROM unnest($2::text[], $3::int4[]) AS u(t, f)",
-        &[&id, &terms, &tfs],
+        "INSERT INTO lex_postings (term, memory_id, tf, len) \
+         SELECT t, $1, f, $4 FROM unnest($2::text[], $3::int4[]) AS u(t, f)",
+        &[&id, &terms, &tfs, &doc.len],
     )
     .context("cannot index memory")?;
     Ok(())
@@ -133,7 +133,8 @@ fn insert_many(
         .map(|r| r.get(0))
         .collect();
     let mut cols = Columns::default();
-    let (mut terms, mut memory_ids, mut tfs) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut terms, mut memory_ids, mut tfs, mut lens) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut models: std::collections::HashMap<(&str, usize), i32> = Default::default();
     for ((m, e), &id) in batch.iter().zip(&ids) {
         let tags =
@@ -178,6 +179,7 @@ fn insert_many(
             terms.push(term);
             memory_ids.push(id);
             tfs.push(tf);
+            lens.push(doc.len);
         }
     }
     tx.execute(
@@ -219,9 +221,9 @@ fn insert_many(
     )
     .context("cannot insert memories")?;
     tx.execute(
-        "INSERT INTO lex_postings (term, memory_id, tf) \
-         SELECT * FROM unnest($1::text[], $2::int8[], $3::int4[])",
-        &[&terms, &memory_ids, &tfs],
+        "INSERT INTO lex_postings (term, memory_id, tf, len) \
+         SELECT * FROM unnest($1::text[], $2::int8[], $3::int4[], $4::int4[])",
+        &[&terms, &memory_ids, &tfs, &lens],
     )
     .context("cannot index memories")?;
     if batch.len() >= ANALYZE_AFTER {
@@ -287,7 +289,7 @@ fn similar(
     let terms = p.add(keys.clone());
     let own_sql = format!(
         "{} SELECT s.score FROM s",
-        bm25_with(&terms, &format!("p.memory_id = {}", p.add(self_id)), "true")
+        bm25_with(&terms, &format!("p.memory_id = {}", p.add(self_id)), None)
     );
     let own: Option<f64> = tx
         .query_opt(&own_sql, &p.refs())
@@ -305,7 +307,7 @@ fn similar(
     );
     let sql = format!(
         "{} SELECT s.id, s.score FROM s WHERE s.score >= {} ORDER BY s.score DESC, s.id LIMIT {}",
-        bm25_with(&terms, "true", &cond),
+        bm25_with(&terms, "true", Some(&cond)),
         p.add(min_similarity * own),
         p.add(to_i64(limit)),
     );
