@@ -2,9 +2,10 @@
 //!
 //! A hook that runs `inject` before every prompt would otherwise pay for opening the store
 //! and, in hybrid mode, loading the embedding model on every call. The server does both once
-//! and listens on a Unix socket beside the database ([`socket_path`]); `recall` and `inject`
-//! look for it first ([`forward`]) and hand it their arguments, and answer by themselves when
-//! there is none, when it does not answer, or when it serves another store or configuration.
+//! and listens on a Unix socket beside the database (for PostgreSQL, in `.oro/`:
+//! [`socket_path`]); `recall` and `inject` look for it first ([`forward`]) and hand it their
+//! arguments, and answer by themselves when there is none, when it does not answer, or when
+//! it serves another store or configuration.
 //! The server runs the same code as the command would, so the output is the same.
 //!
 //! The protocol is one JSON line each way per connection: a [`Request`] (the resolved store
@@ -22,6 +23,8 @@ use clap::Parser;
 use serde::{Deserialize, Serialize};
 
 use crate::args::{Cli, Command};
+use oro_mem_store_postgres::is_postgres_url;
+
 use crate::stores::{Access, Db};
 use crate::{config_file, Ctx, Io};
 
@@ -38,8 +41,22 @@ const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Setting `ORO_MEM_SERVER=off` makes `recall` and `inject` answer by themselves.
 pub const ENV_SWITCH: &str = "ORO_MEM_SERVER";
 
-/// The socket of the server for the store at `db`: beside it, named after it.
+/// The socket of the server for the store at `db`: beside it, named after it. A PostgreSQL
+/// store has no file: its socket is in the project's `.oro/` (found by walking up), else in
+/// the user-level store's directory, named after a hash of its URL.
 pub fn socket_path(db: &Path) -> PathBuf {
+    if let Some(url) = db.to_str().filter(|s| is_postgres_url(s)) {
+        // FNV-1a: the same name from every build, unlike the standard library's hasher.
+        let hash = url.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+        let dir = std::env::current_dir()
+            .ok()
+            .and_then(|cwd| config_file::find_oro_dir(&cwd))
+            .or_else(config_file::global_dir)
+            .unwrap_or_else(std::env::temp_dir);
+        return dir.join(format!("postgres-{hash:016x}.sock"));
+    }
     let mut name = db.file_name().unwrap_or_default().to_os_string();
     name.push(".sock");
     db.with_file_name(name)
@@ -69,8 +86,12 @@ struct Reply {
     status: i32,
 }
 
-/// A path made absolute and resolved, so that a client and the server compare the same.
+/// A path made absolute and resolved, so that a client and the server compare the same; a
+/// PostgreSQL URL as it is.
 fn canonical(path: &Path) -> PathBuf {
+    if path.to_str().is_some_and(is_postgres_url) {
+        return path.to_path_buf();
+    }
     std::fs::canonicalize(path).unwrap_or_else(|_| std::path::absolute(path).unwrap_or_default())
 }
 
@@ -102,12 +123,8 @@ impl ConfigStamp {
 /// be made.
 pub fn serve(cli: &Cli) -> Result<()> {
     let db = config_file::resolve_db(cli.db.as_deref(), cli.config.as_deref())?;
-    if let Db::Postgres(location) = Db::parse(&db)? {
-        bail!(
-            "oro-mem serve answers beside a store file, through a socket next to it; {location} \
-             is a PostgreSQL store, which recall and inject use directly"
-        );
-    }
+    // Shown without a password.
+    let shown = Db::parse(&db)?.to_string();
     let mut ctx = crate::open(cli, Access::Read)?;
     let db = canonical(&db);
     let mut config = ConfigStamp::of(
@@ -125,6 +142,10 @@ pub fn serve(cli: &Cli) -> Result<()> {
         }
     }
     let socket = socket_path(&db);
+    if let Some(dir) = socket.parent() {
+        // The user-level directory, for a PostgreSQL store outside any project.
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
     let listener = bind(&socket)?;
     let cleanup = socket.clone();
     ctrlc::set_handler(move || {
@@ -133,8 +154,7 @@ pub fn serve(cli: &Cli) -> Result<()> {
     })
     .context("cannot handle SIGINT and SIGTERM")?;
     eprintln!(
-        "oro-mem: serving {} on {} ({mode} mode); stop with Ctrl-C",
-        db.display(),
+        "oro-mem: serving {shown} on {} ({mode} mode); stop with Ctrl-C",
         socket.display()
     );
     for stream in listener.incoming() {
@@ -284,8 +304,6 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
         return None;
     }
     let db = config_file::resolve_db(cli.db.as_deref(), cli.config.as_deref()).ok()?;
-    // A PostgreSQL store has no file to put the socket beside.
-    Db::parse(&db).ok()?.file()?;
     let store = canonical(&db);
     let socket = socket_path(&store);
     let stream = UnixStream::connect(&socket).ok()?;

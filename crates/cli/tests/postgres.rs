@@ -341,3 +341,54 @@ fn a_project_config_names_the_team_store() {
     // And the configuration beside it applies: `config` prints the effective settings.
     assert!(run(&["config"]).contains("mode = \"fts\""));
 }
+
+#[test]
+fn a_warm_server_answers_for_a_postgres_store() {
+    let Some(pg) = Schema::new() else {
+        return;
+    };
+    pg.ok(&[
+        "remember",
+        "Rotate the team's API keys every quarter",
+        "--type",
+        "lesson",
+    ]);
+    let log = pg.dir.path().join("serve.log");
+    let mut server = pg
+        .cmd(&["serve"])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).expect("log"))
+        .spawn()
+        .expect("serve");
+    let started = std::time::Instant::now();
+    let text = || std::fs::read_to_string(&log).expect("log");
+    while !text().contains("serving") {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the server did not start: {}",
+            text()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(text().contains("serving postgres://"), "{}", text());
+    let args = ["recall", "API keys", "--no-touch", "--json"];
+    let warm = pg.ok(&args);
+    assert_eq!(
+        text().matches("oro-mem: recall in").count(),
+        1,
+        "the server answered"
+    );
+    let alone = pg
+        .cmd(&args)
+        .env("ORO_MEM_SERVER", "off")
+        .output()
+        .expect("run");
+    assert_eq!(
+        warm,
+        String::from_utf8_lossy(&alone.stdout),
+        "the same answer either way"
+    );
+    assert!(warm.contains("Rotate the team"), "{warm}");
+    server.kill().expect("stop the server");
+    let _ = server.wait();
+}
