@@ -8,11 +8,10 @@ use anyhow::{bail, Context, Result};
 use oro_mem_core::extract::{extract as find_memories, Extraction};
 use oro_mem_core::store::{Embedding, WriteOutcome};
 use oro_mem_core::{Filter, NewMemory, Status};
-
-use crate::stores::{self, Db};
 use serde::Serialize;
 
 use crate::args::{ExtractArgs, MergeArgs};
+use crate::stores::{self, Db};
 use crate::{dedup_config, describe, Ctx};
 
 /// Counts of what a write did.

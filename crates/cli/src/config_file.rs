@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use oro_mem_core::Config;
+use oro_mem_store_postgres::is_postgres_url;
 
 /// The directory holding the database and configuration.
 pub const DIR: &str = ".oro";
@@ -51,13 +52,10 @@ pub fn resolve_db(explicit: Option<&Path>, config: Option<&Path>) -> Result<Path
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     if let Some(dir) = find_oro_dir(&cwd) {
         let beside = dir.join(CONFIG_FILE);
-        if let Some(store) = Some(beside.as_path())
-            .filter(|p| p.is_file())
-            .map(store_in)
-            .transpose()?
-            .flatten()
-        {
-            return Ok(store);
+        if beside.is_file() {
+            if let Some(store) = store_in(&beside)? {
+                return Ok(store);
+            }
         }
         return Ok(dir.join(DB_FILE));
     }
@@ -77,11 +75,7 @@ fn store_in(path: &Path) -> Result<Option<PathBuf>> {
     let table = read_table(path)?;
     match table.get(STORE_KEY) {
         None => Ok(None),
-        Some(toml::Value::String(s))
-            if s.starts_with("postgres://") || s.starts_with("postgresql://") =>
-        {
-            Ok(Some(PathBuf::from(s)))
-        }
+        Some(toml::Value::String(s)) if is_postgres_url(s) => Ok(Some(PathBuf::from(s))),
         Some(toml::Value::String(s)) => Ok(Some(path.parent().unwrap_or(Path::new(".")).join(s))),
         Some(_) => bail!(
             "invalid configuration {}: `{STORE_KEY}` must be a string (a path or a \
@@ -97,10 +91,7 @@ pub fn resolve_config(explicit: Option<&Path>, db: &Path) -> Option<PathBuf> {
     if let Some(p) = explicit {
         return Some(p.to_path_buf());
     }
-    let is_url = db
-        .to_str()
-        .is_some_and(|s| s.starts_with("postgres://") || s.starts_with("postgresql://"));
-    let dir = if is_url {
+    let dir = if db.to_str().is_some_and(is_postgres_url) {
         find_oro_dir(&std::env::current_dir().ok()?)?
     } else {
         db.parent()?.to_path_buf()

@@ -8,7 +8,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::stores::{self, AnyStore, Scratch};
 use anyhow::{bail, Context, Result};
 use oro_mem_core::config::{DedupConfig, WEIGHT_PREFIX};
 use oro_mem_core::{
@@ -21,6 +20,7 @@ use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache, QueryScores, Summary
 use serde::Serialize;
 
 use crate::args::{parse_fusion, EvalArgs};
+use crate::stores::{self, AnyStore, Scratch};
 
 mod fit;
 

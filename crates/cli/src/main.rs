@@ -23,9 +23,9 @@ use oro_mem_core::memory::normalize_tags;
 use oro_mem_core::store::{Embedding, ListOrder, WriteOutcome};
 use oro_mem_core::{Config, Filter, MetaCondition, NewMemory, Query, Source, Status, Timestamp};
 use oro_mem_engine::{Answer, Engine, Remembered};
-use stores::{Access, AnyStore, Db};
 
 use crate::args::{Cli, Command, FilterArgs, Format, MemoriesCommand, Sort};
+use crate::stores::{Access, AnyStore, Db};
 
 fn main() {
     let cli = Cli::parse();

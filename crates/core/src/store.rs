@@ -171,7 +171,9 @@ pub fn check_vector(model: &str, vector: &[f32]) -> Result<()> {
 /// The dot product of two `f32` vectors (the cosine of unit vectors), as every store computes
 /// it for its exact scores: accumulated in 8 lanes, summed in a fixed order, so that two
 /// stores give the same candidates the same score to the last bit (`oro-mem-store-sqlite`'s
-/// SIMD `quant::dot_f32` is checked against it).
+/// SIMD `quant::dot_f32` compiles it for each target). Inlined, so that a caller compiled for
+/// wider SIMD vectorizes it with that.
+#[inline]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     let mut acc = [0.0f32; 8];
     let (ac, ar) = a.split_at(a.len() - a.len() % 8);

@@ -140,10 +140,9 @@ const MIGRATIONS: &[&str] = &[
 pub(crate) const WRITE_LOCK: &str =
     "SELECT pg_advisory_xact_lock(hashtextextended('oro-mem write ' || current_schema(), 0))";
 
-/// Makes sure the current schema exists and pgvector is reachable, then brings the tables to
-/// [`SCHEMA_VERSION`]. Returns the version found.
+/// Brings the tables to [`SCHEMA_VERSION`], on a connection [`ensure_schema`] set up. Returns
+/// the version found.
 pub(crate) fn migrate(client: &mut Client) -> Result<i32> {
-    ensure_schema(client)?;
     let mut tx = client.transaction().context("cannot start migration")?;
     tx.batch_execute(WRITE_LOCK)
         .context("cannot lock for migration")?;

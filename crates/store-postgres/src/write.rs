@@ -65,58 +65,14 @@ fn add_postings(tx: &mut Transaction<'_>, id: MemoryId, doc: Document) -> Result
     Ok(())
 }
 
+/// Inserts `batch` as new memories (no duplicate check) with a few statements whatever its
+/// size: the memories with their embeddings (and lengths, which the insert trigger adds to
+/// the store's token total), then every posting; so the store's totals and each term's count
+/// change once per batch, not once per memory. Returns their ids, in order.
 fn insert(
     tx: &mut Transaction<'_>,
     analyzer: &Analyzer,
-    m: &NewMemory,
-    now: Timestamp,
-) -> Result<MemoryId> {
-    let tags = serde_json::to_string(&m.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
-    let created = m.created_at.unwrap_or(now).as_second();
-    // The length is inserted with the memory, so that the insert trigger adds it to the
-    // store's token total.
-    let doc = analyzer.document(&m.content, &tags)?;
-    let id: MemoryId = tx
-        .query_one(
-            "INSERT INTO memories (content, type, tags, source, bead_id, worker_id, namespace, \
-             metadata, confidence, pinned, status, created_at, updated_at, access_count, \
-             last_accessed, session, lex_len) \
-             VALUES ($1, $2, $3::text::jsonb, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, \
-                     $15, $16, $17) RETURNING id",
-            &[
-                &m.content,
-                &m.memory_type.as_str(),
-                &tags,
-                &m.source.as_str(),
-                &m.bead_id,
-                &m.worker_id,
-                &m.namespace,
-                &serde_json::Value::Object(m.metadata.clone()),
-                &m.confidence,
-                &m.pinned,
-                &m.status.as_str(),
-                &created,
-                &created.max(now.as_second()),
-                &(m.access_count.min(MAX_ACCESS_COUNT) as i64),
-                &m.last_accessed.map(Timestamp::as_second),
-                &m.session,
-                &doc.len,
-            ],
-        )
-        .context("cannot insert memory")?
-        .get(0);
-    add_postings(tx, id, doc)?;
-    Ok(id)
-}
-
-/// Inserts `batch` as new memories (no duplicate check) with a few statements whatever its
-/// size: the memories with their embeddings, then every posting; so the store's totals and
-/// each term's count change once per batch, not once per memory. Returns their ids, in
-/// order.
-fn insert_many(
-    tx: &mut Transaction<'_>,
-    analyzer: &Analyzer,
-    batch: &[(NewMemory, Option<Embedding>)],
+    batch: &[(&NewMemory, Option<&Embedding>)],
     now: Timestamp,
 ) -> Result<Vec<MemoryId>> {
     if batch.is_empty() {
@@ -136,7 +92,7 @@ fn insert_many(
     let (mut terms, mut memory_ids, mut tfs, mut lens) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut models: std::collections::HashMap<(&str, usize), i32> = Default::default();
-    for ((m, e), &id) in batch.iter().zip(&ids) {
+    for (&(m, e), &id) in batch.iter().zip(&ids) {
         let tags =
             serde_json::to_string(&m.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
         let doc = analyzer.document(&m.content, &tags)?;
@@ -235,7 +191,7 @@ fn insert_many(
     Ok(ids)
 }
 
-/// The columns of [`insert_many`]'s memories.
+/// The columns of [`insert`]'s memories.
 #[derive(Default)]
 struct Columns {
     id: Vec<MemoryId>,
@@ -321,7 +277,8 @@ fn similar(
         .collect())
 }
 
-/// Inserts `m` (with its embedding) unless it duplicates an active memory of its namespace.
+/// Inserts `m` (with its embedding) unless it duplicates an active memory of its namespace
+/// (the path of a batch with dedup on).
 fn write_one(
     tx: &mut Transaction<'_>,
     analyzer: &Analyzer,
@@ -330,20 +287,10 @@ fn write_one(
     dedup: &DedupConfig,
     now: Timestamp,
 ) -> Result<WriteOutcome> {
-    if !dedup.enabled {
-        let id = insert(tx, analyzer, m, now)?;
-        if let Some(e) = embedding {
-            store_embedding(tx, id, &e.model, &e.vector)?;
-        }
-        return Ok(WriteOutcome::Inserted { id });
-    }
     // Insert inside a savepoint so the duplicate check sees exact statistics including the
     // new text, then keep or roll back the insert.
     let mut sp = tx.transaction().context("cannot start savepoint")?;
-    let id = insert(&mut sp, analyzer, m, now)?;
-    if let Some(e) = embedding {
-        store_embedding(&mut sp, id, &e.model, &e.vector)?;
-    }
+    let id = insert(&mut sp, analyzer, &[(m, embedding)], now)?[0];
     // A memory that says the opposite, or is about something else by its metadata, is no
     // duplicate however alike the words: the best match of the same polarity and metadata is.
     let first_alike = |sp: &mut Transaction<'_>,
@@ -381,7 +328,8 @@ fn write_one(
     )?;
     let mut best = first_alike(&mut sp, hits, dedup.bm25)?;
     if let (None, Some(e)) = (best, embedding) {
-        let model = model_id(&mut sp, &e.model, e.vector.len())?.expect("registered above");
+        // Registered by the insert: this reads its id.
+        let model = register_model(&mut sp, &e.model, e.vector.len())?;
         let mut p = Params::default();
         let cond = format!(
             "m.namespace = {} AND m.status = 'active' AND m.id <> {}",
@@ -525,8 +473,11 @@ impl Store {
                 }
                 outcomes
             } else {
-                let batch: Vec<_> = batch.into_iter().zip(embeddings).collect();
-                insert_many(tx, &self.analyzer, &batch, now)?
+                let batch: Vec<_> = batch
+                    .iter()
+                    .zip(embeddings.iter().map(Option::as_ref))
+                    .collect();
+                insert(tx, &self.analyzer, &batch, now)?
                     .into_iter()
                     .map(|id| WriteOutcome::Inserted { id })
                     .collect()

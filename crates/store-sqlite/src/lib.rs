@@ -65,10 +65,9 @@ mod vectors;
 mod write;
 
 pub use fts5::fts5_query;
-pub use oro_mem_core::store::ConsolidateReport;
-pub use oro_mem_core::store::Embedding;
-pub use oro_mem_core::store::{ListOrder, WriteOutcome};
-pub use oro_mem_core::store::{OtherMemory, Stats};
+pub use oro_mem_core::store::{
+    ConsolidateReport, Embedding, ListOrder, OtherMemory, Stats, WriteOutcome,
+};
 pub use schema::SCHEMA_VERSION;
 pub use store::{Store, APPLICATION_ID, READ_ONLY_FROM};
 

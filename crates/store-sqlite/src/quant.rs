@@ -42,20 +42,12 @@ pub fn quantize(v: &[f32]) -> Quantized {
     Quantized { scale, codes }
 }
 
-/// Dot product of two `f32` vectors of equal length, accumulated in 8 lanes so that the
-/// compiler vectorizes it.
+/// Dot product of two `f32` vectors of equal length: core's [`dot`](oro_mem_core::store::dot)
+/// (8 lanes, a fixed order of sums, so every store scores alike), compiled here for each SIMD
+/// target.
 #[multiversion(targets("x86_64+avx2+fma", "x86_64+sse4.1", "aarch64+neon"))]
 pub fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0.0f32; 8];
-    let (ac, ar) = a.split_at(a.len() - a.len() % 8);
-    let (bc, br) = b.split_at(ac.len().min(b.len()));
-    for (x, y) in ac.chunks_exact(8).zip(bc.chunks_exact(8)) {
-        for i in 0..8 {
-            acc[i] += x[i] * y[i];
-        }
-    }
-    let tail: f32 = ar.iter().zip(br).map(|(x, y)| x * y).sum();
-    acc.iter().sum::<f32>() + tail
+    oro_mem_core::store::dot(a, b)
 }
 
 /// The sign bits of `v`, packed: bit `i % 8` of byte `i / 8` is set when `v[i] > 0`, the
