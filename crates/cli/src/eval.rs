@@ -518,10 +518,17 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
             let key = toml::to_string(&ranking)?;
             if !examples_of.contains_key(&key) {
                 let mut examples =
-                    fit::collect(&mut corpus, &engine, Some(table_set), table_queries, run)?;
+                    fit::collect(&mut corpus, &engine, table_set, true, table_queries, run)?;
                 if let Some(other) = &fit_unrelated {
                     let queries = fit::unrelated_queries(other, UNRELATED_FIT_QUERIES);
-                    examples.extend(fit::collect(&mut corpus, &engine, None, &queries, run)?);
+                    examples.extend(fit::collect(
+                        &mut corpus,
+                        &engine,
+                        table_set,
+                        false,
+                        &queries,
+                        run,
+                    )?);
                 }
                 if let Some(path) = &a.features {
                     fit::write_examples(path, &examples)?;

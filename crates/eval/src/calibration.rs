@@ -20,6 +20,10 @@ pub struct Example {
     pub group: String,
     /// The query's id.
     pub query: String,
+    /// The candidate's document id in the dataset (none for an unrelated query's candidate
+    /// from another corpus), so that examples can be joined with the corpus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
     /// True when the qrels judge the candidate relevant.
     pub relevant: bool,
     /// Its features, by name.
@@ -28,10 +32,17 @@ pub struct Example {
 
 impl Example {
     /// An example from a candidate's [`Features`].
-    pub fn new(group: String, query: String, relevant: bool, features: &Features) -> Example {
+    pub fn new(
+        group: String,
+        query: String,
+        doc: Option<String>,
+        relevant: bool,
+        features: &Features,
+    ) -> Example {
         Example {
             group,
             query,
+            doc,
             relevant,
             features: features.iter().map(|(n, v)| (n.to_string(), v)).collect(),
         }
@@ -194,6 +205,7 @@ mod tests {
         Example {
             group: "g".into(),
             query: "q".into(),
+            doc: None,
             relevant,
             features: BTreeMap::from([("x".to_string(), x)]),
         }

@@ -70,12 +70,14 @@ pub fn unrelated_queries(other: &Dataset, n: usize) -> Vec<EvalQuery> {
 }
 
 /// The examples of one run: the best [`FIT_DEPTH`] candidates of every query, by the run's
-/// ranking, with their features and whether the qrels judge them relevant; with no `dataset`
-/// (unrelated queries, searched over the whole store), none is.
+/// ranking, with their features, their document in `dataset` (the corpus's) and whether the
+/// qrels judge them relevant; queries that are not `judged` (unrelated ones, searched over
+/// the whole store) have none relevant.
 pub fn collect(
     corpus: &mut Corpus,
     engine: &Engine,
-    dataset: Option<&Dataset>,
+    dataset: &Dataset,
+    judged: bool,
     queries: &[EvalQuery],
     run: &Run,
 ) -> Result<Vec<Example>> {
@@ -92,7 +94,7 @@ pub fn collect(
     let mut engine = engine.reconfigured(config)?;
     let mut out = Vec::new();
     for q in queries {
-        let namespace = q.namespace.as_deref().filter(|_| dataset.is_some());
+        let namespace = q.namespace.as_deref().filter(|_| judged);
         let filter = Filter {
             namespace: namespace.map(str::to_string),
             ..Filter::default()
@@ -103,14 +105,20 @@ pub fn collect(
             .recall(&mut corpus.store, &query, false)
             .with_context(|| format!("query {}", q.id))?;
         for r in &answer.recall.results {
-            let (group, relevant) = match dataset {
-                Some(d) => {
-                    let doc = &d.docs[corpus.doc_of[&r.memory.id]].id;
-                    (group(d, q), d.qrels[&q.id].get(doc).is_some_and(|&g| g > 0))
-                }
-                None => ("unrelated".to_string(), false),
+            let doc = &dataset.docs[corpus.doc_of[&r.memory.id]].id;
+            let (group, relevant) = if judged {
+                let relevant = dataset.qrels[&q.id].get(doc).is_some_and(|&g| g > 0);
+                (group(dataset, q), relevant)
+            } else {
+                ("unrelated".to_string(), false)
             };
-            out.push(Example::new(group, q.id.clone(), relevant, &r.features));
+            out.push(Example::new(
+                group,
+                q.id.clone(),
+                Some(doc.clone()),
+                relevant,
+                &r.features,
+            ));
         }
     }
     Ok(out)
