@@ -73,6 +73,9 @@ pub enum Command {
     Eval(EvalArgs),
     /// Store the memories an agent marked in its output (`[MEMORY]` lines, or "Note:" phrases)
     Extract(ExtractArgs),
+    /// Follow agents' session logs (Claude Code JSONL transcripts, plain-text logs) and store
+    /// what each completed session marked, as `extract` does, once
+    Watch(WatchArgs),
     /// Copy into this store the memories of another (a worker's) that it lacks
     Merge(MergeArgs),
     /// Serve the store to agents over the Model Context Protocol (stdio)
@@ -235,6 +238,14 @@ pub struct RecallArgs {
     pub fusion: Option<String>,
     #[command(flatten)]
     pub filter: FilterArgs,
+    /// Also rank by distance from a point: the numeric array at a metadata path, then the
+    /// point's coordinates (spatial.object_position=0.1,0.2,0.3); weight recall.weights.spatial
+    #[arg(long, value_name = "PATH=X,Y,Z")]
+    pub near: Option<String>,
+    /// With --near: leave out memories farther than this from the point (those without
+    /// coordinates stay)
+    #[arg(long, value_name = "D", requires = "near")]
+    pub max_distance: Option<f64>,
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -511,6 +522,29 @@ pub struct ExtractArgs {
     /// Print JSON
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// Directories of session logs, searched recursively: *.jsonl transcripts (Claude Code's
+    /// ~/.claude/projects) and *.log / *.txt plain-text logs
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// A session is complete once its log has not changed for this many seconds
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub idle: u64,
+    /// Read the sessions complete now, then exit (for cron, or a first run)
+    #[arg(long)]
+    pub once: bool,
+    /// Namespace of the stored memories
+    #[arg(long, default_value = oro_mem_core::memory::DEFAULT_NAMESPACE)]
+    pub namespace: String,
+    /// Tags added to every stored memory (comma-separated)
+    #[arg(long, value_delimiter = ',')]
+    pub tags: Vec<String>,
+    /// The worker whose sessions these are
+    #[arg(long)]
+    pub worker_id: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -31,7 +31,7 @@ pub fn global_dir() -> Option<PathBuf> {
 /// What `oro-mem init` writes into `.oro/`: the database and its side files (and the socket
 /// of `oro-mem serve`) are never committed; the configuration may be.
 pub const GITIGNORE: &str = "# oro-mem: the store is local; config.toml may be committed.\n\
-                             state.db\nstate.db-*\n*.sock\n";
+                             state.db\nstate.db-*\n*.sock\n*.watch.json\n*.watch.json.tmp\n";
 
 /// The key of a configuration file that names the store: a `postgres://` URL, or a file
 /// path (relative to the file's directory). Read here, and not part of the engine's
@@ -188,6 +188,14 @@ bm25 = 1.0
 vector = 1.0
 recency = 0.0           # newest first; off because it lowered recall on LoCoMo (see README)
 access = 0.4
+spatial = 1.0           # nearest first to recall --near's point (nothing without one)
+
+# Boost rules, applied after fusion: a memory that meets a rule (metadata conditions as
+# --where takes them, and/or sources) has its relevance multiplied by the factor. None by
+# default; the design notes' source weighting, real-world data over simulation, is
+# [[recall.boost]]
+# where = '{"context.env.sim_or_real": "real"}'
+# factor = 1.5
 
 # The relevance model of each mode: a logistic model over each candidate's features
 # (`oro-mem recall --explain` shows them); `oro-mem eval --fit-calibration` fits one. Empty:

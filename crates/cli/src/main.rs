@@ -10,6 +10,7 @@ mod render;
 #[cfg(unix)]
 mod serve;
 mod stores;
+mod watch;
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
@@ -21,7 +22,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::memory::normalize_tags;
 use oro_mem_core::store::{Embedding, ListOrder, WriteOutcome};
-use oro_mem_core::{Config, Filter, MetaCondition, NewMemory, Query, Source, Status, Timestamp};
+use oro_mem_core::{
+    Config, Filter, MetaCondition, Near, NewMemory, Query, Source, Status, Timestamp,
+};
 use oro_mem_engine::{Answer, Engine, Remembered};
 
 use crate::args::{Cli, Command, FilterArgs, Format, MemoriesCommand, Sort};
@@ -134,6 +137,11 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
         Command::Merge(a) => {
             let mut ctx = open(&cli, Access::Write)?;
             capture::merge(&mut ctx, a)
+        }
+        Command::Watch(a) => {
+            let mut ctx = open(&cli, Access::Write)?;
+            let location = config_file::resolve_db(cli.db.as_deref(), cli.config.as_deref())?;
+            watch::watch(&mut ctx, a, &serve::side_file(&location, "watch.json"))
         }
         // Searching a read-only store is useful; its writes are tool errors saying why.
         Command::Mcp => {
@@ -373,8 +381,23 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
         );
         config.decay.half_life_days = days;
     }
+    let near = a
+        .near
+        .as_deref()
+        .map(|spec| Near::parse(spec, a.max_distance))
+        .transpose()
+        .context("--near")?;
     let text = read_content(&a.query, io.input)?;
-    let answer = run_recall(ctx, &config, &text, &a.filter, now, !a.no_touch, io)?;
+    let answer = run_recall(
+        ctx,
+        &config,
+        &text,
+        &a.filter,
+        near.as_ref(),
+        now,
+        !a.no_touch,
+        io,
+    )?;
     let format = if a.json { Format::Json } else { a.format };
     let out = &mut io.out;
     match format {
@@ -442,20 +465,25 @@ fn replay(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>, now: Timestamp) 
     Ok(())
 }
 
-/// What `recall` and `inject` share: checks `config`, recalls `text` under the filter, and
-/// writes the warnings on the error stream.
+/// What `recall` and `inject` share: checks `config`, recalls `text` under the filter (and
+/// near the point, if any), and writes the warnings on the error stream.
+#[allow(clippy::too_many_arguments)]
 fn run_recall(
     ctx: &mut Ctx,
     config: &Config,
     text: &str,
     filter: &FilterArgs,
+    near: Option<&Near>,
     now: Timestamp,
     touch: bool,
     io: &mut Io<'_>,
 ) -> Result<Answer> {
     let mut engine = ctx.engine.reconfigured(config.clone())?;
     let filter = build_filter(filter, now)?;
-    let query = Query::new(text, &filter).now(now);
+    let mut query = Query::new(text, &filter).now(now);
+    if let Some(near) = near {
+        query = query.near(near);
+    }
     if touch && ctx.store.is_read_only() {
         writeln!(
             io.err,
@@ -489,7 +517,7 @@ fn inject(ctx: &mut Ctx, a: &args::InjectArgs, io: &mut Io<'_>) -> Result<()> {
         (None, Some(task)) => read_content(task, io.input)?,
         (None, None) => bail!("inject needs --task or --hook"),
     };
-    let answer = run_recall(ctx, &config, &task, &a.filter, now, !a.no_touch, io)?;
+    let answer = run_recall(ctx, &config, &task, &a.filter, None, now, !a.no_touch, io)?;
     write!(io.out, "{}", render::prompt(&answer.recall.results, now))?;
     Ok(())
 }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use oro_mem_core::memory::normalize_tags;
-use oro_mem_core::{Filter, MemoryId, NewMemory, Query, Source, Timestamp};
+use oro_mem_core::{Filter, MemoryId, Near, NewMemory, Query, Source, Timestamp};
 use oro_mem_store_sqlite::{ListOrder, WriteOutcome};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -66,6 +66,13 @@ struct SearchArgs {
     decay: Option<bool>,
     /// Token budget for the contents (default 500).
     budget: Option<usize>,
+    /// Also rank by distance from a point: the memories' coordinates are the numeric array
+    /// at this metadata path (spatial.object_position).
+    near_field: Option<String>,
+    /// The point's coordinates, with near_field.
+    near: Option<Vec<f64>>,
+    /// With near: leave out memories farther than this (those without coordinates stay).
+    max_distance: Option<f64>,
     /// Include each ranker's rank and score.
     explain: Option<bool>,
 }
@@ -186,7 +193,18 @@ impl MemoryServer {
                     .collect();
                 return Ok(serde_json::json!({ "mode": "replay", "results": results }));
             }
-            let query = Query::new(&a.query, &filter).now(Timestamp::now());
+            let near = match (a.near_field, a.near) {
+                (Some(path), Some(point)) => Some(Near::new(path, point, a.max_distance)?),
+                (None, None) if a.max_distance.is_none() => None,
+                _ => anyhow::bail!(
+                    "near_field and near go together (a metadata path and a point's \
+                     coordinates), and max_distance needs them"
+                ),
+            };
+            let mut query = Query::new(&a.query, &filter).now(Timestamp::now());
+            if let Some(near) = &near {
+                query = query.near(near);
+            }
             // A read-only store is searched without counting the access.
             let touch = !s.store.is_read_only();
             let answer = s
@@ -214,6 +232,9 @@ impl MemoryServer {
                     if explain {
                         v["raw_score"] = r.raw_score.into();
                         v["lists"] = serde_json::json!(r.lists);
+                        if !r.boosts.is_empty() {
+                            v["boosts"] = serde_json::json!(r.boosts);
+                        }
                         if !r.features.is_empty() {
                             v["features"] = serde_json::json!(r.features);
                         }

@@ -70,6 +70,15 @@ pub fn text(results: &[Recalled], explain: bool, now: Timestamp) -> String {
                     l.contribution
                 );
             }
+            for b in &r.boosts {
+                let _ = writeln!(
+                    out,
+                    "     boost    x{} (recall.boost {}: {})",
+                    trim_float(b.factor),
+                    b.rule,
+                    b.condition
+                );
+            }
             let _ = writeln!(
                 out,
                 "     fused {:.6} x confidence {:.2} x decay {:.3} (age {}{}) = {:.6}",
@@ -106,6 +115,13 @@ pub fn funnel(recall: &Recall, min_similarity: f64) -> String {
             ", {} dropped (no query word, cosine < {})",
             recall.dissimilar,
             trim_float(min_similarity)
+        );
+    }
+    if recall.too_far > 0 {
+        let _ = write!(
+            s,
+            ", {} farther than --max-distance from the point",
+            recall.too_far
         );
     }
     let _ = write!(s, ", {} above the minimum score", recall.above_threshold);

@@ -41,10 +41,16 @@ const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Setting `ORO_MEM_SERVER=off` makes `recall` and `inject` answer by themselves.
 pub const ENV_SWITCH: &str = "ORO_MEM_SERVER";
 
-/// The socket of the server for the store at `db`: beside it, named after it. A PostgreSQL
-/// store has no file: its socket is in the project's `.oro/` (found by walking up), else in
-/// the user-level store's directory, named after a hash of its URL.
+/// The socket of the server for the store at `db` ([`side_file`] `sock`).
 pub fn socket_path(db: &Path) -> PathBuf {
+    side_file(db, "sock")
+}
+
+/// A file of the store at `db` that is not in it (the serve socket, watch's state): beside
+/// it, named after it with `extension` added. A PostgreSQL store has no file: its side files
+/// are in the project's `.oro/` (found by walking up), else in the user-level store's
+/// directory, named after a hash of its URL.
+pub fn side_file(db: &Path, extension: &str) -> PathBuf {
     if let Some(url) = db.to_str().filter(|s| is_postgres_url(s)) {
         // FNV-1a: the same name from every build, unlike the standard library's hasher.
         let hash = url.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
@@ -55,10 +61,11 @@ pub fn socket_path(db: &Path) -> PathBuf {
             .and_then(|cwd| config_file::find_oro_dir(&cwd))
             .or_else(config_file::global_dir)
             .unwrap_or_else(std::env::temp_dir);
-        return dir.join(format!("postgres-{hash:016x}.sock"));
+        return dir.join(format!("postgres-{hash:016x}.{extension}"));
     }
     let mut name = db.file_name().unwrap_or_default().to_os_string();
-    name.push(".sock");
+    name.push(".");
+    name.push(extension);
     db.with_file_name(name)
 }
 

@@ -912,7 +912,16 @@ fn init_keeps_the_database_out_of_git_and_mcp_and_stats_name_the_store() {
     let env = Env::new();
     let ignore = std::fs::read_to_string(env.dir.path().join(".oro").join(".gitignore")).unwrap();
     let ignored: Vec<&str> = ignore.lines().filter(|l| !l.starts_with('#')).collect();
-    assert_eq!(ignored, ["state.db", "state.db-*", "*.sock"]);
+    assert_eq!(
+        ignored,
+        [
+            "state.db",
+            "state.db-*",
+            "*.sock",
+            "*.watch.json",
+            "*.watch.json.tmp"
+        ]
+    );
     // Kept when init runs again.
     std::fs::write(env.dir.path().join(".oro").join(".gitignore"), "mine\n").unwrap();
     env.ok(&["init"]);
@@ -2880,4 +2889,244 @@ fn inject_reads_claude_codes_hooks() {
         .status
         .success());
     assert!(!env.run(&["inject"]).status.success());
+}
+
+/// The design notes' source weighting, as a boost rule in the configuration, and their
+/// spatial sort, as a ranker: `--near PATH=x,y,z [--max-distance D]` on the command line and
+/// in MCP search.
+#[test]
+fn boost_rules_and_a_point_rank_what_the_design_notes_rank() {
+    let env = Env::new();
+    for (content, meta) in [
+        (
+            "grasp the red cube with the wide gripper",
+            r#"{"env": {"sim_or_real": "sim"}, "spatial": {"object_position": [0.1, 0.2, 0.0]}}"#,
+        ),
+        (
+            "grasp the red cube from above, slowly, then lift it onto the tray",
+            r#"{"env": {"sim_or_real": "real"}, "spatial": {"object_position": [0.9, 0.9, 0.0]}}"#,
+        ),
+        (
+            "grasp any cube with force control",
+            r#"{"spatial": {"object_position": "unknown"}}"#,
+        ),
+    ] {
+        env.ok(&["remember", content, "--metadata", meta]);
+    }
+    let ids = |args: &[&str]| {
+        let mut a = vec!["grasp the red cube", "--no-touch"];
+        a.extend_from_slice(args);
+        result_ids(&env.recall_json(&a))
+    };
+    assert_eq!(ids(&[]), [1, 2, 3]);
+    let plain = env.ok(&["recall", "grasp the red cube", "--no-touch", "--explain"]);
+    assert!(
+        !plain.contains("spatial"),
+        "no point, no spatial list: {plain}"
+    );
+
+    // Real-world data ×1.5.
+    let config = env.dir.path().join(".oro").join("config.toml");
+    let original = std::fs::read_to_string(&config).unwrap();
+    let mut text = original.clone();
+    text.push_str("\n[[recall.boost]]\nwhere = '{\"env.sim_or_real\": \"real\"}'\nfactor = 1.5\n");
+    std::fs::write(&config, &text).unwrap();
+    assert_eq!(ids(&[]), [2, 1, 3]);
+    let v = env.recall_json(&["grasp the red cube", "--no-touch"]);
+    assert_eq!(v["results"][0]["boosts"][0]["factor"], 1.5, "{v}");
+    assert_eq!(v["results"][0]["boosts"][0]["rule"], 1, "{v}");
+    assert!(v["results"][1].get("boosts").is_none(), "{v}");
+    let explained = env.ok(&["recall", "grasp the red cube", "--no-touch", "--explain"]);
+    assert!(
+        explained.contains("boost    x1.5 (recall.boost 1: where {\"env.sim_or_real\": \"real\"})"),
+        "{explained}"
+    );
+
+    // Nearest first; a malformed position is no signal, never an error; beyond the maximum
+    // distance a memory is left out.
+    std::fs::write(&config, &original).unwrap();
+    let near = ["--near", "spatial.object_position=0,0,0"];
+    assert_eq!(ids(&near), [1, 2, 3]);
+    let far = ["--near", "spatial.object_position=1,1,0"];
+    assert_eq!(ids(&far), [2, 1, 3]);
+    let within = [&near[..], &["--max-distance", "0.5", "--explain"]].concat();
+    let mut args = vec!["recall", "grasp the red cube", "--no-touch"];
+    args.extend_from_slice(&within);
+    let explained = env.ok(&args);
+    assert!(explained.contains("spatial  rank    1"), "{explained}");
+    assert!(
+        explained.contains("1 farther than --max-distance from the point"),
+        "{explained}"
+    );
+    assert_eq!(
+        ids(&[&near[..], &["--max-distance", "0.5"]].concat()),
+        [1, 3]
+    );
+    for (bad, says) in [
+        ("spatial.object_position", "PATH=x,y,z"),
+        ("spatial.object_position=0,zero", "\"zero\""),
+    ] {
+        let out = env.run(&["recall", "grasp", "--near", bad]);
+        assert!(!out.status.success());
+        assert!(
+            stderr(&out).contains("--near") && stderr(&out).contains(says),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert!(!env
+        .run(&["recall", "grasp", "--max-distance", "1"])
+        .status
+        .success());
+
+    // MCP search takes the same point.
+    let (_, answers) = mcp_session(
+        env.cmd(&["mcp"]),
+        &[
+            mcp_search(
+                1,
+                serde_json::json!({"query": "grasp the red cube",
+                    "near_field": "spatial.object_position", "near": [0, 0, 0],
+                    "max_distance": 0.5}),
+            ),
+            mcp_search(2, serde_json::json!({"query": "grasp", "near": [0, 0, 0]})),
+        ],
+    );
+    let found = mcp_tool_text(&answers, 1);
+    let mcp_ids: Vec<i64> = found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(mcp_ids, [1, 3], "{found}");
+    let refused = answers.iter().find(|a| a["id"] == 2).unwrap();
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+}
+
+/// `oro-mem watch` on a recorded Claude Code transcript (tests/watch/session.jsonl, in the
+/// shape Claude Code writes: a summary line, user and assistant entries, tool calls and
+/// results) and a plain-text log: what the agent marked is stored once, as
+/// `daemon_extracted`, in the transcript's session; what grows later is read from where it
+/// was left, after a restart too; a running watcher notices a new session by itself.
+#[test]
+fn watch_extracts_each_completed_session_once() {
+    let env = Env::new();
+    let logs = env.dir.path().join("logs");
+    let project = logs.join("-home-dev-service");
+    std::fs::create_dir_all(&project).unwrap();
+    let transcript = project.join("8b2e6f10-4c3a-4d9e-b7a1-5f0c2e9d3a61.jsonl");
+    let recorded = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/watch/session.jsonl");
+    std::fs::copy(recorded, &transcript).unwrap();
+    std::fs::write(
+        logs.join("worker-7.log"),
+        "step 3: uploaded 12 files\nNote: the staging bucket rejects files over 5 GB\n",
+    )
+    .unwrap();
+    let logs_arg = logs.to_str().unwrap();
+    let once = ["watch", logs_arg, "--once", "--idle", "0"];
+    let out = env.ok(&once);
+    assert!(
+        out.contains("stored 3, merged 0, skipped 0, rejected 0"),
+        "{out}"
+    );
+    assert!(out.contains("session worker-7: stored 1"), "{out}");
+    let listed = |args: &[&str]| -> Vec<serde_json::Value> {
+        let mut a = vec!["memories", "list", "--json"];
+        a.extend_from_slice(args);
+        env.ok(&a)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let all = listed(&[]);
+    assert_eq!(all.len(), 4, "{all:?}");
+    assert!(
+        all.iter().all(|m| m["source"] == "daemon_extracted"),
+        "{all:?}"
+    );
+    let session = listed(&["--session", "8b2e6f10-4c3a-4d9e-b7a1-5f0c2e9d3a61"]);
+    let mut contents: Vec<&str> = session
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    contents.sort_unstable();
+    assert_eq!(
+        contents,
+        [
+            "never hard-code a port in tests; bind port 0 and read the one assigned",
+            "the CI runners start a metrics sidecar on port 8080 before the tests run.",
+            "uploads retry three times with exponential backoff, decided with the team",
+        ],
+        "neither the tool call's nor the tool result's marker is the agent's"
+    );
+    let gotcha = session.iter().find(|m| m["type"] == "gotcha").unwrap();
+    assert_eq!(gotcha["tags"], serde_json::json!(["ci", "tests"]));
+
+    // Nothing twice: a second run, a later process, reads nothing new.
+    assert_eq!(env.ok(&once), "");
+    assert_eq!(listed(&[]).len(), 4);
+
+    // The session resumed: only its new part is read, and a line still being written waits.
+    let resumed = r#"{"parentUuid":"e08","isSidechain":false,"userType":"external","cwd":"/home/dev/service","sessionId":"8b2e6f10-4c3a-4d9e-b7a1-5f0c2e9d3a61","version":"2.1.300","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"[MEMORY] the upload test needs the fake S3 server from scripts/s3-fake"}]},"uuid":"e09","timestamp":"2026-11-20T11:00:00.000Z"}"#;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&transcript)
+        .unwrap();
+    writeln!(f, "{resumed}").unwrap();
+    write!(f, "{}", &resumed[..40]).unwrap();
+    drop(f);
+    let out = env.ok(&once);
+    assert!(out.contains("stored 1, merged 0"), "{out}");
+    assert_eq!(listed(&[]).len(), 5);
+    assert_eq!(env.ok(&once), "", "half a line is not read");
+
+    // A busy log is left for later.
+    let out = env.run(&["watch", logs_arg, "--once"]);
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).contains("left for a later run"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Running, it notices a new session once it is complete, and stops on SIGTERM.
+    let mut watcher = env
+        .cmd(&["watch", logs_arg, "--idle", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    std::fs::write(
+        project.join("second.jsonl"),
+        format!(
+            "{}\n",
+            resumed.replace("e09", "f01").replace(
+                "the upload test needs the fake S3 server from scripts/s3-fake",
+                "the release script needs GITHUB_TOKEN with the packages scope"
+            )
+        ),
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while listed(&[]).len() < 6 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the running watcher stored nothing"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &watcher.id().to_string()])
+        .status();
+    let status = watcher.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert_eq!(listed(&[]).len(), 6);
+    assert_eq!(
+        env.ok(&once),
+        "",
+        "the running watcher recorded what it read"
+    );
 }

@@ -1,7 +1,7 @@
 //! What to recall: the query text, the filters, and the moment "now".
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::memory::{MemoryType, Source, Status};
@@ -16,6 +16,8 @@ pub struct Query<'a> {
     pub filter: &'a Filter,
     /// The moment recency and decay are measured from.
     pub now: Timestamp,
+    /// A point to rank memories by their distance from (the `spatial` ranker), if any.
+    pub near: Option<&'a Near>,
 }
 
 impl<'a> Query<'a> {
@@ -25,7 +27,15 @@ impl<'a> Query<'a> {
             text,
             filter,
             now: Timestamp::now(),
+            near: None,
         }
+    }
+
+    /// Ranks memories by their distance from `near` too (and, with a maximum distance, drops
+    /// those farther away).
+    pub fn near(mut self, near: &'a Near) -> Query<'a> {
+        self.near = Some(near);
+        self
     }
 
     /// Sets the moment recency and decay are measured from.
@@ -225,6 +235,29 @@ impl MetaCondition {
         Ok(out)
     }
 
+    /// Whether `metadata` meets the condition. Values of one type compare (a string with a
+    /// string, a number with a number, a boolean with a boolean); a missing field, or one of
+    /// another type, is unequal to everything and neither less nor greater. This is the
+    /// definition every store's filter follows.
+    pub fn holds(&self, metadata: &Map<String, Value>) -> bool {
+        use std::cmp::Ordering;
+        let order =
+            metadata_field(metadata, &self.path).and_then(|field| match (field, &self.value) {
+                (Value::String(a), Value::String(b)) => Some(a.as_str().cmp(b.as_str())),
+                (Value::Number(a), Value::Number(b)) => a.as_f64()?.partial_cmp(&b.as_f64()?),
+                (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(b)),
+                _ => None,
+            });
+        match self.op {
+            MetaOp::Eq => order == Some(Ordering::Equal),
+            MetaOp::Ne => order != Some(Ordering::Equal),
+            MetaOp::Lt => order == Some(Ordering::Less),
+            MetaOp::Lte => matches!(order, Some(Ordering::Less | Ordering::Equal)),
+            MetaOp::Gt => order == Some(Ordering::Greater),
+            MetaOp::Gte => matches!(order, Some(Ordering::Greater | Ordering::Equal)),
+        }
+    }
+
     /// A checked condition.
     ///
     /// # Errors
@@ -240,6 +273,120 @@ impl MetaCondition {
             )));
         }
         Ok(MetaCondition { path, op, value })
+    }
+}
+
+/// The value at the dot-separated `path` of `metadata` (`spatial.object_position`), if there
+/// is one.
+pub fn metadata_field<'m>(metadata: &'m Map<String, Value>, path: &str) -> Option<&'m Value> {
+    let mut keys = path.split('.');
+    let mut v = metadata.get(keys.next()?)?;
+    for key in keys {
+        v = v.get(key)?;
+    }
+    Some(v)
+}
+
+/// A point to rank memories by: the Euclidean distance between it and the numeric array at
+/// a metadata path of each memory (`--near spatial.object_position=0.1,0.2,0.3`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Near {
+    /// The dot-separated metadata path of each memory's coordinates.
+    pub path: String,
+    /// The point's coordinates.
+    pub point: Vec<f64>,
+    /// Memories farther than this are not recalled; those without coordinates still are.
+    pub max_distance: Option<f64>,
+}
+
+/// The most coordinates a [`Near`] point has.
+pub const MAX_NEAR_DIMENSIONS: usize = 64;
+
+impl Near {
+    /// A checked point.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for a malformed path, no
+    /// coordinates or more than [`MAX_NEAR_DIMENSIONS`], a coordinate that is not finite, or a
+    /// maximum distance that is negative or not a number.
+    pub fn new(
+        path: impl Into<String>,
+        point: Vec<f64>,
+        max_distance: Option<f64>,
+    ) -> Result<Near> {
+        let path = path.into();
+        check_path(&path)?;
+        if point.is_empty() || point.len() > MAX_NEAR_DIMENSIONS {
+            return Err(Error::invalid_input(format!(
+                "a point needs 1 to {MAX_NEAR_DIMENSIONS} coordinates, got {}",
+                point.len()
+            )));
+        }
+        if let Some(x) = point.iter().find(|x| !x.is_finite()) {
+            return Err(Error::invalid_input(format!(
+                "the point's coordinates must be finite numbers, got {x}"
+            )));
+        }
+        if let Some(d) = max_distance.filter(|d| !(d.is_finite() && *d >= 0.0)) {
+            return Err(Error::invalid_input(format!(
+                "the maximum distance must be a number of at least 0, got {d}"
+            )));
+        }
+        Ok(Near {
+            path,
+            point,
+            max_distance,
+        })
+    }
+
+    /// Parses `PATH=x,y,z` (`spatial.object_position=0.1,0.2,0.3`).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) naming what is wrong, as
+    /// [`Near::new`].
+    pub fn parse(spec: &str, max_distance: Option<f64>) -> Result<Near> {
+        let Some((path, coordinates)) = spec.split_once('=') else {
+            return Err(Error::invalid_input(format!(
+                "{spec:?} is not PATH=x,y,z (a metadata path, then the point's coordinates, \
+                 e.g. spatial.object_position=0.1,0.2,0.3)"
+            )));
+        };
+        let point = coordinates
+            .split(',')
+            .map(|x| {
+                x.trim().parse::<f64>().map_err(|_| {
+                    Error::invalid_input(format!("{x:?} in {spec:?} is not a number (PATH=x,y,z)"))
+                })
+            })
+            .collect::<Result<Vec<f64>>>()?;
+        Near::new(path.trim(), point, max_distance)
+    }
+
+    /// The distance between the point and `metadata`'s coordinates at the path; `None` when
+    /// the memory has none there, or they are not an array of as many finite numbers.
+    pub fn distance(&self, metadata: &Map<String, Value>) -> Option<f64> {
+        let Value::Array(xs) = metadata_field(metadata, &self.path)? else {
+            return None;
+        };
+        if xs.len() != self.point.len() {
+            return None;
+        }
+        let mut sum = 0.0;
+        for (x, p) in xs.iter().zip(&self.point) {
+            let x = x.as_f64().filter(|x| x.is_finite())?;
+            sum += (x - p) * (x - p);
+        }
+        Some(sum.sqrt()).filter(|d| d.is_finite())
+    }
+
+    /// False only for a memory whose coordinates lie beyond the maximum distance.
+    pub fn admits(&self, metadata: &Map<String, Value>) -> bool {
+        match (self.max_distance, self.distance(metadata)) {
+            (Some(max), Some(d)) => d <= max,
+            _ => true,
+        }
     }
 }
 
@@ -286,5 +433,44 @@ mod tests {
         ] {
             assert!(MetaCondition::parse_all(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn near_parses_path_and_point_and_says_what_is_wrong() {
+        let n = Near::parse("spatial.object_position=0.1, 0.2,-3", Some(2.0)).unwrap();
+        assert_eq!(n.path, "spatial.object_position");
+        assert_eq!(n.point, [0.1, 0.2, -3.0]);
+        for (bad, says) in [
+            ("spatial.object_position", "PATH=x,y,z"),
+            ("pos=1,a", "\"a\""),
+            ("pos=", "\"\""),
+            ("=1,2", "bad metadata path"),
+            ("a..b=1", "bad metadata path"),
+            ("pos=1,inf", "finite"),
+        ] {
+            let err = Near::parse(bad, None).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+        for d in [-1.0, f64::NAN, f64::INFINITY] {
+            assert!(Near::parse("pos=1", Some(d)).is_err(), "{d}");
+        }
+        let many = format!("pos={}", vec!["1"; MAX_NEAR_DIMENSIONS + 1].join(","));
+        assert!(Near::parse(&many, None).is_err());
+    }
+
+    #[test]
+    fn near_admits_what_is_close_or_has_no_coordinates() {
+        let n = Near::parse("a.pos=0,0", Some(1.5)).unwrap();
+        let meta = |v: Value| v.as_object().unwrap().clone();
+        assert!(n.admits(&meta(serde_json::json!({"a": {"pos": [1, 1]}}))));
+        assert!(!n.admits(&meta(serde_json::json!({"a": {"pos": [1, 2]}}))));
+        assert!(n.admits(&meta(serde_json::json!({"a": {"pos": [1, "x"]}}))));
+        assert!(n.admits(&meta(serde_json::json!({}))));
+        assert_eq!(
+            n.distance(&meta(serde_json::json!({"a": {"pos": [3.0, 4.0]}}))),
+            Some(5.0)
+        );
+        let open = Near::parse("a.pos=0,0", None).unwrap();
+        assert!(open.admits(&meta(serde_json::json!({"a": {"pos": [1e9, 1e9]}}))));
     }
 }

@@ -35,6 +35,13 @@ pub trait Ranker: Send + Sync {
         None
     }
 
+    /// False when `query` gives the ranker nothing to rank by (the spatial ranker without a
+    /// point): recall then leaves it out altogether, `--explain` included. True by default.
+    fn applies_to(&self, query: &Query<'_>) -> bool {
+        let _ = query;
+        true
+    }
+
     /// Ranks `candidates` for `query`.
     ///
     /// # Errors
@@ -51,6 +58,9 @@ impl<R: Ranker + ?Sized> Ranker for &R {
     fn signal(&self) -> Option<&str> {
         (**self).signal()
     }
+    fn applies_to(&self, query: &Query<'_>) -> bool {
+        (**self).applies_to(query)
+    }
     fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
         (**self).rank(query, candidates)
     }
@@ -63,6 +73,9 @@ impl<R: Ranker + ?Sized> Ranker for Box<R> {
     fn signal(&self) -> Option<&str> {
         (**self).signal()
     }
+    fn applies_to(&self, query: &Query<'_>) -> bool {
+        (**self).applies_to(query)
+    }
     fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
         (**self).rank(query, candidates)
     }
@@ -74,6 +87,9 @@ impl<R: Ranker + ?Sized> Ranker for Arc<R> {
     }
     fn signal(&self) -> Option<&str> {
         (**self).signal()
+    }
+    fn applies_to(&self, query: &Query<'_>) -> bool {
+        (**self).applies_to(query)
     }
     fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
         (**self).rank(query, candidates)

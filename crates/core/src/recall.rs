@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::calibrate::{
     Calibration, Features, QueryTerms, COVERAGE, FUSED, QUERY_TERMS, SHARE_SUFFIX,
 };
-use crate::config::{DecayConfig, Order, RecallConfig};
+use crate::config::{Boost, DecayConfig, Order, RecallConfig};
 use crate::error::Result;
 use std::collections::HashMap;
 
@@ -56,6 +56,17 @@ pub struct ListExplain {
     pub contribution: f64,
 }
 
+/// A boost rule's part in a result, for `--explain`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BoostExplain {
+    /// The rule's place in `recall.boost`, from 1.
+    pub rule: usize,
+    /// The rule as written (`where {...}`).
+    pub condition: String,
+    /// What it multiplied the relevance by.
+    pub factor: f64,
+}
+
 /// A recalled memory with everything that went into its score.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Recalled {
@@ -67,7 +78,8 @@ pub struct Recalled {
     /// probability × confidence × decay.
     pub raw_score: f64,
     /// Relevance before confidence and decay: the fused score, plus the pinned bonus and
-    /// what the memory's session neighbours lend it (`recall.session_context`).
+    /// what the memory's session neighbours lend it (`recall.session_context`), times the
+    /// factor of each boost rule it meets (`recall.boost`).
     pub relevance: f64,
     /// The confidence factor.
     pub confidence: f64,
@@ -79,6 +91,9 @@ pub struct Recalled {
     pub truncated: bool,
     /// Per-list ranks and contributions (fused scoring).
     pub lists: Vec<ListExplain>,
+    /// The boost rules the memory meets, in order (none when empty).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub boosts: Vec<BoostExplain>,
     /// The estimated probability that the memory is relevant to the query, when the pipeline
     /// has a calibration.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -174,6 +189,9 @@ pub struct Recall {
     /// How many of them were dropped before ranking for matching none of the query's words
     /// and having an embedding less similar than `min_similarity`.
     pub dissimilar: usize,
+    /// How many were dropped for lying farther from the query's point than its maximum
+    /// distance ([`Query::near`]).
+    pub too_far: usize,
     /// How many passed the minimum score.
     pub above_threshold: usize,
     /// How many of those were passed over for an estimated relevance below `min_relevance`.
@@ -265,6 +283,7 @@ impl Pipeline {
     ) -> Vec<(&'p str, f64, Ranking)> {
         self.rankers
             .iter()
+            .filter(|(ranker, _)| ranker.applies_to(query))
             .map(|(ranker, weight)| {
                 let mut ranking = ranker.rank(query, candidates).unwrap_or_else(|e| {
                     warnings.push(format!("ranker {} failed, ignored: {e}", ranker.name()));
@@ -293,6 +312,11 @@ impl Pipeline {
             ..Recall::default()
         };
         out.dissimilar = candidates.gate();
+        if let Some(near) = query.near.filter(|n| n.max_distance.is_some()) {
+            let before = candidates.len();
+            candidates.retain(|c| near.admits(&c.memory.metadata));
+            out.too_far = before - candidates.len();
+        }
         let rankings = self.rank(query, &candidates, &mut out.warnings);
         out.ranked_by = rankings
             .iter()
@@ -307,6 +331,7 @@ impl Pipeline {
             candidates.iter().map(|c| (c.id(), &c.memory)).collect();
         let relevance = self.fuse(&inputs, &by_id);
         let (relevance, context) = self.session_context(relevance, &candidates);
+        let (relevance, boosted) = self.boost(relevance, &by_id);
         let mut scored = self.score(relevance, &by_id, query.now);
         out.above_threshold = scored.len();
         let estimator = (!self.calibration.is_empty()).then(|| {
@@ -316,6 +341,10 @@ impl Pipeline {
                 &candidates,
                 &inputs,
                 self.fuser.pinned_bonus(),
+                Boosts {
+                    rules: &self.recall.boost,
+                    of: &boosted,
+                },
             )
         });
         if let (Order::Relevance, Some(e)) = (self.recall.order, &estimator) {
@@ -329,7 +358,7 @@ impl Pipeline {
         out.results = self
             .select(scored, &by_id, estimator.as_ref(), &mut below)
             .into_iter()
-            .map(|s| self.explained(s, &inputs, &context))
+            .map(|s| self.explained(s, &inputs, &context, &boosted))
             .collect();
         out.below_relevance = below.count;
         if let Some(best) = out.results.first().map(|r| r.raw_score) {
@@ -405,6 +434,37 @@ impl Pipeline {
             })
             .collect();
         (relevance, gains)
+    }
+
+    /// The boost stage: each candidate's relevance times the factor of every rule of
+    /// `recall.boost` it meets. Returns the new scores and, for each boosted candidate, the
+    /// rules' places.
+    fn boost(
+        &self,
+        relevance: Vec<(MemoryId, f64)>,
+        by_id: &HashMap<MemoryId, &Memory>,
+    ) -> (Vec<(MemoryId, f64)>, RulesMet) {
+        let mut boosted = HashMap::new();
+        if self.recall.boost.is_empty() {
+            return (relevance, boosted);
+        }
+        let relevance = relevance
+            .into_iter()
+            .map(|(id, mut r)| {
+                let Some(m) = by_id.get(&id) else {
+                    return (id, r);
+                };
+                let rules: Vec<usize> = (0..self.recall.boost.len())
+                    .filter(|&i| self.recall.boost[i].applies(m))
+                    .collect();
+                r *= factor(&self.recall.boost, &rules);
+                if !rules.is_empty() {
+                    boosted.insert(id, rules);
+                }
+                (id, r)
+            })
+            .collect();
+        (relevance, boosted)
     }
 
     /// The score stage: relevance × confidence × decay, kept when at least the minimum score
@@ -512,6 +572,7 @@ impl Pipeline {
         s: Selected,
         inputs: &[Weighted<'_>],
         context: &HashMap<MemoryId, f64>,
+        boosted: &RulesMet,
     ) -> Recalled {
         let id = s.scored.id;
         let mut lists: Vec<ListExplain> = inputs
@@ -549,6 +610,16 @@ impl Pipeline {
                 contribution: gain,
             });
         }
+        let boosts = boosted
+            .get(&id)
+            .into_iter()
+            .flatten()
+            .map(|&i| BoostExplain {
+                rule: i + 1,
+                condition: self.recall.boost[i].describe(),
+                factor: self.recall.boost[i].factor(),
+            })
+            .collect();
         Recalled {
             confidence: s.memory.confidence,
             memory: s.memory,
@@ -559,6 +630,7 @@ impl Pipeline {
             tokens: s.tokens,
             truncated: s.truncated,
             lists,
+            boosts,
             probability: s.scored.probability,
             features: s.scored.features,
         }
@@ -575,6 +647,21 @@ struct Scored {
     raw: f64,
     probability: Option<f64>,
     features: Features,
+}
+
+/// The boost rules each boosted candidate meets, by their places in `recall.boost`.
+type RulesMet = HashMap<MemoryId, Vec<usize>>;
+
+/// The product of the factors of `rules` (places in `boost`).
+fn factor(boost: &[Boost], rules: &[usize]) -> f64 {
+    rules.iter().map(|&i| boost[i].factor()).product()
+}
+
+/// The boost rules and which of them each candidate met.
+#[derive(Clone, Copy)]
+struct Boosts<'a> {
+    rules: &'a [Boost],
+    of: &'a RulesMet,
 }
 
 /// One signal as the [`Estimator`] reads it.
@@ -598,8 +685,9 @@ struct Below {
 
 /// Estimates a candidate's probability of relevance from its [`Features`]: per signal,
 /// `ln(1 + score)` and the score's share of the signal's best; [`COVERAGE`]; the fused score
-/// (without the pinned bonus) over the total weight of the lists that ranked anything; and
-/// the query's number of terms. What depends on the query alone is computed once.
+/// (without the pinned bonus and the boosts: a preference, not evidence) over the total
+/// weight of the lists that ranked anything; and the query's number of terms. What depends on
+/// the query alone is computed once.
 struct Estimator<'a> {
     calibration: &'a Calibration,
     terms: QueryTerms,
@@ -608,6 +696,7 @@ struct Estimator<'a> {
     signals: Vec<SignalFeatures<'a>>,
     total_weight: f64,
     pinned_bonus: f64,
+    boosts: Boosts<'a>,
 }
 
 impl<'a> Estimator<'a> {
@@ -617,6 +706,7 @@ impl<'a> Estimator<'a> {
         candidates: &'a Candidates,
         inputs: &[Weighted<'_>],
         pinned_bonus: f64,
+        boosts: Boosts<'a>,
     ) -> Estimator<'a> {
         let terms = QueryTerms::new(query.text);
         Estimator {
@@ -643,6 +733,7 @@ impl<'a> Estimator<'a> {
                 .map(Weighted::weight)
                 .sum(),
             pinned_bonus,
+            boosts,
         }
     }
 
@@ -664,7 +755,12 @@ impl<'a> Estimator<'a> {
         }
         f.set(COVERAGE, self.terms.coverage(&memory.content));
         f.set(QUERY_TERMS, self.query_terms);
-        let fused = s.relevance
+        let boost = self
+            .boosts
+            .of
+            .get(&s.id)
+            .map_or(1.0, |rules| factor(self.boosts.rules, rules));
+        let fused = s.relevance / boost
             - if memory.pinned {
                 self.pinned_bonus
             } else {
@@ -712,7 +808,7 @@ mod tests {
     use crate::rank::Weighted;
     use crate::signals::{AccessFrequency, Recency};
     use crate::test_support::memory;
-    use crate::{Candidate, Filter, Hit, Neighbour, Signal};
+    use crate::{Candidate, Filter, Hit, Neighbour, Signal, Source};
 
     /// A fuser that sums weighted scores, with a pinned bonus; enough to test the pipeline
     /// without the fusion crate.
@@ -1201,6 +1297,98 @@ mod tests {
         assert_eq!(r.results.len(), 1);
         assert_eq!(r.results[0].lists.len(), 2, "weight-0 ranker is left out");
         assert!(r.warnings[0].contains("no model"));
+    }
+
+    /// A memory with `metadata`, a lexical score and a source.
+    fn with_meta(id: MemoryId, bm25: f64, source: Source, metadata: serde_json::Value) -> Scored {
+        let mut m = memory(
+            id,
+            &format!("memory {id}: {}", "grasp cube ".repeat(id as usize)),
+        );
+        m.source = source;
+        m.metadata = metadata.as_object().expect("an object").clone();
+        (Candidate::new(m), Some(bm25), None)
+    }
+
+    #[test]
+    fn boost_rules_multiply_the_relevance_of_what_meets_them_and_say_so() {
+        use serde_json::json;
+        let config = RecallConfig {
+            boost: vec![
+                Boost::new(Some(r#"{"env.kind": "real"}"#), Vec::new(), 1.5).unwrap(),
+                Boost::new(None, vec![Source::Import], 0.5).unwrap(),
+            ],
+            ..RecallConfig::default()
+        };
+        let cands = || {
+            vec![
+                with_meta(1, 1.0, Source::Manual, json!({"env": {"kind": "sim"}})),
+                with_meta(2, 0.9, Source::Manual, json!({"env": {"kind": "real"}})),
+                with_meta(3, 0.8, Source::Import, json!({"env": {"kind": "real"}})),
+                with_meta(4, 0.7, Source::Manual, json!({})),
+            ]
+        };
+        let plain = run(&pipeline(RecallConfig::default()), cands());
+        let boosted = run(&pipeline(config.clone()), cands());
+        let ids = |r: &Recall| r.results.iter().map(|r| r.memory.id).collect::<Vec<_>>();
+        assert_eq!(ids(&plain), [1, 2, 3, 4]);
+        assert_eq!(ids(&boosted), [2, 1, 4, 3]);
+        let of = |r: &Recall, id| {
+            r.results
+                .iter()
+                .find(|r| r.memory.id == id)
+                .unwrap()
+                .clone()
+        };
+        for (id, factor, rules) in [(1, 1.0, vec![]), (2, 1.5, vec![1]), (3, 0.75, vec![1, 2])] {
+            let (a, b) = (of(&plain, id), of(&boosted, id));
+            assert!((b.relevance - a.relevance * factor).abs() < 1e-12, "{id}");
+            let got: Vec<usize> = b.boosts.iter().map(|x| x.rule).collect();
+            assert_eq!(got, rules, "{id}");
+        }
+        assert_eq!(
+            of(&boosted, 2).boosts[0].condition,
+            r#"where {"env.kind": "real"}"#
+        );
+        assert_eq!(of(&boosted, 3).boosts[1].condition, "sources import");
+
+        // The relevance estimate reads the evidence, not the preference: a boost changes it
+        // not at all.
+        let model = Calibration::new([(crate::calibrate::INTERCEPT, -1.0), (FUSED, 3.0)]);
+        let plain = run(
+            &pipeline(RecallConfig::default()).calibration(model.clone()),
+            cands(),
+        );
+        let boosted = run(&pipeline(config).calibration(model), cands());
+        for id in 1..=4 {
+            assert_eq!(
+                of(&plain, id).probability,
+                of(&boosted, id).probability,
+                "{id}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_point_with_a_maximum_distance_drops_what_lies_beyond_it() {
+        use serde_json::json;
+        let p = pipeline(RecallConfig::default()).ranker(crate::Spatial, 1.0);
+        let cands = vec![
+            with_meta(1, 1.0, Source::Manual, json!({"pos": [5.0, 0.0]})),
+            with_meta(2, 0.5, Source::Manual, json!({"pos": [1.0, 0.0]})),
+            with_meta(3, 0.2, Source::Manual, json!({"pos": "unknown"})),
+        ];
+        let near = crate::Near::new("pos", vec![0.0, 0.0], Some(2.0)).unwrap();
+        let f = Filter::default();
+        let lexical = Signal::new(cands.iter().filter_map(|(c, l, _)| Some((c.id(), (*l)?))));
+        let mut candidates = Candidates::new(cands.into_iter().map(|(c, _, _)| c));
+        candidates.set_signal("lexical", lexical);
+        let query = Query::new("q", &f).now(Timestamp(0)).near(&near);
+        let r = p.recall(&query, candidates).unwrap();
+        let ids: Vec<_> = r.results.iter().map(|r| r.memory.id).collect();
+        assert_eq!(ids, [2, 3], "1 lies beyond; 3 has no coordinates and stays");
+        assert_eq!(r.too_far, 1);
+        assert!(r.results[0].lists.iter().any(|l| l.name == "spatial"));
     }
 
     /// A pipeline whose relevance model trusts the query's coverage and the lexical score.

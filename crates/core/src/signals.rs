@@ -1,4 +1,5 @@
-//! Rankers that need nothing but the memories' own bookkeeping: recency and access frequency.
+//! Rankers that need nothing but the memories themselves: recency, access frequency, and
+//! the distance from a point the query names (spatial).
 //!
 //! They live in core because every mode uses them and they depend on nothing else.
 
@@ -54,11 +55,49 @@ impl Ranker for AccessFrequency {
     }
 }
 
+/// Nearest first to the query's point ([`Query::near`]): the Euclidean distance between it
+/// and the numeric array at the point's metadata path. Scored by how much nearer a memory is
+/// than the maximum distance, when the query sets one, else than the farthest candidate, so
+/// that the farthest scores 0 and a fuser that divides by the best (`weighted_max`) gets
+/// min-max, whatever the unit of the coordinates. A memory without coordinates there (or
+/// with ones that are not as many finite numbers) is left out of the list: no signal, never
+/// an error. Without a point the list is empty.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Spatial;
+
+impl Ranker for Spatial {
+    fn name(&self) -> &str {
+        "spatial"
+    }
+
+    fn applies_to(&self, query: &Query<'_>) -> bool {
+        query.near.is_some()
+    }
+
+    fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
+        let Some(near) = query.near else {
+            return Ok(Ranking::default());
+        };
+        let distances: Vec<_> = candidates
+            .iter()
+            .filter_map(|c| Some((c.id(), near.distance(&c.memory.metadata)?)))
+            .collect();
+        let reference = near
+            .max_distance
+            .unwrap_or_else(|| distances.iter().map(|&(_, d)| d).fold(0.0, f64::max));
+        Ok(Ranking::from_scores(
+            distances
+                .into_iter()
+                .map(|(id, d)| (id, (reference - d).max(0.0))),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_support::memory;
-    use crate::{Candidate, Filter, Timestamp};
+    use crate::{Candidate, Filter, MemoryId, Near, Timestamp};
 
     #[test]
     fn recency_puts_newest_first() {
@@ -84,5 +123,52 @@ mod tests {
         assert_eq!(r.hits()[0].id, 1);
         assert!((r.hits()[0].score - 4.0 / 6.0).abs() < 1e-12);
         assert_eq!(r.rank_of(2), r.rank_of(3));
+    }
+
+    fn at(id: MemoryId, metadata: serde_json::Value) -> Candidate {
+        let mut m = memory(id, "grasp the cube");
+        m.metadata = metadata.as_object().expect("an object").clone();
+        Candidate::new(m)
+    }
+
+    #[test]
+    fn spatial_puts_the_nearest_first_and_ignores_what_has_no_coordinates() {
+        use serde_json::json;
+        let cands = Candidates::new([
+            at(1, json!({"pos": [3.0, 4.0]})),      // 5 away
+            at(2, json!({"pos": [1.0, 0.0]})),      // 1 away
+            at(3, json!({"pos": "here"})),          // malformed
+            at(4, json!({"pos": [1.0, 2.0, 3.0]})), // other dimensions
+            at(5, json!({"other": [0.0, 0.0]})),    // none
+            at(6, json!({"pos": [0.0, f64::MAX]})), // finite, but the distance is not
+            at(7, json!({"pos": [6.0, 8.0]})),      // 10 away
+        ]);
+        let f = Filter::default();
+        let near = Near::new("pos", vec![0.0, 0.0], None).unwrap();
+        let q = Query::new("cube", &f).near(&near);
+        assert!(Spatial.applies_to(&q));
+        let r = Spatial.rank(&q, &cands).unwrap();
+        let ids: Vec<MemoryId> = r.hits().iter().map(|h| h.id).collect();
+        // The farthest scores 0 and is kept; 3, 4, 5 and 6 give no signal.
+        assert_eq!(ids, [2, 1, 7]);
+        assert_eq!(r.hits()[0].score, 9.0);
+        assert_eq!(r.hits()[2].score, 0.0);
+        // A maximum distance is the reference instead.
+        let near = Near::new("pos", vec![0.0, 0.0], Some(6.0)).unwrap();
+        let r = Spatial
+            .rank(&Query::new("cube", &f).near(&near), &cands)
+            .unwrap();
+        assert_eq!(r.hits()[0].score, 5.0);
+        assert_eq!(r.hits()[1].score, 1.0);
+        assert_eq!(r.hits()[2].score, 0.0, "beyond the maximum: 0, never below");
+        // Without a point it does not apply, and ranks nothing.
+        let plain = Query::new("cube", &f);
+        assert!(!Spatial.applies_to(&plain));
+        assert!(Spatial.rank(&plain, &cands).unwrap().is_empty());
+    }
+
+    #[test]
+    fn spatial_keeps_the_ranker_contract() {
+        crate::testing::ranker_contract(&Spatial);
     }
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use oro_mem_core::config::RecallConfig;
-use oro_mem_core::{AccessFrequency, Config, Error, Fuser, Mode, Ranker, Recency, Result};
+use oro_mem_core::{AccessFrequency, Config, Error, Fuser, Mode, Ranker, Recency, Result, Spatial};
 use oro_mem_fusion::{Rrf, WeightedMax, WeightedScore};
 use oro_mem_rank_bm25::Bm25Ranker;
 use oro_mem_rank_vector::VectorRanker;
@@ -71,7 +71,8 @@ impl Default for Registry {
     /// - sources `lexical` (FTS5 BM25, `recall.depth`) and `vector` (nearest embeddings,
     ///   `recall.vector_depth`, gated at `recall.min_similarity`); `fts` mode runs the first,
     ///   `vector` the second, `hybrid` both;
-    /// - rankers `bm25` (reads `lexical`), `vector` (reads `vector`), `recency` and `access`;
+    /// - rankers `bm25` (reads `lexical`), `vector` (reads `vector`), `recency`, `access` and
+    ///   `spatial` (the query's point, if any);
     /// - fusers `weighted_score`, `weighted_max` and `rrf` (with `recall.rrf_k`).
     fn default() -> Registry {
         Registry::empty()
@@ -90,6 +91,7 @@ impl Default for Registry {
             .ranker("vector", |_| Ok(Box::new(VectorRanker)))
             .ranker("recency", |_| Ok(Box::new(Recency)))
             .ranker("access", |_| Ok(Box::new(AccessFrequency)))
+            .ranker("spatial", |_| Ok(Box::new(Spatial)))
             .fuser("weighted_score", |_| Ok(Box::new(WeightedScore)))
             .fuser("weighted_max", |_| Ok(Box::new(WeightedMax)))
             .fuser("rrf", |r| Ok(Box::new(Rrf::new(r.rrf_k)?)))
@@ -321,7 +323,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "recall.weights.brevity: no ranker is called \"brevity\"; expected bm25, vector, \
-             recency or access"
+             recency, access or spatial"
         );
     }
 
@@ -331,7 +333,15 @@ mod tests {
             .make_rankers(&Config::default())
             .unwrap();
         let got: Vec<_> = rankers.iter().map(|(r, w)| (r.name(), *w)).collect();
-        assert_eq!(got, [("bm25", 1.0), ("vector", 1.0), ("access", 0.4)]);
+        assert_eq!(
+            got,
+            [
+                ("bm25", 1.0),
+                ("vector", 1.0),
+                ("access", 0.4),
+                ("spatial", 1.0)
+            ]
+        );
     }
 
     #[test]

@@ -152,7 +152,8 @@ fn a_weight_for_an_unregistered_ranker_is_refused_by_name() {
     assert_eq!(err.kind(), ErrorKind::Config);
     assert!(err.to_string().contains("recall.weights.brevity"), "{err}");
     assert!(
-        err.to_string().contains("bm25, vector, recency or access"),
+        err.to_string()
+            .contains("bm25, vector, recency, access or spatial"),
         "{err}"
     );
 }

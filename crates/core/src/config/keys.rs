@@ -485,6 +485,8 @@ mod tests {
         table.push(WEIGHT_PREFIX.trim_end_matches('.').to_string());
         table.push(HALF_LIFE_BY_TYPE_PREFIX.trim_end_matches('.').to_string());
         table.push(CALIBRATION_PREFIX.trim_end_matches('.').to_string());
+        // A list of rules, written in the file only ([[recall.boost]]).
+        table.push("recall.boost".to_string());
         table.sort();
         assert_eq!(table, fields);
     }

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::calibrate::Calibration;
 use crate::error::{Error, Result};
-use crate::memory::MemoryType;
+use crate::memory::{Memory, MemoryType, Source};
+use crate::query::MetaCondition;
 
 mod keys;
 
@@ -212,6 +213,111 @@ pub struct RecallConfig {
     /// `relevance` (the estimated probability of relevance × confidence × decay, when the
     /// mode has a calibration).
     pub order: Order,
+    /// Boost rules (`[[recall.boost]]`), applied after fusion in this order: a memory that
+    /// meets a rule has its relevance multiplied by the rule's factor. None by default.
+    pub boost: Vec<Boost>,
+}
+
+/// A boost rule: memories that meet its conditions (all of them) have their relevance
+/// multiplied by `factor` after fusion. The design notes' source weighting, "real-world data
+/// ×1.5 over simulation", is
+///
+/// ```toml
+/// [[recall.boost]]
+/// where = '{"context.env.sim_or_real": "real"}'
+/// factor = 1.5
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "BoostSpec", into = "BoostSpec")]
+pub struct Boost {
+    spec: BoostSpec,
+    conditions: Vec<MetaCondition>,
+}
+
+/// A [`Boost`] as written in the configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BoostSpec {
+    /// Metadata conditions in `--where`'s syntax: `'{"lang": "rust", "n": {"$gte": 2}}'`.
+    #[serde(rename = "where", default, skip_serializing_if = "Option::is_none")]
+    condition: Option<String>,
+    /// Any of these sources.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    sources: Vec<Source>,
+    /// What the relevance of a memory that meets the rule is multiplied by: above 0 (below 1
+    /// lowers it).
+    factor: f64,
+}
+
+impl TryFrom<BoostSpec> for Boost {
+    type Error = Error;
+    fn try_from(spec: BoostSpec) -> Result<Boost> {
+        let conditions = match &spec.condition {
+            Some(json) => MetaCondition::parse_all(json)?,
+            None => Vec::new(),
+        };
+        if conditions.is_empty() && spec.sources.is_empty() {
+            return Err(Error::config(
+                "a boost rule needs a condition: `where` (metadata, as --where takes it) or \
+                 `sources`",
+            ));
+        }
+        if !(spec.factor.is_finite() && spec.factor > 0.0) {
+            return Err(Error::config(format!(
+                "a boost rule's factor must be a number above 0, got {}",
+                spec.factor
+            )));
+        }
+        Ok(Boost { spec, conditions })
+    }
+}
+
+impl From<Boost> for BoostSpec {
+    fn from(b: Boost) -> BoostSpec {
+        b.spec
+    }
+}
+
+impl Boost {
+    /// A rule boosting by `factor` the memories that meet every metadata condition of
+    /// `where_json` (`--where`'s syntax) and come from one of `sources` (any, when empty).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Config`](crate::ErrorKind::Config) for a rule without any condition or a
+    /// factor that is not above 0; [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput)
+    /// for a malformed `where_json`.
+    pub fn new(where_json: Option<&str>, sources: Vec<Source>, factor: f64) -> Result<Boost> {
+        Boost::try_from(BoostSpec {
+            condition: where_json.map(str::to_string),
+            sources,
+            factor,
+        })
+    }
+
+    /// The factor.
+    pub fn factor(&self) -> f64 {
+        self.spec.factor
+    }
+
+    /// Whether `memory` meets the rule.
+    pub fn applies(&self, memory: &Memory) -> bool {
+        (self.spec.sources.is_empty() || self.spec.sources.contains(&memory.source))
+            && self.conditions.iter().all(|c| c.holds(&memory.metadata))
+    }
+
+    /// The rule as written: `where {...}, sources a, b`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(w) = &self.spec.condition {
+            parts.push(format!("where {w}"));
+        }
+        if !self.spec.sources.is_empty() {
+            let names: Vec<String> = self.spec.sources.iter().map(|s| s.to_string()).collect();
+            parts.push(format!("sources {}", names.join(", ")));
+        }
+        parts.join(", ")
+    }
 }
 
 /// The most results one recall returns (`recall.max_results`, `--limit`): a prompt holds a
@@ -264,6 +370,7 @@ impl Default for RecallConfig {
             min_relevance: 0.0,
             calibration: Calibrations::default(),
             order: Order::Score,
+            boost: Vec::new(),
         }
     }
 }
@@ -282,7 +389,8 @@ pub struct Weights(BTreeMap<String, f64>);
 
 impl Default for Weights {
     /// bm25 1.0 (lexical), vector 1.0 (embedding similarity, hybrid only), recency 0.0
-    /// (newest first), access 0.4 (most accessed first).
+    /// (newest first), access 0.4 (most accessed first), spatial 1.0 (nearest first to the
+    /// query's point, when it names one).
     fn default() -> Weights {
         Weights(
             [
@@ -290,6 +398,7 @@ impl Default for Weights {
                 ("vector", 1.0),
                 ("recency", 0.0),
                 ("access", 0.4),
+                ("spatial", 1.0),
             ]
             .into_iter()
             .map(|(n, w)| (n.to_string(), w))
@@ -482,6 +591,48 @@ mod tests {
             (0.5, 1.0, 0.4)
         );
         assert_eq!((w.get("brevity"), w.get("unset")), (2.0, 0.0));
+    }
+
+    #[test]
+    fn boost_rules_are_read_in_order_and_a_bad_one_is_named() {
+        let c: Config = toml::from_str(
+            "[[recall.boost]]\nwhere = '{\"env.kind\": \"real\"}'\nfactor = 1.5\n\
+             [[recall.boost]]\nsources = [\"import\"]\nfactor = 0.5\n",
+        )
+        .unwrap();
+        let rules: Vec<(String, f64)> = c
+            .recall
+            .boost
+            .iter()
+            .map(|b| (b.describe(), b.factor()))
+            .collect();
+        assert_eq!(
+            rules,
+            [
+                (r#"where {"env.kind": "real"}"#.to_string(), 1.5),
+                ("sources import".to_string(), 0.5)
+            ]
+        );
+        // Written back as read.
+        let again: Config = toml::from_str(&toml::to_string(&c).unwrap()).unwrap();
+        assert_eq!(again, c);
+        for (rule, says) in [
+            ("factor = 2", "needs a condition"),
+            ("sources = [\"import\"]\nfactor = 0", "above 0"),
+            ("sources = [\"import\"]\nfactor = nan", "above 0"),
+            (
+                "where = '{\"a\": [1]}'\nfactor = 2",
+                "string, number or boolean",
+            ),
+            ("where = 'lang = rust'\nfactor = 2", "not valid JSON"),
+            ("where = '{\"a\": 1}'\nfactr = 2", "unknown field `factr`"),
+            ("where = '{\"a\": 1}'", "missing field `factor`"),
+        ] {
+            let err = toml::from_str::<Config>(&format!("[[recall.boost]]\n{rule}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{rule}: {err}");
+        }
     }
 
     #[test]

@@ -270,27 +270,9 @@ fn filters_restrict_listing_counting_and_search<S: CandidateSearch + MemoryWrite
     );
 }
 
-/// Whether `m` meets `filter`, by the definition of each field. Metadata conditions compare
-/// values of one type (a string, a number, a boolean); a missing field is unequal to
-/// everything and neither less nor greater.
+/// Whether `m` meets `filter`, by the definition of each field (metadata conditions by
+/// [`MetaCondition::holds`]).
 fn meets(filter: &Filter, m: &crate::Memory) -> bool {
-    use std::cmp::Ordering;
-    let field = |path: &str| {
-        let mut v = m.metadata.get(path.split('.').next()?)?;
-        for key in path.split('.').skip(1) {
-            v = v.get(key)?;
-        }
-        Some(v.clone())
-    };
-    let compare = |c: &MetaCondition| -> Option<Ordering> {
-        use serde_json::Value as J;
-        match (field(&c.path)?, &c.value) {
-            (J::String(a), J::String(b)) => Some(a.as_str().cmp(b.as_str())),
-            (J::Number(a), J::Number(b)) => a.as_f64()?.partial_cmp(&b.as_f64()?),
-            (J::Bool(a), J::Bool(b)) => Some(a.cmp(b)),
-            _ => None,
-        }
-    };
     let same = |a: &Option<String>, b: &Option<String>| b.is_none() || a == b;
     m.status == filter.status_or_default()
         && (filter.namespace.is_none() || filter.namespace.as_ref() == Some(&m.namespace))
@@ -304,17 +286,7 @@ fn meets(filter: &Filter, m: &crate::Memory) -> bool {
         && filter.tags_all.iter().all(|t| m.tags.contains(t))
         && filter.created_after.is_none_or(|t| m.created_at >= t)
         && filter.created_before.is_none_or(|t| m.created_at < t)
-        && filter.metadata.iter().all(|c| {
-            let o = compare(c);
-            match c.op {
-                MetaOp::Eq => o == Some(Ordering::Equal),
-                MetaOp::Ne => o != Some(Ordering::Equal),
-                MetaOp::Lt => o == Some(Ordering::Less),
-                MetaOp::Lte => matches!(o, Some(Ordering::Less | Ordering::Equal)),
-                MetaOp::Gt => o == Some(Ordering::Greater),
-                MetaOp::Gte => matches!(o, Some(Ordering::Greater | Ordering::Equal)),
-            }
-        })
+        && filter.metadata.iter().all(|c| c.holds(&m.metadata))
 }
 
 fn every_filter_field_selects_what_it_says<S: CandidateSearch + MemoryWrite>(s: &mut S) {

@@ -1,0 +1,458 @@
+//! `oro-mem watch`: follows agents' session logs and extracts memories from each session
+//! once it is complete, by the rules of `oro-mem extract`, never reading the same part twice.
+//!
+//! A session log is a JSON-lines transcript (`*.jsonl`: Claude Code's
+//! `~/.claude/projects/<project>/<session>.jsonl`, whose assistant messages are read) or a
+//! plain-text log (`*.log`, `*.txt`, read whole). A session is complete once its file has
+//! not changed for `--idle` seconds. What was read of each file (up to the end of its last
+//! complete line) is kept in a state file beside the store, replaced atomically after the
+//! memories are stored: after a restart, a log is read on from where it was left, and a log
+//! that grew (a session resumed) gives only its new part. A crash between storing and saving
+//! the state reads that part again, and the write path's duplicate check finds each memory
+//! already stored.
+//!
+//! Changes are noticed through the operating system's file events (the `notify` crate:
+//! inotify on Linux, FSEvents on macOS), not by polling the directories.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, SystemTime};
+
+use anyhow::{bail, Context, Result};
+use notify::{RecursiveMode, Watcher};
+use oro_mem_core::extract::{extract as find_memories, Extraction};
+use oro_mem_core::{NewMemory, Source, WriteOutcome};
+use serde::{Deserialize, Serialize};
+
+use crate::args::WatchArgs;
+use crate::{dedup_config, Ctx};
+
+/// The most of a log read at once; a larger remainder is read in several steps.
+const MAX_READ_BYTES: u64 = 64 << 20;
+
+/// How often the pending logs are checked for being complete.
+const TICK: Duration = Duration::from_millis(500);
+
+/// The state file's format version.
+const STATE_VERSION: u32 = 1;
+
+/// What kind of log a file is, by its extension; `None` for files that are not logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// JSON lines, one transcript entry each.
+    Transcript,
+    /// Plain text.
+    Text,
+}
+
+impl Kind {
+    fn of(path: &Path) -> Option<Kind> {
+        match path.extension()?.to_str()? {
+            "jsonl" => Some(Kind::Transcript),
+            "log" | "txt" => Some(Kind::Text),
+            _ => None,
+        }
+    }
+}
+
+/// What was read of one log.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Seen {
+    /// The file's device and inode when it was read: another file at the same path (a log
+    /// rotated or rewritten) is read from its start.
+    dev: u64,
+    ino: u64,
+    /// Bytes read: the end of the last complete line.
+    offset: u64,
+}
+
+/// Every log read so far, by absolute path.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct State {
+    version: u32,
+    files: BTreeMap<PathBuf, Seen>,
+}
+
+impl State {
+    /// The state at `path`; none yet when the file does not exist.
+    fn load(path: &Path) -> Result<State> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(State::default()),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let state: State = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{} is not oro-mem watch's state; move it away to read every log again",
+                path.display()
+            )
+        })?;
+        if state.version != STATE_VERSION {
+            bail!(
+                "{} was written by another version of oro-mem watch (format {}, expected {})",
+                path.display(),
+                state.version,
+                STATE_VERSION
+            );
+        }
+        Ok(state)
+    }
+
+    /// Replaces the state at `path` whole: written beside it, flushed, then renamed over it.
+    fn save(&mut self, path: &Path) -> Result<()> {
+        self.version = STATE_VERSION;
+        let mut tmp = path.as_os_str().to_os_string();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        let write = || -> std::io::Result<()> {
+            let mut f = File::create(&tmp)?;
+            f.write_all(serde_json::to_string_pretty(self)?.as_bytes())?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, path)
+        };
+        write().with_context(|| format!("cannot write {}", path.display()))
+    }
+}
+
+/// What one log gave.
+#[derive(Debug, Default)]
+struct NewPart {
+    /// The session's id: a transcript's `sessionId`, else the file's name without extension.
+    session: String,
+    /// The text the memories are found in.
+    text: String,
+    /// Where the next read starts.
+    offset: u64,
+}
+
+/// Reads what is new in the log at `path` since `seen`: up to the end of its last complete
+/// line, or, for a plain-text log (complete, since it is idle), to its end. `None` when
+/// nothing is new.
+fn read_new(path: &Path, kind: Kind, seen: Option<Seen>) -> Result<Option<(NewPart, Seen)>> {
+    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let same_file = seen.filter(|s| s.dev == meta.dev() && s.ino == meta.ino());
+    // A file shorter than what was read of it was rewritten: read it from its start.
+    let start = same_file
+        .map(|s| s.offset)
+        .filter(|&o| o <= meta.len())
+        .unwrap_or(0);
+    if start == meta.len() {
+        return Ok(None);
+    }
+    file.seek(SeekFrom::Start(start))
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_READ_BYTES)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let complete = match (kind, bytes.iter().rposition(|&b| b == b'\n')) {
+        (Kind::Text, _) if bytes.len() as u64 == meta.len() - start => bytes.len(),
+        (_, Some(newline)) => newline + 1,
+        (_, None) => return Ok(None),
+    };
+    bytes.truncate(complete);
+    let text = String::from_utf8_lossy(&bytes);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let read = match kind {
+        Kind::Text => NewPart {
+            session: stem,
+            text: text.into_owned(),
+            offset: start + complete as u64,
+        },
+        Kind::Transcript => {
+            let (session, text) = assistant_text(&text);
+            NewPart {
+                session: session.unwrap_or(stem),
+                text,
+                offset: start + complete as u64,
+            }
+        }
+    };
+    let seen = Seen {
+        dev: meta.dev(),
+        ino: meta.ino(),
+        offset: read.offset,
+    };
+    Ok(Some((read, seen)))
+}
+
+/// The text of a transcript's assistant messages (a string `message.content`, or its `text`
+/// blocks; tool calls and results are not the agent's words), one message after another,
+/// and the first `sessionId` it names. Lines that are not JSON objects are skipped.
+fn assistant_text(jsonl: &str) -> (Option<String>, String) {
+    let mut session = None;
+    let mut out = String::new();
+    for line in jsonl.lines() {
+        let Ok(entry) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if session.is_none() {
+            session = entry["sessionId"]
+                .as_str()
+                .filter(|s| !s.is_empty())
+                .map(str::to_string);
+        }
+        if entry["type"] != "assistant" {
+            continue;
+        }
+        match &entry["message"]["content"] {
+            serde_json::Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            serde_json::Value::Array(blocks) => {
+                for text in blocks
+                    .iter()
+                    .filter(|b| b["type"] == "text")
+                    .filter_map(|b| b["text"].as_str())
+                {
+                    out.push_str(text);
+                    out.push('\n');
+                }
+            }
+            _ => {}
+        }
+    }
+    (session, out)
+}
+
+/// Every log under `dir`, recursively (symbolic links are not followed).
+fn logs_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    let entries =
+        std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("cannot read {}", dir.display()))?;
+        let kind = entry
+            .file_type()
+            .with_context(|| format!("cannot read {}", entry.path().display()))?;
+        if kind.is_dir() {
+            logs_under(&entry.path(), out)?;
+        } else if kind.is_file() && Kind::of(&entry.path()).is_some() {
+            out.push(entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// True when the file at `path` has not changed for `idle` (a file that is gone is not).
+fn is_idle(path: &Path, idle: Duration) -> bool {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| SystemTime::now().duration_since(t).unwrap_or_default() >= idle)
+}
+
+/// `oro-mem watch`, its state in `state_path`.
+pub fn watch(ctx: &mut Ctx, a: &WatchArgs, state_path: &Path) -> Result<()> {
+    let mut dirs = Vec::with_capacity(a.dirs.len());
+    for d in &a.dirs {
+        let abs = std::fs::canonicalize(d)
+            .with_context(|| format!("cannot watch {}: no such directory", d.display()))?;
+        if !abs.is_dir() {
+            bail!("cannot watch {}: not a directory", d.display());
+        }
+        dirs.push(abs);
+    }
+    let mut state = State::load(state_path)?;
+    let idle = Duration::from_secs(a.idle);
+    let mut pending: Vec<PathBuf> = Vec::new();
+    for d in &dirs {
+        logs_under(d, &mut pending)?;
+    }
+    pending.sort();
+    if a.once {
+        let (ready, busy): (Vec<&PathBuf>, Vec<&PathBuf>) =
+            pending.iter().partition(|p| is_idle(p, idle));
+        for path in ready {
+            process(ctx, a, &mut state, state_path, path)?;
+        }
+        if !busy.is_empty() {
+            eprintln!(
+                "oro-mem: watch: {} log{} changed in the last {} s, left for a later run \
+                 (--idle)",
+                busy.len(),
+                if busy.len() == 1 { "" } else { "s" },
+                a.idle
+            );
+        }
+        return Ok(());
+    }
+
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = Arc::clone(&stop);
+        ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
+            .context("cannot handle SIGINT and SIGTERM")?;
+    }
+    let (tx, rx) = mpsc::channel();
+    let mut watcher = notify::recommended_watcher(move |event| {
+        let _ = tx.send(event);
+    })
+    .context("cannot watch for file changes")?;
+    for d in &dirs {
+        watcher
+            .watch(d, RecursiveMode::Recursive)
+            .with_context(|| format!("cannot watch {}", d.display()))?;
+    }
+    eprintln!(
+        "oro-mem: watching {} for session logs (complete after {} s without a change; \
+         Ctrl-C stops)",
+        dirs.iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        a.idle
+    );
+    let mut pending: HashMap<PathBuf, ()> = pending.into_iter().map(|p| (p, ())).collect();
+    while !stop.load(Ordering::SeqCst) {
+        match rx.recv_timeout(TICK) {
+            Ok(Ok(event)) => {
+                for path in event.paths {
+                    if Kind::of(&path).is_some() {
+                        pending.insert(path, ());
+                    }
+                }
+            }
+            Ok(Err(e)) => eprintln!("oro-mem: watch: {e}"),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => bail!("the file watcher stopped"),
+        }
+        let mut ready: Vec<PathBuf> = pending
+            .keys()
+            .filter(|p| !p.exists() || is_idle(p, idle))
+            .cloned()
+            .collect();
+        ready.sort();
+        for path in ready {
+            pending.remove(&path);
+            if path.is_file() {
+                // One log that cannot be read stops nothing else.
+                if let Err(e) = process(ctx, a, &mut state, state_path, &path) {
+                    eprintln!("oro-mem: watch: {}: {e:#}", path.display());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Extracts and stores what is new in the log at `path`, then records it in the state.
+fn process(
+    ctx: &mut Ctx,
+    a: &WatchArgs,
+    state: &mut State,
+    state_path: &Path,
+    path: &Path,
+) -> Result<()> {
+    let Some(kind) = Kind::of(path) else {
+        return Ok(());
+    };
+    let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let Some((read, seen)) = read_new(path, kind, state.files.get(&key).copied())? else {
+        return Ok(());
+    };
+    let Extraction { memories, rejected } = find_memories(&read.text);
+    for r in &rejected {
+        eprintln!(
+            "oro-mem: watch: {}: [MEMORY] not stored: {}",
+            path.display(),
+            r.reason
+        );
+    }
+    let mut batch: Vec<(NewMemory, Option<_>)> = Vec::with_capacity(memories.len());
+    for found in memories {
+        let mut m = found.memory.source(Source::DaemonExtracted);
+        m.namespace = a.namespace.clone();
+        m.tags.extend(a.tags.iter().cloned());
+        m.worker_id = a.worker_id.clone();
+        m.session = Some(read.session.clone());
+        // A memory that does not validate (too long, say) is reported, not stored; the rest
+        // of the session is.
+        match m.validate() {
+            Ok(()) => batch.push((m, None)),
+            Err(e) => eprintln!("oro-mem: watch: {}: not stored: {e}", path.display()),
+        }
+    }
+    let (mut stored, mut merged, mut skipped) = (0, 0, 0);
+    if !batch.is_empty() {
+        let dedup = dedup_config(ctx.engine.config(), false);
+        for o in ctx.remember(batch, &dedup)?.outcomes {
+            match o {
+                WriteOutcome::Inserted { .. } => stored += 1,
+                WriteOutcome::Merged { .. } => merged += 1,
+                WriteOutcome::Skipped { .. } => skipped += 1,
+            }
+        }
+    }
+    state.files.insert(key, seen);
+    state.save(state_path)?;
+    println!(
+        "{}: session {}: stored {stored}, merged {merged}, skipped {skipped}, rejected {}",
+        path.display(),
+        read.session,
+        rejected.len()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_transcript_gives_its_assistant_text_and_session() {
+        let jsonl = concat!(
+            r#"{"type":"user","sessionId":"s-1","message":{"role":"user","content":"[MEMORY] not the agent's"}}"#,
+            "\n",
+            r#"{"type":"assistant","sessionId":"s-1","message":{"role":"assistant","content":[{"type":"text","text":"Done.\n[MEMORY] a"},{"type":"tool_use","id":"t","name":"Bash","input":{"command":"[MEMORY] no"}}]}}"#,
+            "\n",
+            "not json\n",
+            r#"{"type":"assistant","message":{"content":"I learned that b matters here."}}"#,
+            "\n",
+        );
+        let (session, text) = assistant_text(jsonl);
+        assert_eq!(session.as_deref(), Some("s-1"));
+        assert_eq!(text, "Done.\n[MEMORY] a\nI learned that b matters here.\n");
+    }
+
+    #[test]
+    fn only_complete_lines_are_read_and_a_rewritten_file_from_its_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "{\"a\":1}\n{\"b\":").unwrap();
+        let (read, seen) = read_new(&path, Kind::Transcript, None).unwrap().unwrap();
+        assert_eq!(read.offset, 8);
+        assert_eq!(seen.offset, 8);
+        // Nothing new until the line is complete.
+        assert!(read_new(&path, Kind::Transcript, Some(seen))
+            .unwrap()
+            .is_none());
+        std::fs::write(&path, "{\"a\":1}\n{\"b\":2}\n").unwrap();
+        let (read, again) = read_new(&path, Kind::Transcript, Some(seen))
+            .unwrap()
+            .unwrap();
+        assert_eq!((read.offset, again.offset), (16, 16));
+        // Replaced by a shorter file: read from the start.
+        std::fs::write(&path, "{}\n").unwrap();
+        let (read, _) = read_new(&path, Kind::Transcript, Some(again))
+            .unwrap()
+            .unwrap();
+        assert_eq!(read.offset, 3);
+        // A plain-text log is read to its end.
+        let log = dir.path().join("run.log");
+        std::fs::write(&log, "line one\nI learned that logs end without a newline").unwrap();
+        let (read, _) = read_new(&log, Kind::Text, None).unwrap().unwrap();
+        assert_eq!(read.session, "run");
+        assert!(read.text.ends_with("without a newline"));
+    }
+}
