@@ -132,6 +132,15 @@ pub struct RememberArgs {
     /// of one session lend each other context, and `--session` lists them in time order
     #[arg(long)]
     pub session: Option<String>,
+    /// A short summary (one line), searched beside the text
+    #[arg(long)]
+    pub summary: Option<String>,
+    /// The files it is about (comma-separated paths): a task that names one finds it
+    #[arg(long, value_delimiter = ',', value_name = "PATHS")]
+    pub files: Vec<String>,
+    /// The entities it is about (comma-separated symbols, services, tools)
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub entities: Vec<String>,
     /// Metadata as a JSON object
     #[arg(long, value_name = "JSON")]
     pub metadata: Option<String>,
@@ -278,13 +287,16 @@ pub struct MemoriesArgs {
 pub enum MemoriesCommand {
     /// List memories, newest first
     List(Box<ListArgs>),
-    /// Show one memory in full
+    /// Show one memory in full (counted as a use of it, see --no-touch)
     Show {
         /// Memory id
         id: i64,
         /// Print JSON
         #[arg(long)]
         json: bool,
+        /// Do not count this as a use of the memory
+        #[arg(long)]
+        no_touch: bool,
     },
     /// Delete memories (or archive them with --archive)
     Forget {

@@ -287,6 +287,9 @@ fn remember(mut ctx: Ctx, a: &args::RememberArgs) -> Result<()> {
     m.bead_id = a.bead_id.clone();
     m.worker_id = a.worker_id.clone();
     m.session = a.session.clone();
+    m.summary = a.summary.clone();
+    m.files = a.files.clone();
+    m.entities = a.entities.clone();
     m.pinned = a.pin;
     if let Some(json) = &a.metadata {
         match serde_json::from_str(json) {
@@ -562,8 +565,12 @@ fn memories(mut ctx: Ctx, cmd: &MemoriesCommand) -> Result<()> {
     match cmd {
         MemoriesCommand::List(a) => list(&ctx, a)?,
         MemoriesCommand::Consolidate(a) => return consolidate(ctx, a),
-        MemoriesCommand::Show { id, json } => {
+        MemoriesCommand::Show { id, json, no_touch } => {
             let m = ctx.store.get(*id)?;
+            // Read in full: a use, as MCP's memory_get is.
+            if !no_touch && !ctx.store.is_read_only() {
+                ctx.store.record_used(&[*id], now)?;
+            }
             if *json {
                 println!("{}", serde_json::to_string_pretty(&m)?);
             } else {

@@ -93,6 +93,12 @@ struct RememberArgs {
     session: Option<String>,
     /// 0..1 (default 0.8).
     confidence: Option<f64>,
+    /// A short summary (one line), searched beside the content.
+    summary: Option<String>,
+    /// The files it is about (paths): a task that names one finds it.
+    files: Option<Vec<String>>,
+    /// The entities it is about (symbols, services, tools).
+    entities: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -265,6 +271,9 @@ impl MemoryServer {
             m = m.confidence(c);
         }
         m.session = a.session;
+        m.summary = a.summary;
+        m.files = a.files.unwrap_or_default();
+        m.entities = a.entities.unwrap_or_default();
         self.with(|s| {
             let dedup = s.engine.config().dedup.clone();
             let done = s.remember(vec![(m, None)], &dedup)?;
@@ -312,7 +321,15 @@ impl MemoryServer {
 
     #[tool(description = "Get one memory by id, with its metadata.")]
     fn memory_get(&self, Parameters(a): Parameters<IdArgs>) -> Result<CallToolResult, ErrorData> {
-        match self.with(|s| s.store.get(a.id)) {
+        // An agent reading a memory in full uses it: counted, unless the store is read-only.
+        let got = self.with(|s| -> oro_mem_core::Result<oro_mem_core::Memory> {
+            let m = s.store.get(a.id)?;
+            if !s.store.is_read_only() {
+                s.store.record_used(&[a.id], Timestamp::now())?;
+            }
+            Ok(m)
+        });
+        match got {
             Ok(m) => ok(serde_json::json!(m)),
             Err(e) => tool_error(e),
         }

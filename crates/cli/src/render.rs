@@ -153,6 +153,15 @@ pub fn memory_details(m: &Memory, now: Timestamp) -> String {
     );
     let _ = writeln!(out, "namespace:     {}", m.namespace);
     let _ = writeln!(out, "tags:          {}", m.tags.join(", "));
+    if let Some(summary) = &m.summary {
+        let _ = writeln!(out, "summary:       {summary}");
+    }
+    if !m.files.is_empty() {
+        let _ = writeln!(out, "files:         {}", m.files.join(", "));
+    }
+    if !m.entities.is_empty() {
+        let _ = writeln!(out, "entities:      {}", m.entities.join(", "));
+    }
     let _ = writeln!(out, "source:        {}", m.source);
     let _ = writeln!(out, "confidence:    {}", trim_float(m.confidence));
     let _ = writeln!(
@@ -164,7 +173,8 @@ pub fn memory_details(m: &Memory, now: Timestamp) -> String {
     let _ = writeln!(out, "updated:       {}", m.updated_at);
     let _ = writeln!(
         out,
-        "accessed:      {} times{}",
+        "returned:      {} times by recall\nused:          {} times{}",
+        m.return_count,
         m.access_count,
         m.last_accessed
             .map(|t| format!(", last {t}"))

@@ -135,10 +135,38 @@ fn remember_then_recall_with_explain() {
     );
     assert!(out.contains("x confidence 0.80 x decay"), "{out}");
     assert!(!out.contains("cargo fmt"));
-    // The recall counted as an access.
+    // The recall counted as a return, not a use; reading the memory in full is a use.
     let shown = env.ok(&["memories", "show", "1", "--json"]);
     let m: serde_json::Value = serde_json::from_str(&shown).unwrap();
-    assert_eq!(m["access_count"], 1);
+    assert_eq!(
+        (&m["return_count"], &m["access_count"]),
+        (&1.into(), &0.into())
+    );
+    let shown = env.ok(&["memories", "show", "1", "--json", "--no-touch"]);
+    let m: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(
+        (&m["return_count"], &m["access_count"]),
+        (&1.into(), &1.into())
+    );
+    assert!(m["last_accessed"].is_string(), "{m}");
+    let text = env.ok(&["memories", "show", "1", "--no-touch"]);
+    assert!(
+        text.contains("returned:      1 times by recall\nused:          1 times, last "),
+        "{text}"
+    );
+    // MCP's memory_get is a use too.
+    let (_, answers) = mcp_session(
+        env.cmd(&["mcp"]),
+        &[serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "memory_get", "arguments": {"id": 1}},
+        })
+        .to_string()],
+    );
+    assert_eq!(mcp_tool_text(&answers, 1)["id"], 1);
+    let m: serde_json::Value =
+        serde_json::from_str(&env.ok(&["memories", "show", "1", "--json", "--no-touch"])).unwrap();
+    assert_eq!(m["access_count"], 2, "{m}");
 }
 
 #[test]
@@ -1397,8 +1425,19 @@ fn fixtures_pass_in_fts_mode_and_simple_scoring() {
                 "--no-dedup",
             ];
             let tags = m.tags.join(",");
-            if !tags.is_empty() {
-                args.extend(["--tags", tags.as_str()]);
+            let files = m.files.join(",");
+            let entities = m.entities.join(",");
+            for (flag, value) in [
+                ("--tags", &tags),
+                ("--files", &files),
+                ("--entities", &entities),
+            ] {
+                if !value.is_empty() {
+                    args.extend([flag, value.as_str()]);
+                }
+            }
+            if let Some(summary) = &m.summary {
+                args.extend(["--summary", summary.as_str()]);
             }
             env.ok(&args);
         }
@@ -1434,7 +1473,15 @@ fn fixtures_pass_with_the_in_memory_bm25_index() {
     for (path, case) in fixture_cases() {
         let mut index = oro_mem_rank_bm25::Bm25Index::new();
         for (i, m) in case.memories.iter().enumerate() {
-            index.insert(i as i64 + 1, &format!("{} {}", m.content, m.tags.join(" ")));
+            // The index has one field: files and entities written twice for their weight.
+            let about = format!("{} {}", m.files.join(" "), m.entities.join(" "));
+            let text = format!(
+                "{} {} {} {about} {about}",
+                m.content,
+                m.tags.join(" "),
+                m.summary.as_deref().unwrap_or_default()
+            );
+            index.insert(i as i64 + 1, &text);
         }
         let ids: Vec<i64> = index
             .search(&case.query, 10)
@@ -1841,15 +1888,17 @@ fn inject_prints_the_prompt_section_or_nothing() {
     let out = env.run(&["inject", "--task", "Bake sourdough bread with rye flour"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "");
-    // Injection counts as access unless --no-touch.
+    // Injection counts as a return unless --no-touch.
     env.ok(&["inject", "--task", task]);
     let conn = rusqlite::Connection::open(env.db()).unwrap();
-    let accessed: i64 = conn
-        .query_row("SELECT access_count FROM memories WHERE id = 1", [], |r| {
-            r.get(0)
-        })
+    let counts: (i64, i64) = conn
+        .query_row(
+            "SELECT return_count, access_count FROM memories WHERE id = 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .unwrap();
-    assert_eq!(accessed, 1);
+    assert_eq!(counts, (1, 0));
 }
 
 // ---- eval ----
@@ -3129,4 +3178,92 @@ fn watch_extracts_each_completed_session_once() {
         "",
         "the running watcher recorded what it read"
     );
+}
+
+/// A memory can say what it is about: a summary, files and entities, set by `remember`,
+/// `import`, `extract` and MCP, kept by `export`, and searched with twice a word's weight,
+/// so that a task naming a path or a symbol finds the memory about it.
+#[test]
+fn files_entities_and_summary_make_a_memory_findable_by_what_it_is_about() {
+    let env = Env::new();
+    env.ok(&["remember", "The cache opens lazily on the first read"]);
+    env.ok(&[
+        "remember",
+        "Opening runs every pending migration before the first query",
+        "--files",
+        "src/store.rs, src/schema.rs",
+        "--entities",
+        "Store::open",
+        "--summary",
+        "open migrates",
+    ]);
+    let shown = env.ok(&["memories", "show", "2"]);
+    assert!(
+        shown.contains("files:         src/store.rs, src/schema.rs")
+            && shown.contains("entities:      Store::open")
+            && shown.contains("summary:       open migrates"),
+        "{shown}"
+    );
+    // Words of the task that are only in the files or entities find it.
+    assert_eq!(
+        result_ids(&env.recall_json(&["why is src/store.rs slow?", "--no-touch"])),
+        [2]
+    );
+    // "open" is a word of the other memory too; the entity puts this one first.
+    assert_eq!(
+        result_ids(&env.recall_json(&["Store::open hangs", "--no-touch"])),
+        [2, 1]
+    );
+    let out = env.run(&["remember", "x y z", "--summary", "two\nlines"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("summary must be one line"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Export keeps them; import and extract set them; MCP remember too.
+    let exported = env.ok(&["export"]);
+    assert!(
+        exported.contains(r#""files":["src/store.rs","src/schema.rs"]"#),
+        "{exported}"
+    );
+    let other = Env::new();
+    let file = other.dir.path().join("m.jsonl");
+    std::fs::write(&file, &exported).unwrap();
+    other.ok(&["import", file.to_str().unwrap()]);
+    assert_eq!(
+        result_ids(&other.recall_json(&["src/schema.rs", "--no-touch"])),
+        [2]
+    );
+    let output = other.dir.path().join("agent.txt");
+    std::fs::write(
+        &output,
+        "[MEMORY] type=gotcha files=scripts/release.sh entities=GITHUB_TOKEN: \
+         the release needs a token with the packages scope\n",
+    )
+    .unwrap();
+    other.ok(&["extract", output.to_str().unwrap()]);
+    let v = other.recall_json(&["edit scripts/release.sh", "--no-touch"]);
+    assert_eq!(
+        v["results"][0]["memory"]["entities"][0], "GITHUB_TOKEN",
+        "{v}"
+    );
+    let (_, answers) = mcp_session(
+        other.cmd(&["mcp"]),
+        &[serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "memory_remember", "arguments": {
+                "content": "the deploy job caches the cargo registry",
+                "files": [".github/workflows/deploy.yml"],
+                "entities": ["deploy job"]}},
+        })
+        .to_string()],
+    );
+    let stored = mcp_tool_text(&answers, 1);
+    let id = stored["stored"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{stored}"));
+    let v = other.recall_json(&["deploy.yml", "--no-touch"]);
+    assert_eq!(result_ids(&v), [id], "{v}");
 }

@@ -3,8 +3,9 @@
 //! Two kinds of evidence, in order of trust:
 //!
 //! 1. **Markers**, one per line: `[MEMORY] type=gotcha: ruff --fix must run before pyright`.
-//!    Optional `key=value` attributes (`type`, `tags` comma-separated, `confidence`) end with a
-//!    colon; without attributes the colon is optional and the type is `lesson`. The marker may
+//!    Optional `key=value` attributes (`type`; `tags`, `files` and `entities`
+//!    comma-separated; `confidence`) end with a colon; without attributes the colon is
+//!    optional and the type is `lesson`. The marker may
 //!    follow list bullets or a quote sign and is matched case-insensitively. Source
 //!    `self_report`. A marker that cannot be read (unknown type or attribute, a bad confidence,
 //!    no content) is rejected with the reason, and never guessed at.
@@ -120,6 +121,8 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
     let rest = rest.trim();
     let mut memory_type = MemoryType::Lesson;
     let mut tags = Vec::new();
+    let mut files = Vec::new();
+    let mut entities = Vec::new();
     let mut confidence = None;
     let mut remaining = rest;
     let mut saw_attribute = false;
@@ -138,13 +141,20 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
         };
         match key.to_ascii_lowercase().as_str() {
             "type" => memory_type = value.parse().map_err(|e: crate::Error| e.to_string())?,
-            "tags" => tags.extend(
-                value
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|t| !t.is_empty())
-                    .map(String::from),
-            ),
+            key @ ("tags" | "files" | "entities") => {
+                let list = match key {
+                    "tags" => &mut tags,
+                    "files" => &mut files,
+                    _ => &mut entities,
+                };
+                list.extend(
+                    value
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|t| !t.is_empty())
+                        .map(String::from),
+                );
+            }
             "confidence" => {
                 let c: f64 = value
                     .parse()
@@ -152,11 +162,9 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
                 validate_confidence(c).map_err(|e| e.to_string())?;
                 confidence = Some(c);
             }
-            other => {
-                return Err(format!(
-                    "unknown attribute {other:?} (expected type, tags or confidence)"
-                ))
-            }
+            other => return Err(format!(
+                "unknown attribute {other:?} (expected type, tags, files, entities or confidence)"
+            )),
         }
         remaining = remaining[token_end..].trim_start();
         if last {
@@ -182,6 +190,8 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
     };
     let mut m = NewMemory::new(content, memory_type)
         .tags(tags)
+        .files(files)
+        .entities(entities)
         .source(Source::SelfReport);
     if let Some(c) = confidence {
         m = m.confidence(c);
@@ -363,5 +373,24 @@ mod tests {
     fn nothing_in_plain_text() {
         assert_eq!(extract("All tests pass.\n"), Extraction::default());
         assert_eq!(extract(""), Extraction::default());
+    }
+
+    #[test]
+    fn markers_name_the_files_and_entities_they_are_about() {
+        let found = extract(
+            "[MEMORY] type=gotcha files=src/store.rs,src/schema.rs entities=Store::open: \
+             open runs the migrations first\n",
+        );
+        assert!(found.rejected.is_empty(), "{:?}", found.rejected);
+        let m = &found.memories[0].memory;
+        assert_eq!(m.files, ["src/store.rs", "src/schema.rs"]);
+        assert_eq!(m.entities, ["Store::open"]);
+        assert_eq!(m.content, "open runs the migrations first");
+        let bad = extract("[MEMORY] file=src/x.rs: singular is not an attribute\n");
+        assert!(
+            bad.rejected[0].reason.contains("files"),
+            "{:?}",
+            bad.rejected
+        );
     }
 }

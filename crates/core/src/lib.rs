@@ -44,9 +44,9 @@
 //! #     let n = NewMemory::new("WAL mode needs one writer", MemoryType::Lesson);
 //! #     Memory { id: 0, content: n.content, memory_type: n.memory_type, tags: n.tags,
 //! #         source: n.source, bead_id: None, worker_id: None, session: None,
-//! #         namespace: n.namespace,
+//! #         namespace: n.namespace, summary: None, files: Vec::new(), entities: Vec::new(),
 //! #         metadata: n.metadata, confidence: n.confidence, pinned: true, status: n.status,
-//! #         created_at: Timestamp(0), updated_at: Timestamp(0), access_count: 0,
+//! #         created_at: Timestamp(0), updated_at: Timestamp(0), return_count: 0, access_count: 0,
 //! #         last_accessed: None }
 //! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -127,6 +127,16 @@ pub struct Memory {
     pub session: Option<String>,
     /// Scope; recall searches one namespace at a time.
     pub namespace: String,
+    /// A short summary, searched beside the content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// The files it is about (paths), searched with twice a word's weight.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// The entities it is about (symbols, services, tools), searched with twice a word's
+    /// weight.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entities: Vec<String>,
     /// Arbitrary JSON object.
     pub metadata: serde_json::Map<String, serde_json::Value>,
     /// How much to trust it, in `[0, 1]`.
@@ -139,9 +149,13 @@ pub struct Memory {
     pub created_at: Timestamp,
     /// When it was last changed.
     pub updated_at: Timestamp,
-    /// How many times recall has returned it.
+    /// How many times recall (`recall`, `inject`, MCP search) has returned it.
+    #[serde(default)]
+    pub return_count: u64,
+    /// How many times it was used: read in full by its id (MCP `memory_get`, `memories
+    /// show`). A memory returned often but never used is likely noise.
     pub access_count: u64,
-    /// When recall last returned it.
+    /// When it was last used.
     pub last_accessed: Option<Timestamp>,
 }
 
@@ -174,6 +188,16 @@ pub struct NewMemory {
     /// Scope.
     #[serde(default = "default_namespace")]
     pub namespace: String,
+    /// A short summary, searched beside the content: one line, at most
+    /// [`MAX_SUMMARY_BYTES`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// The files it is about (paths), at most [`MAX_ABOUT`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// The entities it is about (symbols, services, tools), at most [`MAX_ABOUT`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entities: Vec<String>,
     /// Arbitrary JSON object.
     #[serde(default)]
     pub metadata: serde_json::Map<String, serde_json::Value>,
@@ -189,7 +213,11 @@ pub struct NewMemory {
     /// Creation time; `None` means "now".
     #[serde(default)]
     pub created_at: Option<Timestamp>,
-    /// Access count carried over from elsewhere (imports, merges), at most
+    /// Return count carried over from elsewhere (imports, merges), at most
+    /// [`MAX_ACCESS_COUNT`].
+    #[serde(default)]
+    pub return_count: u64,
+    /// Access (use) count carried over from elsewhere (imports, merges), at most
     /// [`MAX_ACCESS_COUNT`].
     #[serde(default)]
     pub access_count: u64,
@@ -197,6 +225,12 @@ pub struct NewMemory {
     #[serde(default)]
     pub last_accessed: Option<Timestamp>,
 }
+
+/// The longest summary, in bytes: a line, not a second content.
+pub const MAX_SUMMARY_BYTES: usize = 500;
+
+/// The most files, and the most entities, one memory is about.
+pub const MAX_ABOUT: usize = 100;
 
 /// The largest access count a memory holds: 2^53, the largest whole number every JSON reader
 /// keeps exact. Stores saturate there rather than overflow.
@@ -227,11 +261,15 @@ impl NewMemory {
             worker_id: None,
             session: None,
             namespace: default_namespace(),
+            summary: None,
+            files: Vec::new(),
+            entities: Vec::new(),
             metadata: serde_json::Map::new(),
             confidence: DEFAULT_CONFIDENCE,
             pinned: false,
             status: Status::Active,
             created_at: None,
+            return_count: 0,
             access_count: 0,
             last_accessed: None,
         }
@@ -271,6 +309,32 @@ impl NewMemory {
         self
     }
 
+    /// Sets the summary.
+    pub fn summary(mut self, summary: impl Into<String>) -> NewMemory {
+        self.summary = Some(summary.into());
+        self
+    }
+
+    /// Sets the files it is about.
+    pub fn files<I, S>(mut self, files: I) -> NewMemory
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.files = files.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the entities it is about.
+    pub fn entities<I, S>(mut self, entities: I) -> NewMemory
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.entities = entities.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// Sets the creation time.
     pub fn created_at(mut self, at: Timestamp) -> NewMemory {
         self.created_at = Some(at);
@@ -283,8 +347,10 @@ impl NewMemory {
     ///
     /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) naming the first bad field:
     /// content empty or only whitespace or invisible characters, confidence not a finite
-    /// number in `[0, 1]`, an empty namespace or session. A session is stored without
-    /// surrounding whitespace.
+    /// number in `[0, 1]`, an empty namespace or session, a summary that is empty, longer than
+    /// [`MAX_SUMMARY_BYTES`] or more than one line, more than [`MAX_ABOUT`] files or entities.
+    /// A session and a summary are stored without surrounding whitespace; files and entities
+    /// as tags are (trimmed, empty ones dropped, each once).
     pub fn validate(&mut self) -> Result<()> {
         if is_blank(&self.content) {
             return Err(Error::invalid_input(if self.content.is_empty() {
@@ -298,11 +364,15 @@ impl NewMemory {
             return Err(Error::invalid_input("memory content contains a NUL byte"));
         }
         validate_confidence(self.confidence)?;
-        if self.access_count > MAX_ACCESS_COUNT {
-            return Err(Error::invalid_input(format!(
-                "access_count {} is above the maximum, {MAX_ACCESS_COUNT}",
-                self.access_count
-            )));
+        for (name, count) in [
+            ("access_count", self.access_count),
+            ("return_count", self.return_count),
+        ] {
+            if count > MAX_ACCESS_COUNT {
+                return Err(Error::invalid_input(format!(
+                    "{name} {count} is above the maximum, {MAX_ACCESS_COUNT}"
+                )));
+            }
         }
         if is_blank(&self.namespace) {
             return Err(Error::invalid_input(
@@ -321,7 +391,44 @@ impl NewMemory {
                 self.session = Some(trimmed.to_string());
             }
         }
+        if let Some(summary) = &self.summary {
+            let trimmed = summary.trim_matches(is_invisible);
+            if trimmed.is_empty() {
+                return Err(Error::invalid_input(
+                    "summary is empty (or only whitespace or invisible characters); leave it \
+                     out for none",
+                ));
+            }
+            if trimmed.len() > MAX_SUMMARY_BYTES || trimmed.contains(['\n', '\r', '\0']) {
+                return Err(Error::invalid_input(format!(
+                    "summary must be one line of at most {MAX_SUMMARY_BYTES} bytes, got {} \
+                     bytes{}",
+                    trimmed.len(),
+                    if trimmed.contains(['\n', '\r']) {
+                        " on several lines"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+            if trimmed.len() != summary.len() {
+                self.summary = Some(trimmed.to_string());
+            }
+        }
         self.tags = normalize_tags(&self.tags);
+        self.files = normalize_tags(&self.files);
+        self.entities = normalize_tags(&self.entities);
+        for (what, list) in [("files", &self.files), ("entities", &self.entities)] {
+            if list.len() > MAX_ABOUT {
+                return Err(Error::invalid_input(format!(
+                    "a memory is about at most {MAX_ABOUT} {what}, got {}",
+                    list.len()
+                )));
+            }
+            if list.iter().any(|x| x.contains('\0')) {
+                return Err(Error::invalid_input(format!("{what} contain a NUL byte")));
+            }
+        }
         Ok(())
     }
 }
@@ -387,11 +494,15 @@ impl From<Memory> for NewMemory {
             worker_id: m.worker_id,
             session: m.session,
             namespace: m.namespace,
+            summary: m.summary,
+            files: m.files,
+            entities: m.entities,
             metadata: m.metadata,
             confidence: m.confidence,
             pinned: m.pinned,
             status: m.status,
             created_at: Some(m.created_at),
+            return_count: m.return_count,
             access_count: m.access_count,
             last_accessed: m.last_accessed,
         }

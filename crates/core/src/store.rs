@@ -397,13 +397,23 @@ pub trait MemoryWrite {
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when there is none.
     fn set_status(&mut self, id: MemoryId, status: Status) -> Result<()>;
 
-    /// Records that recall returned `ids` at `now`.
+    /// Records that recall returned `ids`: `return_count += 1` each, saturating at
+    /// [`MAX_ACCESS_COUNT`](crate::memory::MAX_ACCESS_COUNT).
     ///
     /// # Errors
     ///
     /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails; nothing is
     /// changed then.
-    fn record_access(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()>;
+    fn record_returned(&mut self, ids: &[MemoryId]) -> Result<()>;
+
+    /// Records that `ids` were used at `now` (read in full by id): `access_count += 1` each,
+    /// saturating, and `last_accessed = now`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails; nothing is
+    /// changed then.
+    fn record_used(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()>;
 }
 
 /// Everything the commands need of a store: recall's interfaces, and what the commands do
@@ -570,7 +580,10 @@ impl<T: MemoryStore + ?Sized> MemoryWrite for Box<T> {
         (**self).set_status(id, status)
     }
 
-    fn record_access(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
-        (**self).record_access(ids, now)
+    fn record_returned(&mut self, ids: &[MemoryId]) -> Result<()> {
+        (**self).record_returned(ids)
+    }
+    fn record_used(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
+        (**self).record_used(ids, now)
     }
 }

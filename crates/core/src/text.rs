@@ -17,6 +17,20 @@ pub use crate::stopwords::is_stopword;
 /// thousands of OR branches.
 pub const MAX_QUERY_TERMS: usize = 64;
 
+/// The fields of a memory its lexical index searches, in the index's order, each with the
+/// weight of a match in it (BM25 counts a term `weight` times per occurrence, as FTS5's
+/// `bm25()` weights columns): the text (content, its CJK characters spaced), the tags and the
+/// summary count once; the files and entities a memory is declared to be about count twice,
+/// since a task that names `src/store.rs` or `Store::open` is most likely about the memories
+/// that say they are about it. Both stores index these, so they rank alike.
+pub const LEXICAL_FIELDS: [(&str, u32); 5] = [
+    ("body", 1),
+    ("tags", 1),
+    ("summary", 1),
+    ("files", 2),
+    ("entities", 2),
+];
+
 /// One term of a lexical query ([`query_terms`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Term {

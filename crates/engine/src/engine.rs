@@ -271,7 +271,7 @@ impl Engine {
         recall.warnings = warnings;
         if touch {
             let ids: Vec<_> = recall.results.iter().map(|r| r.memory.id).collect();
-            store.record_access(&ids, query.now)?;
+            store.record_returned(&ids)?;
         }
         Ok(Answer {
             requested_mode: self.config.mode,

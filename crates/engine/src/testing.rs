@@ -35,6 +35,34 @@ pub struct FixtureMemory {
     /// Its tags.
     #[serde(default)]
     pub tags: Vec<String>,
+    /// Its summary.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// The files it is about.
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// The entities it is about.
+    #[serde(default)]
+    pub entities: Vec<String>,
+}
+
+impl FixtureMemory {
+    /// The memory to store.
+    ///
+    /// # Panics
+    ///
+    /// On an unknown type.
+    pub fn to_new(&self) -> oro_mem_core::NewMemory {
+        let mut m = oro_mem_core::NewMemory::new(
+            self.content.as_str(),
+            self.memory_type.parse().expect("a memory type"),
+        )
+        .tags(self.tags.iter().cloned())
+        .files(self.files.iter().cloned())
+        .entities(self.entities.iter().cloned());
+        m.summary = self.summary.clone();
+        m
+    }
 }
 
 /// The workspace's `fixtures/recall` folder.

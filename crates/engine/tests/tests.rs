@@ -234,8 +234,7 @@ fn fixtures_pass_in_every_mode_and_both_stores_answer_alike() {
             let mut answers = Vec::new();
             for (name, s) in &mut stores {
                 for m in &case.memories {
-                    let memory = NewMemory::new(m.content.as_str(), m.memory_type.parse().unwrap())
-                        .tags(m.tags.iter().cloned());
+                    let memory = m.to_new();
                     let done = engine.remember(s, vec![(memory, None)], &off()).unwrap();
                     assert!(done.warnings.is_empty(), "{:?}", done.warnings);
                 }

@@ -14,16 +14,43 @@
 
 use std::collections::HashMap;
 
-use oro_mem_core::text::{is_cjk, spaced_cjk, Term};
+use oro_mem_core::text::{is_cjk, spaced_cjk, Term, LEXICAL_FIELDS};
 use oro_mem_core::{Error, ErrorKind, Result};
 use rusqlite::Connection;
+
+/// A memory's text fields, in the order and with the weights of
+/// [`LEXICAL_FIELDS`]: tags, files and entities as the SQLite store indexes them, their
+/// compact JSON text ([`Fields::json`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Fields<'a> {
+    pub(crate) content: &'a str,
+    pub(crate) tags: &'a str,
+    pub(crate) summary: &'a str,
+    pub(crate) files: &'a str,
+    pub(crate) entities: &'a str,
+}
+
+impl Fields<'_> {
+    /// A list as the SQLite store writes it, compact JSON.
+    pub(crate) fn json(list: &[String]) -> Result<String> {
+        serde_json::to_string(list).map_err(|e| Error::invalid_input(e.to_string()))
+    }
+
+    /// A list read back as jsonb's text, written as the SQLite store writes it.
+    pub(crate) fn json_again(text: &str, what: &str) -> Result<String> {
+        let list: Vec<String> =
+            serde_json::from_str(text).map_err(|e| Error::invalid_input(format!("{what}: {e}")))?;
+        Fields::json(&list)
+    }
+}
 
 /// A memory's text as BM25 sees it.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Document {
-    /// Tokens in content and tags: the document length of BM25 (bigrams not counted).
+    /// Tokens in every field: the document length of BM25 (bigrams not counted).
     pub(crate) len: i32,
-    /// Each term with its frequency, bigrams included.
+    /// Each term with its frequency, bigrams included, each occurrence counted with its
+    /// field's weight.
     pub(crate) terms: Vec<(String, i32)>,
 }
 
@@ -57,28 +84,39 @@ impl Analyzer {
         let conn = Connection::open_in_memory().map_err(analyzer_error)?;
         // The columns and tokenizer of the SQLite store's `memories_fts`.
         conn.execute_batch(
-            "CREATE VIRTUAL TABLE doc USING fts5(body, tags, tokenize = 'porter unicode61');
+            "CREATE VIRTUAL TABLE doc USING fts5(body, tags, summary, files, entities, \
+                                                 tokenize = 'porter unicode61');
              CREATE VIRTUAL TABLE doc_terms USING fts5vocab(doc, 'instance');",
         )
         .map_err(analyzer_error)?;
         Ok(Analyzer { conn })
     }
 
-    /// Inserts `rows` (`(body, tags)`, rowids from 1), calls `read` with the tokens of each
+    /// Inserts `rows` (rowids from 1), calls `read` with the tokens of each
     /// `(row, column, token)` in order of row, column and position, and rolls the insert back.
     fn tokens<T>(
         &self,
-        rows: &[(&str, &str)],
+        rows: &[Fields<'_>],
         read: impl FnOnce(Vec<(i64, String, String)>) -> T,
     ) -> Result<T> {
         let tx = self.conn.unchecked_transaction().map_err(analyzer_error)?;
         {
             let mut insert = tx
-                .prepare_cached("INSERT INTO doc (rowid, body, tags) VALUES (?1, ?2, ?3)")
+                .prepare_cached(
+                    "INSERT INTO doc (rowid, body, tags, summary, files, entities) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                )
                 .map_err(analyzer_error)?;
-            for (i, (body, tags)) in rows.iter().enumerate() {
+            for (i, f) in rows.iter().enumerate() {
                 insert
-                    .execute(rusqlite::params![i as i64 + 1, body, tags])
+                    .execute(rusqlite::params![
+                        i as i64 + 1,
+                        f.content,
+                        f.tags,
+                        f.summary,
+                        f.files,
+                        f.entities
+                    ])
                     .map_err(analyzer_error)?;
             }
         }
@@ -93,17 +131,24 @@ impl Analyzer {
         Ok(read(tokens))
     }
 
-    /// The terms of a memory with `content` and `tags` (as their JSON text, the way the
-    /// SQLite store indexes them).
-    pub(crate) fn document(&self, content: &str, tags: &str) -> Result<Document> {
-        let spaced = spaced_cjk(content);
-        let body = spaced.as_deref().unwrap_or(content);
-        self.tokens(&[(body, tags)], |tokens| {
+    /// The terms of a memory with `fields`.
+    pub(crate) fn document(&self, fields: &Fields<'_>) -> Result<Document> {
+        let spaced = spaced_cjk(fields.content);
+        let body = Fields {
+            content: spaced.as_deref().unwrap_or(fields.content),
+            ..*fields
+        };
+        self.tokens(&[body], |tokens| {
             let mut counts: HashMap<String, i32> = HashMap::new();
             let mut previous: Option<&str> = None;
             for (_, column, token) in &tokens {
-                *counts.entry(token.clone()).or_default() += 1;
-                // The instance table lists every position, so consecutive rows are adjacent.
+                let weight = LEXICAL_FIELDS
+                    .iter()
+                    .find(|(name, _)| name == column)
+                    .map_or(1, |&(_, w)| i32::try_from(w).unwrap_or(i32::MAX));
+                *counts.entry(token.clone()).or_default() += weight;
+                // The instance table lists every position, so consecutive rows are adjacent;
+                // a CJK bigram is a phrase of the text's own.
                 if let Some(p) = previous.filter(|p| column == "body" && is_cjk_token(p)) {
                     if is_cjk_token(token) {
                         *counts.entry(bigram(p, token)).or_default() += 1;
@@ -134,7 +179,13 @@ impl Analyzer {
                 Term::Cjk(c) => spaced_cjk(c).unwrap_or_else(|| c.clone()),
             })
             .collect();
-        let rows: Vec<(&str, &str)> = phrases.iter().map(|p| (p.as_str(), "")).collect();
+        let rows: Vec<Fields<'_>> = phrases
+            .iter()
+            .map(|p| Fields {
+                content: p,
+                ..Fields::default()
+            })
+            .collect();
         self.tokens(&rows, |tokens| {
             let mut out: Vec<Vec<String>> = vec![Vec::new(); phrases.len()];
             for (row, _, token) in tokens {
@@ -160,18 +211,29 @@ mod tests {
     fn stems_folds_and_counts_like_fts5() {
         let a = Analyzer::new().unwrap();
         let d = a
-            .document("Running runners ran; CAFÉ café", r#"["db","ops"]"#)
+            .document(&Fields {
+                content: "Running runners ran; CAFÉ café",
+                tags: r#"["db","ops"]"#,
+                summary: "ops runbook",
+                files: r#"["src/db.rs"]"#,
+                entities: r#"["Db::open"]"#,
+            })
             .unwrap();
-        assert_eq!(d.len, 7);
+        assert_eq!(d.len, 14);
+        // Files and entities count twice.
         assert_eq!(
             d.terms,
             [
                 ("cafe".to_string(), 2),
-                ("db".to_string(), 1),
-                ("op".to_string(), 1),
+                ("db".to_string(), 5),
+                ("op".to_string(), 2),
+                ("open".to_string(), 2),
                 ("ran".to_string(), 1),
+                ("rs".to_string(), 2),
                 ("run".to_string(), 1),
+                ("runbook".to_string(), 1),
                 ("runner".to_string(), 1),
+                ("src".to_string(), 2),
             ]
         );
         assert_eq!(
@@ -183,7 +245,13 @@ mod tests {
     #[test]
     fn cjk_is_indexed_per_character_and_bigram() {
         let a = Analyzer::new().unwrap();
-        let d = a.document("数据库 lock", "[]").unwrap();
+        let d = a
+            .document(&Fields {
+                content: "数据库 lock",
+                tags: "[]",
+                ..Fields::default()
+            })
+            .unwrap();
         assert_eq!(d.len, 4);
         let terms: Vec<&str> = d.terms.iter().map(|(t, _)| t.as_str()).collect();
         assert_eq!(terms, ["lock", "库", "据", "据 库", "数", "数 据"]);
@@ -195,29 +263,41 @@ mod tests {
 
     proptest! {
         /// Every phrase of a query scores, by FTS5's formula over these terms and lengths,
-        /// what FTS5's own `bm25()` gives on an index of the same two documents: the same
-        /// tokens, lengths, frequencies and document counts.
+        /// what FTS5's own `bm25()`, with the fields' weights, gives on an index of the same
+        /// two documents: the same tokens, lengths, weighted frequencies and document counts.
         #[test]
         fn terms_give_fts5s_scores(
             doc in "[a-zA-Zé数据库 .,-]{1,60}",
-            query in "[a-zA-Zé数据库 .,-]{1,30}",
+            summary in "[a-zA-Z ]{0,20}",
+            files in "[a-zA-Z/._ ]{0,20}",
+            entities in "[a-zA-Z:_ ]{0,20}",
+            query in "[a-zA-Zé数据库 .,:/-]{1,30}",
         ) {
             let a = Analyzer::new().unwrap();
             let terms = query_terms(&query);
             let keys = a.query(&terms).unwrap();
             let other = "Running 数据 café filler words about a database";
-            let docs = [a.document(&doc, "[]").unwrap(), a.document(other, "[]").unwrap()];
+            let first = Fields {
+                content: &doc, tags: "[]", summary: &summary, files: &files, entities: &entities,
+            };
+            let second = Fields { content: other, tags: "[]", ..Fields::default() };
+            let docs = [a.document(&first).unwrap(), a.document(&second).unwrap()];
             let conn = Connection::open_in_memory().unwrap();
             conn.execute_batch(
-                "CREATE VIRTUAL TABLE t USING fts5(body, tags, tokenize = 'porter unicode61');",
+                "CREATE VIRTUAL TABLE t USING fts5(body, tags, summary, files, entities, \
+                                                    tokenize = 'porter unicode61');",
             ).unwrap();
-            for (rowid, text) in [(1, doc.as_str()), (2, other)] {
-                let body = spaced_cjk(text).unwrap_or(text.to_string());
+            for (rowid, f) in [(1, first), (2, second)] {
+                let body = spaced_cjk(f.content).unwrap_or(f.content.to_string());
                 conn.execute(
-                    "INSERT INTO t (rowid, body, tags) VALUES (?1, ?2, '[]')",
-                    rusqlite::params![rowid, body],
+                    "INSERT INTO t (rowid, body, tags, summary, files, entities) \
+                     VALUES (?1, ?2, '[]', ?3, ?4, ?5)",
+                    rusqlite::params![rowid, body, f.summary, f.files, f.entities],
                 ).unwrap();
             }
+            let weights: Vec<String> =
+                LEXICAL_FIELDS.iter().map(|(_, w)| w.to_string()).collect();
+            let bm25 = format!("bm25(t, {})", weights.join(", "));
             let tf = |d: &Document, key: &str| {
                 d.terms.iter().find(|(t, _)| t == key).map_or(0.0, |(_, n)| f64::from(*n))
             };
@@ -230,7 +310,7 @@ mod tests {
                 };
                 let fts5: Option<f64> = conn
                     .query_row(
-                        "SELECT -bm25(t) FROM t WHERE t MATCH ?1 AND rowid = 1",
+                        &format!("SELECT -{bm25} FROM t WHERE t MATCH ?1 AND rowid = 1"),
                         [&phrase],
                         |r| r.get(0),
                     )

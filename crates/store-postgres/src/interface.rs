@@ -107,8 +107,12 @@ impl MemoryWrite for Store {
         Store::set_status(self, id, status)
     }
 
-    fn record_access(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
-        Store::record_access(self, ids, now)
+    fn record_returned(&mut self, ids: &[MemoryId]) -> Result<()> {
+        Store::record_returned(self, ids)
+    }
+
+    fn record_used(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
+        Store::record_used(self, ids, now)
     }
 }
 

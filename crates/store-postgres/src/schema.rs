@@ -12,7 +12,7 @@ use oro_mem_core::{Error, ErrorKind, Result};
 use crate::store::{pg_error, Context};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// Migration `i` takes the schema from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -132,6 +132,19 @@ const MIGRATIONS: &[&str] = &[
         memory_id bigint PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
         until     bigint NOT NULL
     );
+    "#,
+    // 2: a summary and the files and entities a memory is about, indexed with the weights of
+    // `text::LEXICAL_FIELDS` (their postings are written with the memory's; no memory had
+    // any before, so nothing is indexed again); and how many times recall returned a memory
+    // apart from how many times it was used (`access_count`, which counted returns until
+    // now, so it gives every memory's return count so far).
+    r#"
+    ALTER TABLE memories
+        ADD COLUMN summary  text,
+        ADD COLUMN files    jsonb NOT NULL DEFAULT '[]' CHECK (jsonb_typeof(files) = 'array'),
+        ADD COLUMN entities jsonb NOT NULL DEFAULT '[]' CHECK (jsonb_typeof(entities) = 'array'),
+        ADD COLUMN return_count bigint NOT NULL DEFAULT 0 CHECK (return_count >= 0);
+    UPDATE memories SET return_count = access_count;
     "#,
 ];
 

@@ -44,10 +44,11 @@ impl<T> Context<T> for std::result::Result<T, postgres::Error> {
 /// The columns [`memory_from_row`] reads, in order, qualified with `m.`.
 pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.content, m.type, m.tags, m.source, m.bead_id, \
      m.worker_id, m.namespace, m.metadata, m.confidence, m.pinned, m.status, m.created_at, \
-     m.updated_at, m.access_count, m.last_accessed, m.session";
+     m.updated_at, m.access_count, m.last_accessed, m.session, m.summary, m.files, m.entities, \
+     m.return_count";
 
 /// Number of columns in [`MEMORY_COLUMNS`].
-pub(crate) const MEMORY_COLUMN_COUNT: usize = 17;
+pub(crate) const MEMORY_COLUMN_COUNT: usize = 21;
 
 fn bad_row(what: &str, e: impl std::fmt::Display) -> Error {
     Error::new(
@@ -62,6 +63,9 @@ pub(crate) fn memory_from_row(row: &Row) -> Result<Memory> {
     let tags: serde_json::Value = row.try_get(3).context("cannot read memory")?;
     let metadata: serde_json::Value = row.try_get(8).context("cannot read memory")?;
     let access: i64 = row.try_get(14).context("cannot read memory")?;
+    let returned: i64 = row.try_get(20).context("cannot read memory")?;
+    let files: serde_json::Value = row.try_get(18).context("cannot read memory")?;
+    let entities: serde_json::Value = row.try_get(19).context("cannot read memory")?;
     Ok(Memory {
         id: row.try_get(0).context("cannot read memory")?,
         content: get(1)?,
@@ -77,12 +81,16 @@ pub(crate) fn memory_from_row(row: &Row) -> Result<Memory> {
         status: get(11)?.parse().map_err(|e| bad_row("status", e))?,
         created_at: Timestamp(row.try_get(12).context("cannot read memory")?),
         updated_at: Timestamp(row.try_get(13).context("cannot read memory")?),
+        return_count: (returned.max(0) as u64).min(MAX_ACCESS_COUNT),
         access_count: (access.max(0) as u64).min(MAX_ACCESS_COUNT),
         last_accessed: row
             .try_get::<_, Option<i64>>(15)
             .context("cannot read memory")?
             .map(Timestamp),
         session: row.try_get(16).context("cannot read memory")?,
+        summary: row.try_get(17).context("cannot read memory")?,
+        files: serde_json::from_value(files).map_err(|e| bad_row("files", e))?,
+        entities: serde_json::from_value(entities).map_err(|e| bad_row("entities", e))?,
     })
 }
 
@@ -535,14 +543,36 @@ impl Store {
         Ok(())
     }
 
-    /// Records that recall returned `ids`: `access_count += 1` (saturating at
-    /// [`MAX_ACCESS_COUNT`]), `last_accessed = now`, in one statement. Rows are locked in id
-    /// order, so two processes recording at once wait for each other instead of deadlocking.
+    /// Records that recall returned `ids`: `return_count += 1` (saturating at
+    /// [`MAX_ACCESS_COUNT`]), in one statement. Rows are locked in id order, so two processes
+    /// recording at once wait for each other instead of deadlocking.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::Storage`] when PostgreSQL fails; nothing is changed then.
-    pub fn record_access(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
+    pub fn record_returned(&mut self, ids: &[MemoryId]) -> Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        self.client()?
+            .execute(
+                "UPDATE memories m SET return_count = least(m.return_count + 1, $2) \
+                 FROM (SELECT id FROM memories WHERE id = ANY($1) ORDER BY id FOR UPDATE) l \
+                 WHERE m.id = l.id",
+                &[&ids, &(MAX_ACCESS_COUNT as i64)],
+            )
+            .context("cannot record access")?;
+        Ok(())
+    }
+
+    /// Records that `ids` were used: `access_count += 1` (saturating at
+    /// [`MAX_ACCESS_COUNT`]), `last_accessed = now`, in one statement, rows locked in id
+    /// order.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when PostgreSQL fails; nothing is changed then.
+    pub fn record_used(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
         if ids.is_empty() {
             return Ok(());
         }

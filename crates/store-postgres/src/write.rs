@@ -14,7 +14,7 @@ use oro_mem_core::{Error, Memory, MemoryId, NewMemory, Result, Timestamp};
 use pgvector::Vector;
 use postgres::Transaction;
 
-use crate::analyze::{Analyzer, Document};
+use crate::analyze::{Analyzer, Document, Fields};
 use crate::search::{bm25_with, model_id, nearest};
 use crate::sql::Params;
 use crate::store::{memory_from_row, to_i64, Context, Store, MEMORY_COLUMNS};
@@ -93,9 +93,16 @@ fn insert(
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut models: std::collections::HashMap<(&str, usize), i32> = Default::default();
     for (&(m, e), &id) in batch.iter().zip(&ids) {
-        let tags =
-            serde_json::to_string(&m.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
-        let doc = analyzer.document(&m.content, &tags)?;
+        let tags = Fields::json(&m.tags)?;
+        let files = Fields::json(&m.files)?;
+        let entities = Fields::json(&m.entities)?;
+        let doc = analyzer.document(&Fields {
+            content: &m.content,
+            tags: &tags,
+            summary: m.summary.as_deref().unwrap_or_default(),
+            files: &files,
+            entities: &entities,
+        })?;
         let created = m.created_at.unwrap_or(now).as_second();
         let model = match e {
             Some(e) => Some(match models.get(&(e.model.as_str(), e.vector.len())) {
@@ -125,8 +132,13 @@ fn insert(
         cols.updated.push(created.max(now.as_second()));
         cols.access
             .push(m.access_count.min(MAX_ACCESS_COUNT) as i64);
+        cols.returned
+            .push(m.return_count.min(MAX_ACCESS_COUNT) as i64);
         cols.last.push(m.last_accessed.map(Timestamp::as_second));
         cols.session.push(m.session.clone());
+        cols.summary.push(m.summary.clone());
+        cols.files.push(files);
+        cols.entities.push(entities);
         cols.len.push(doc.len);
         cols.embedding
             .push(e.as_ref().map(|e| Vector::from(e.vector.clone())));
@@ -141,17 +153,21 @@ fn insert(
     tx.execute(
         "INSERT INTO memories (id, content, type, tags, source, bead_id, worker_id, namespace, \
          metadata, confidence, pinned, status, created_at, updated_at, access_count, \
-         last_accessed, session, lex_len, embedding, embedding_model_id) \
+         last_accessed, session, lex_len, embedding, embedding_model_id, summary, files, \
+         entities, return_count) \
          SELECT id, content, type, tags::jsonb, source, bead_id, worker_id, namespace, metadata, \
                 confidence, pinned, status, created_at, updated_at, access_count, \
-                last_accessed, session, lex_len, embedding, embedding_model_id \
+                last_accessed, session, lex_len, embedding, embedding_model_id, summary, \
+                files::jsonb, entities::jsonb, return_count \
          FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
                      $7::text[], $8::text[], $9::jsonb[], $10::float8[], $11::bool[], \
                      $12::text[], $13::int8[], $14::int8[], $15::int8[], $16::int8[], \
-                     $17::text[], $18::int4[], $19::vector[], $20::int4[]) \
+                     $17::text[], $18::int4[], $19::vector[], $20::int4[], $21::text[], \
+                     $22::text[], $23::text[], $24::int8[]) \
               AS u(id, content, type, tags, source, bead_id, worker_id, namespace, metadata, \
                    confidence, pinned, status, created_at, updated_at, access_count, \
-                   last_accessed, session, lex_len, embedding, embedding_model_id)",
+                   last_accessed, session, lex_len, embedding, embedding_model_id, summary, \
+                   files, entities, return_count)",
         &[
             &cols.id,
             &cols.content,
@@ -173,6 +189,10 @@ fn insert(
             &cols.len,
             &cols.embedding,
             &cols.model,
+            &cols.summary,
+            &cols.files,
+            &cols.entities,
+            &cols.returned,
         ],
     )
     .context("cannot insert memories")?;
@@ -214,6 +234,10 @@ struct Columns {
     len: Vec<i32>,
     embedding: Vec<Option<Vector>>,
     model: Vec<Option<i32>>,
+    summary: Vec<Option<String>>,
+    files: Vec<String>,
+    entities: Vec<String>,
+    returned: Vec<i64>,
 }
 
 fn store_embedding(tx: &mut Transaction<'_>, id: MemoryId, model: &str, v: &[f32]) -> Result<u64> {
@@ -397,13 +421,15 @@ fn fold_into(
             "UPDATE memories SET \
                confidence = greatest(confidence, $2), \
                access_count = least(access_count + $3, $8), \
+               return_count = least(return_count + $9, $8), \
                pinned = pinned OR $4, \
                last_accessed = nullif(greatest(coalesce(last_accessed, 0), coalesce($5::int8, 0)), 0), \
                tags = (SELECT coalesce(jsonb_agg(v ORDER BY v), '[]'::jsonb) FROM \
                         (SELECT jsonb_array_elements_text(memories.tags) AS v \
                          UNION SELECT jsonb_array_elements_text($6::text::jsonb)) u), \
                updated_at = $7 \
-             WHERE id = $1 RETURNING content, tags::text, lex_len",
+             WHERE id = $1 \
+             RETURNING content, tags::text, lex_len, summary, files::text, entities::text",
             &[
                 &keep,
                 &drop.confidence,
@@ -413,17 +439,25 @@ fn fold_into(
                 &tags,
                 &Timestamp::now().as_second(),
                 &(MAX_ACCESS_COUNT as i64),
+                &(drop.return_count.min(MAX_ACCESS_COUNT) as i64),
             ],
         )
         .context("cannot merge memories")?;
     let (content, merged_tags, old_len): (String, String, i32) =
         (row.get(0), row.get(1), row.get(2));
-    // The tags as the SQLite store writes them (compact JSON), whatever jsonb prints.
-    let merged: Vec<String> = serde_json::from_str(&merged_tags)
-        .map_err(|e| Error::invalid_input(format!("merged tags: {e}")))?;
-    let merged = serde_json::to_string(&merged).map_err(|e| Error::invalid_input(e.to_string()))?;
+    let summary: Option<String> = row.get(3);
+    // The lists as the SQLite store writes them (compact JSON), whatever jsonb prints.
+    let merged = Fields::json_again(&merged_tags, "merged tags")?;
+    let files = Fields::json_again(row.get(4), "files")?;
+    let entities = Fields::json_again(row.get(5), "entities")?;
     // Indexed afresh: the postings of the new tags, the length and the store's token total.
-    let doc = analyzer.document(&content, &merged)?;
+    let doc = analyzer.document(&Fields {
+        content: &content,
+        tags: &merged,
+        summary: summary.as_deref().unwrap_or_default(),
+        files: &files,
+        entities: &entities,
+    })?;
     tx.execute("DELETE FROM lex_postings WHERE memory_id = $1", &[&keep])
         .context("cannot merge memories")?;
     tx.execute(
@@ -582,17 +616,25 @@ impl Store {
                 .context("cannot rebuild the full-text index")?;
             let rows = tx
                 .query(
-                    "SELECT id, content, tags::text FROM memories ORDER BY id",
+                    "SELECT id, content, tags::text, summary, files::text, entities::text \
+                     FROM memories ORDER BY id",
                     &[],
                 )
                 .context("cannot rebuild the full-text index")?;
             for row in &rows {
                 let id: MemoryId = row.get(0);
-                let tags: Vec<String> = serde_json::from_str(row.get::<_, &str>(2))
-                    .map_err(|e| Error::invalid_input(format!("tags of memory {id}: {e}")))?;
-                let tags = serde_json::to_string(&tags)
-                    .map_err(|e| Error::invalid_input(e.to_string()))?;
-                let doc = self.analyzer.document(row.get(1), &tags)?;
+                let of = |what: &str| format!("{what} of memory {id}");
+                let tags = Fields::json_again(row.get(2), &of("tags"))?;
+                let files = Fields::json_again(row.get(4), &of("files"))?;
+                let entities = Fields::json_again(row.get(5), &of("entities"))?;
+                let summary: Option<&str> = row.get(3);
+                let doc = self.analyzer.document(&Fields {
+                    content: row.get(1),
+                    tags: &tags,
+                    summary: summary.unwrap_or_default(),
+                    files: &files,
+                    entities: &entities,
+                })?;
                 tx.execute(
                     "UPDATE memories SET lex_len = $2 WHERE id = $1",
                     &[&id, &doc.len],

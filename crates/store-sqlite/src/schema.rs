@@ -6,6 +6,8 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
+use oro_mem_core::text::LEXICAL_FIELDS;
+
 use crate::store::SqlContext;
 use crate::vectors;
 
@@ -121,6 +123,12 @@ const MIGRATIONS: &[&str] = &[
     // adds the column only where it is missing. Read-only access to an older schema sees
     // every session as NULL (`store::shim_session`).
     "",
+    // 9: a summary and the files and entities a memory is about, searched with their own
+    // weights (`text::LEXICAL_FIELDS`), and how many times recall returned a memory apart
+    // from how many times it was used (`access_count`): made by `add_about`, which adds the
+    // columns where they are missing and rebuilds the full-text index with them. Read-only
+    // access to an older schema sees none (`store::shim_session`).
+    "",
 ];
 
 /// The schema version this build writes.
@@ -138,6 +146,7 @@ fn step_to(version: u32) -> Option<fn(&Connection) -> oro_mem_core::Result<()>> 
         // The sign bits of the chunks an older version wrote, from their codes.
         7 => Some(vectors::fill_missing_bits),
         8 => Some(add_session),
+        9 => Some(add_about),
         _ => None,
     }
 }
@@ -163,6 +172,98 @@ fn add_session(conn: &Connection) -> oro_mem_core::Result<()> {
     )
     .context(context)
 }
+
+/// Migration 9: the `summary`, `files`, `entities` and `return_count` columns (those
+/// missing), and the full-text index over the first three too, rebuilt from every memory.
+/// Until this version `access_count` counted what recall returned: that is the return count
+/// of every memory so far (whether they were used cannot be known).
+fn add_about(conn: &Connection) -> oro_mem_core::Result<()> {
+    let context = "cannot add the summary, files, entities and return_count columns";
+    for (column, definition) in [
+        (
+            "return_count",
+            "INTEGER NOT NULL DEFAULT 0 CHECK (return_count >= 0)",
+        ),
+        ("summary", "TEXT"),
+        (
+            "files",
+            "TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(files) AND json_type(files) = 'array')",
+        ),
+        (
+            "entities",
+            "TEXT NOT NULL DEFAULT '[]' \
+             CHECK (json_valid(entities) AND json_type(entities) = 'array')",
+        ),
+    ] {
+        let has: bool = conn
+            .query_row(
+                "SELECT count(*) > 0 FROM pragma_table_info('memories') WHERE name = ?1",
+                [column],
+                |r| r.get(0),
+            )
+            .context(context)?;
+        if !has {
+            conn.execute_batch(&format!(
+                "ALTER TABLE memories ADD COLUMN {column} {definition}"
+            ))
+            .context(context)?;
+            if column == "return_count" {
+                conn.execute_batch("UPDATE memories SET return_count = access_count")
+                    .context(context)?;
+            }
+        }
+    }
+    conn.execute_batch(FTS_WITH_ABOUT).context(context)?;
+    // `rank` (and so every score the store reads) weighs each column as the field it holds.
+    let weights: Vec<String> = LEXICAL_FIELDS
+        .iter()
+        .map(|(_, w)| format!("{w}.0"))
+        .collect();
+    conn.execute(
+        "INSERT INTO memories_fts (memories_fts, rank) VALUES ('rank', ?1)",
+        [format!("bm25({})", weights.join(", "))],
+    )
+    .context(context)?;
+    Ok(())
+}
+
+/// The full-text index of schema 9: external content through a view, as in migration 2,
+/// with a column per field of [`oro_mem_core::text::LEXICAL_FIELDS`].
+const FTS_WITH_ABOUT: &str = r#"
+    DROP TRIGGER IF EXISTS memories_fts_insert;
+    DROP TRIGGER IF EXISTS memories_fts_delete;
+    DROP TRIGGER IF EXISTS memories_fts_update;
+    DROP TABLE IF EXISTS memories_fts;
+    DROP VIEW IF EXISTS memories_fts_source;
+    CREATE VIEW memories_fts_source AS
+        SELECT id, coalesce(fts_text, content) AS body, tags, summary, files, entities
+          FROM memories;
+    CREATE VIRTUAL TABLE memories_fts USING fts5(
+        body, tags, summary, files, entities,
+        content = 'memories_fts_source', content_rowid = 'id',
+        tokenize = 'porter unicode61'
+    );
+    CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO memories_fts (rowid, body, tags, summary, files, entities)
+        VALUES (new.id, coalesce(new.fts_text, new.content), new.tags, new.summary,
+                new.files, new.entities);
+    END;
+    CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, body, tags, summary, files, entities)
+        VALUES ('delete', old.id, coalesce(old.fts_text, old.content), old.tags, old.summary,
+                old.files, old.entities);
+    END;
+    CREATE TRIGGER memories_fts_update
+    AFTER UPDATE OF content, fts_text, tags, summary, files, entities ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, body, tags, summary, files, entities)
+        VALUES ('delete', old.id, coalesce(old.fts_text, old.content), old.tags, old.summary,
+                old.files, old.entities);
+        INSERT INTO memories_fts (rowid, body, tags, summary, files, entities)
+        VALUES (new.id, coalesce(new.fts_text, new.content), new.tags, new.summary,
+                new.files, new.entities);
+    END;
+    INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');
+"#;
 
 /// Applies every migration the database lacks; returns the versions it went from and to.
 pub(crate) fn migrate(conn: &mut Connection) -> Result<(u32, u32), MigrateError> {

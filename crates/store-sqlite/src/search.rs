@@ -48,10 +48,10 @@ impl Store {
         }
         let w = Where::from_filter(filter)?;
         let sql = format!(
-            "SELECT {MEMORY_COLUMNS}, -bm25(memories_fts) \
+            "SELECT {MEMORY_COLUMNS}, -memories_fts.rank \
              FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid \
              WHERE memories_fts MATCH ? AND {} \
-             ORDER BY bm25(memories_fts) LIMIT ?",
+             ORDER BY memories_fts.rank LIMIT ?",
             w.sql
         );
         let params = std::iter::once(rusqlite::types::Value::Text(fts))

@@ -68,9 +68,7 @@ pub(crate) fn similar(
     }
     let q = phrases.join(" OR ");
     let own: Option<f64> = conn
-        .prepare_cached(
-            "SELECT -bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid = ?2",
-        )
+        .prepare_cached("SELECT -rank FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid = ?2")
         .and_then(|mut s| s.query_row(params![q, self_id], |r| r.get(0)).optional())
         .context("cannot score duplicate")?;
     let Some(own) = own.filter(|s| *s > 0.0) else {
@@ -153,9 +151,7 @@ fn essential_matches(
         .collect();
     // A memory's score over the essential terms alone, plus less than `sum` from the others.
     let mut s = conn
-        .prepare_cached(
-            "SELECT rowid, -bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?1",
-        )
+        .prepare_cached("SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH ?1")
         .context("cannot find duplicates")?;
     let mut hopeful: Vec<MemoryId> = Vec::new();
     let mut rows = s
@@ -176,7 +172,7 @@ fn essential_matches(
     let exact = if hopeful.len() <= SEEK_AT_MOST {
         let mut one = conn
             .prepare_cached(
-                "SELECT -bm25(memories_fts) FROM memories_fts \
+                "SELECT -rank FROM memories_fts \
                  WHERE memories_fts MATCH ?1 AND rowid = ?2",
             )
             .context("cannot find duplicates")?;
@@ -202,7 +198,7 @@ fn essential_matches(
         );
         let mut s = conn
             .prepare_cached(
-                "SELECT rowid, -bm25(memories_fts) FROM memories_fts \
+                "SELECT rowid, -rank FROM memories_fts \
                  WHERE memories_fts MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2))",
             )
             .context("cannot find duplicates")?;
@@ -286,11 +282,11 @@ fn best_matches(
     }
     let mut s = conn
         .prepare_cached(
-            "SELECT m.id, -bm25(memories_fts) FROM memories_fts \
+            "SELECT m.id, -memories_fts.rank FROM memories_fts \
              JOIN memories m ON m.id = memories_fts.rowid \
              WHERE memories_fts MATCH ?1 AND m.id <> ?2 AND m.namespace = ?3 \
                AND m.status = 'active' \
-             ORDER BY bm25(memories_fts) LIMIT ?4",
+             ORDER BY memories_fts.rank LIMIT ?4",
         )
         .context("cannot find duplicates")?;
     let rows = s

@@ -60,16 +60,25 @@ fn is_read_only(e: &rusqlite::Error) -> bool {
 /// reading uses is there from this version on (later versions add only what writers use).
 pub const READ_ONLY_FROM: u32 = 4;
 
-/// Lets this build read a schema from before version 8, which has no `session` column,
-/// without writing to it: a temporary view named `memories`, which SQLite resolves before the
-/// table of the same name, adds the column as NULL (no memory of an older store has a
-/// session). Only the connection sees it, and it lives in memory.
+/// Lets this build read a schema from before version 9 (no `summary`, `files`, `entities` or
+/// `return_count` columns; before version 8, no `session` either) without writing to it: a
+/// temporary view named `memories`, which SQLite resolves before the table of the same name,
+/// adds the missing columns as none (no memory of an older store has them), and the return
+/// count as the access count (which counted returns then). Only the connection sees it, and
+/// it lives in memory.
 pub(crate) fn shim_session(conn: &Connection, version: u32) -> Result<()> {
-    if version >= 8 {
-        return Ok(());
-    }
-    conn.execute_batch("CREATE TEMP VIEW memories AS SELECT *, NULL AS session FROM main.memories")
-        .context("cannot read a store of an older schema")
+    let missing = match version {
+        9.. => return Ok(()),
+        8 => "NULL AS summary, '[]' AS files, '[]' AS entities, access_count AS return_count",
+        _ => {
+            "NULL AS session, NULL AS summary, '[]' AS files, '[]' AS entities, \
+             access_count AS return_count"
+        }
+    };
+    conn.execute_batch(&format!(
+        "CREATE TEMP VIEW memories AS SELECT *, {missing} FROM main.memories"
+    ))
+    .context("cannot read a store of an older schema")
 }
 
 /// oro-mem's `PRAGMA application_id`, "oro-" in ASCII: set by schema version 6, it tells an
@@ -508,13 +517,43 @@ impl Store {
         tx.commit().context("cannot commit")
     }
 
-    /// Records that recall returned `ids`: `access_count += 1` (saturating at
+    /// Records that recall returned `ids`: `return_count += 1` (saturating at
+    /// [`MAX_ACCESS_COUNT`]), in one transaction.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails; nothing is changed then.
+    pub fn record_returned(&mut self, ids: &[MemoryId]) -> Result<()> {
+        self.add_to_counts(
+            ids,
+            "UPDATE memories SET return_count = min(return_count + 1, ?2) WHERE id = ?1",
+            None,
+        )
+    }
+
+    /// Records that `ids` were used: `access_count += 1` (saturating at
     /// [`MAX_ACCESS_COUNT`]), `last_accessed = now`, in one transaction.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::Storage`] when SQLite fails; nothing is changed then.
-    pub fn record_access(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
+    pub fn record_used(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
+        self.add_to_counts(
+            ids,
+            "UPDATE memories SET access_count = min(access_count + 1, ?2), last_accessed = ?3 \
+             WHERE id = ?1",
+            Some(now),
+        )
+    }
+
+    /// Runs `update` (parameters: the id, [`MAX_ACCESS_COUNT`], and `now` if given) for each
+    /// of `ids`, in one transaction.
+    fn add_to_counts(
+        &mut self,
+        ids: &[MemoryId],
+        update: &str,
+        now: Option<Timestamp>,
+    ) -> Result<()> {
         if ids.is_empty() {
             return Ok(());
         }
@@ -523,15 +562,14 @@ impl Store {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .context("cannot start write transaction")?;
         {
-            let mut stmt = tx
-                .prepare_cached(
-                    "UPDATE memories SET access_count = min(access_count + 1, ?3), \
-                     last_accessed = ?2 WHERE id = ?1",
-                )
-                .context("cannot record access")?;
+            let mut stmt = tx.prepare_cached(update).context("cannot record access")?;
+            let max = MAX_ACCESS_COUNT as i64;
             for id in ids {
-                stmt.execute(params![id, now.as_second(), MAX_ACCESS_COUNT as i64])
-                    .context("cannot record access")?;
+                match now {
+                    Some(now) => stmt.execute(params![id, max, now.as_second()]),
+                    None => stmt.execute(params![id, max]),
+                }
+                .context("cannot record access")?;
             }
         }
         tx.commit().context("cannot commit")

@@ -253,12 +253,17 @@ fn a_row_with_a_broken_access_count_is_still_read_and_others_are_untouched() {
         assert_eq!(s.get(1).unwrap().access_count, expected, "{value}");
         assert_eq!(s.get(2).unwrap().access_count, 0);
     }
-    // Touching saturates instead of overflowing.
+    // Counting saturates instead of overflowing.
     s.connection()
-        .execute(&format!("UPDATE memories SET access_count = {max}"), [])
+        .execute(
+            &format!("UPDATE memories SET access_count = {max}, return_count = {max}"),
+            [],
+        )
         .unwrap();
-    s.record_access(&[1, 2], Timestamp(5)).unwrap();
-    assert_eq!(s.get(2).unwrap().access_count, max);
+    s.record_used(&[1, 2], Timestamp(5)).unwrap();
+    s.record_returned(&[1, 2]).unwrap();
+    let m = s.get(2).unwrap();
+    assert_eq!((m.access_count, m.return_count), (max, max));
 }
 
 #[test]
@@ -368,7 +373,9 @@ fn a_store_opened_read_only_reads_and_refuses_every_write() {
         .remember_batch(vec![lesson("another")], &no_dedup())
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::ReadOnly, "{err}");
-    let err = s.record_access(&[1], Timestamp(5)).unwrap_err();
+    let err = s.record_returned(&[1]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ReadOnly, "{err}");
+    let err = s.record_used(&[1], Timestamp(5)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::ReadOnly, "{err}");
     drop(s);
     assert_eq!(std::fs::read(&path).unwrap(), before, "nothing written");
@@ -439,10 +446,10 @@ fn not_a_database_is_a_clear_error() {
 }
 
 #[test]
-fn record_access_counts_and_list_orders() {
+fn uses_are_counted_and_listed_most_used_first() {
     let mut s = store_with(&["one thing", "two things", "three things"]);
-    s.record_access(&[2, 3], Timestamp(500)).unwrap();
-    s.record_access(&[3], Timestamp(600)).unwrap();
+    s.record_used(&[2, 3], Timestamp(500)).unwrap();
+    s.record_used(&[3], Timestamp(600)).unwrap();
     let m = s.get(3).unwrap();
     assert_eq!((m.access_count, m.last_accessed), (2, Some(Timestamp(600))));
     let l = s
@@ -499,7 +506,8 @@ fn consolidate_merges_near_duplicates_and_archives_stale() {
         )
         .unwrap()
         .id();
-    s.record_access(&[a], Timestamp(0)).unwrap();
+    s.record_used(&[a], Timestamp(0)).unwrap();
+    s.record_returned(&[a]).unwrap();
     let now = Timestamp::now();
     let cfg = ConsolidateConfig::default();
     let dry = s.consolidate(&cfg, now, true).unwrap();
@@ -510,7 +518,7 @@ fn consolidate_merges_near_duplicates_and_archives_stale() {
 
     s.consolidate(&cfg, now, false).unwrap();
     let kept = s.get(b).unwrap();
-    assert_eq!(kept.access_count, 1);
+    assert_eq!((kept.access_count, kept.return_count), (1, 1));
     assert_eq!(kept.tags.len(), 2);
     assert_eq!(s.get(a).unwrap_err().kind(), ErrorKind::NotFound);
     assert_eq!(s.get(stale).unwrap().status, Status::Archived);

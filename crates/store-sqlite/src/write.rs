@@ -446,12 +446,16 @@ fn insert(conn: &Connection, m: &NewMemory, now: Timestamp) -> Result<MemoryId> 
     let tags = serde_json::to_string(&m.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
     let metadata =
         serde_json::to_string(&m.metadata).map_err(|e| Error::invalid_input(e.to_string()))?;
+    let files = serde_json::to_string(&m.files).map_err(|e| Error::invalid_input(e.to_string()))?;
+    let entities =
+        serde_json::to_string(&m.entities).map_err(|e| Error::invalid_input(e.to_string()))?;
     let created = m.created_at.unwrap_or(now).as_second();
     conn.prepare_cached(
         "INSERT INTO memories (content, type, tags, source, bead_id, worker_id, namespace, \
          metadata, confidence, pinned, status, created_at, updated_at, access_count, \
-         last_accessed, fts_text, session) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+         last_accessed, fts_text, session, summary, files, entities, return_count) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, \
+                 ?18, ?19, ?20, ?21)",
     )
     .and_then(|mut s| {
         s.execute(params![
@@ -472,6 +476,10 @@ fn insert(conn: &Connection, m: &NewMemory, now: Timestamp) -> Result<MemoryId> 
             m.last_accessed.map(Timestamp::as_second),
             spaced_cjk(&m.content),
             m.session,
+            m.summary,
+            files,
+            entities,
+            m.return_count.min(MAX_ACCESS_COUNT) as i64,
         ])
     })
     .context("cannot insert memory")?;
@@ -650,6 +658,7 @@ fn fold_into(conn: &Connection, keep: MemoryId, drop: &Memory) -> Result<()> {
         "UPDATE memories SET \
            confidence = max(confidence, ?2), \
            access_count = min(access_count + ?3, ?8), \
+           return_count = min(return_count + ?9, ?8), \
            pinned = max(pinned, ?4), \
            last_accessed = nullif(max(coalesce(last_accessed, 0), coalesce(?5, 0)), 0), \
            tags = (SELECT json_group_array(value) FROM \
@@ -666,6 +675,7 @@ fn fold_into(conn: &Connection, keep: MemoryId, drop: &Memory) -> Result<()> {
             tags,
             Timestamp::now().as_second(),
             MAX_ACCESS_COUNT as i64,
+            drop.return_count.min(MAX_ACCESS_COUNT) as i64,
         ],
     )
     .context("cannot merge memories")?;

@@ -77,8 +77,11 @@ async def run(binary, workdir):
             ))
             assert only["results"] == [], only
 
+            # The search returned it (once); getting it is a use, counted from the next read.
             got = ok(await session.call_tool("memory_get", {"id": mid}))
             assert got["content"] == "ruff --fix must run before pyright", got
+            assert got["return_count"] == 1 and got["access_count"] == 0, got
+            got = ok(await session.call_tool("memory_get", {"id": mid}))
             assert got["access_count"] == 1, got
 
             # Bad arguments: tool errors that say what was wrong; the server lives on.

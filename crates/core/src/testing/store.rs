@@ -44,6 +44,7 @@ pub fn store_conformance<S: MemoryStore>(mut make: impl FnMut() -> S) {
     filters_restrict_listing_counting_and_search(&mut make());
     every_filter_field_selects_what_it_says(&mut make());
     lexical_search_ranks_and_never_fails_on_text(&mut make());
+    files_entities_and_summary_are_searched_with_their_weights(&mut make());
     writes_change_what_they_say(&mut make());
     invalid_batches_write_nothing(&mut make());
     duplicates_are_merged_or_skipped(&mut make());
@@ -207,6 +208,69 @@ fn written_memories_read_back<S: CandidateSearch + MemoryWrite>(s: &mut S) {
         missing.kind(),
         ErrorKind::NotFound,
         "an unknown id is NotFound"
+    );
+}
+
+/// The summary, files and entities of a memory are kept and searched, a file or an entity
+/// counting twice a word of the text ([`crate::text::LEXICAL_FIELDS`]).
+fn files_entities_and_summary_are_searched_with_their_weights<S: CandidateSearch + MemoryWrite>(
+    s: &mut S,
+) {
+    let ids = insert(
+        s,
+        vec![
+            NewMemory::new("the store opens lazily", MemoryType::Lesson),
+            NewMemory::new("the cache opens lazily", MemoryType::Lesson).files(["src/store.rs"]),
+            NewMemory::new("the index opens lazily", MemoryType::Lesson).entities(["Store::open"]),
+            NewMemory::new("the queue opens lazily", MemoryType::Lesson)
+                .summary("a slow first store write"),
+            NewMemory::new("unrelated words entirely here", MemoryType::Lesson),
+        ],
+    );
+    let about = s.get(ids[1]).expect("get");
+    assert_eq!(about.files, ["src/store.rs"], "files read back");
+    let entity = s.get(ids[2]).expect("get");
+    assert_eq!(entity.entities, ["Store::open"], "entities read back");
+    let summarized = s.get(ids[3]).expect("get");
+    assert_eq!(
+        summarized.summary.as_deref(),
+        Some("a slow first store write")
+    );
+    let found = s
+        .lexical_candidates("store", &Filter::default(), 10)
+        .expect("search");
+    let score = |id| {
+        found
+            .iter()
+            .find(|(m, _)| m.id == id)
+            .map(|(_, score)| *score)
+    };
+    for id in &ids[..4] {
+        assert!(
+            score(*id).is_some(),
+            "memory {id} is found by \"store\": {found:?}"
+        );
+    }
+    assert!(score(ids[4]).is_none());
+    // A word of the text, or the summary, counts once; a file's or an entity's twice, which
+    // outweighs the longer document they make.
+    assert!(
+        score(ids[1]) > score(ids[0]) && score(ids[2]) > score(ids[0]),
+        "files and entities weigh more than the text: {found:?}"
+    );
+    let by_path = s
+        .lexical_candidates("what breaks in src/store.rs?", &Filter::default(), 10)
+        .expect("search");
+    assert_eq!(
+        by_path[0].0.id, ids[1],
+        "a path finds the memory about it: {by_path:?}"
+    );
+    let by_symbol = s
+        .lexical_candidates("fix Store::open", &Filter::default(), 10)
+        .expect("search");
+    assert_eq!(
+        by_symbol[0].0.id, ids[2],
+        "a symbol finds the memory about it: {by_symbol:?}"
     );
 }
 
@@ -525,13 +589,22 @@ fn writes_change_what_they_say<S: CandidateSearch + MemoryWrite>(s: &mut S) {
     );
     s.set_pinned(ids[0], true).expect("pin");
     assert!(s.get(ids[0]).expect("get").pinned);
-    s.record_access(&ids[..1], Timestamp(5_000))
-        .expect("record access");
+    s.record_returned(&ids).expect("record returns");
+    s.record_returned(&ids[..1]).expect("record returns");
     let m = s.get(ids[0]).expect("get");
     assert_eq!(
-        (m.access_count, m.last_accessed),
-        (1, Some(Timestamp(5_000)))
+        (m.return_count, m.access_count, m.last_accessed),
+        (2, 0, None),
+        "returned is not used"
     );
+    s.record_used(&ids[..1], Timestamp(5_000))
+        .expect("record use");
+    let m = s.get(ids[0]).expect("get");
+    assert_eq!(
+        (m.return_count, m.access_count, m.last_accessed),
+        (2, 1, Some(Timestamp(5_000)))
+    );
+    assert_eq!(s.get(ids[1]).expect("get").return_count, 1);
     s.forget(ids[1]).expect("forget");
     assert_eq!(
         s.get(ids[1]).expect_err("forgotten").kind(),
@@ -933,7 +1006,11 @@ fn everything_is_exported_and_merges_back_once<S: MemoryStore>(s: &mut S, other:
         .created_at(Timestamp(5_000));
     a.bead_id = Some("bead".into());
     a.worker_id = Some("worker".into());
+    a.summary = Some("what an export keeps".into());
+    a.files = vec!["src/export.rs".into()];
+    a.entities = vec!["Store::for_each".into(), "OtherMemory".into()];
     a.access_count = 3;
+    a.return_count = 7;
     a.last_accessed = Some(Timestamp(6_000));
     a.pinned = true;
     a.metadata = serde_json::json!({"env": {"kind": "real"}})
