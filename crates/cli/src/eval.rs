@@ -182,6 +182,7 @@ fn ranking_only(config: &mut Config, depth: usize) {
     r.min_score = 0.0;
     r.hybrid_min_score = 0.0;
     r.min_relevance = 0.0;
+    r.abstain_below = 0.0;
     r.near_duplicate = f64::INFINITY;
 }
 

@@ -132,6 +132,13 @@ pub fn funnel(recall: &Recall, min_similarity: f64) -> String {
             recall.below_relevance
         );
     }
+    if recall.unsure > 0 {
+        let _ = write!(
+            s,
+            ", {} withheld (the best below recall.abstain_below)",
+            recall.unsure
+        );
+    }
     let _ = write!(
         s,
         ", {} shown (count, budget, near-duplicates)",

@@ -162,9 +162,12 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
                 validate_confidence(c).map_err(|e| e.to_string())?;
                 confidence = Some(c);
             }
-            other => return Err(format!(
-                "unknown attribute {other:?} (expected type, tags, files, entities or confidence)"
-            )),
+            other => {
+                return Err(format!(
+                    "unknown attribute {other:?} \
+                     (expected type, tags, files, entities or confidence)"
+                ))
+            }
         }
         remaining = remaining[token_end..].trim_start();
         if last {

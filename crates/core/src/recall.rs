@@ -122,6 +122,14 @@ pub enum Abstention {
         /// The bar they had to reach (`recall.min_relevance`).
         min_relevance: f64,
     },
+    /// Memories matched, but the best of them was not likely enough to be relevant for the
+    /// query to be answered at all.
+    Unsure {
+        /// The best estimated probability of relevance among them.
+        best: f64,
+        /// The bar the best had to reach (`recall.abstain_below`).
+        abstain_below: f64,
+    },
 }
 
 impl Abstention {
@@ -130,7 +138,7 @@ impl Abstention {
         match self {
             Abstention::NoCandidates => "no_candidates",
             Abstention::FilteredOut { .. } => "filtered_out",
-            Abstention::BelowRelevance { .. } => "below_relevance",
+            Abstention::BelowRelevance { .. } | Abstention::Unsure { .. } => "below_relevance",
         }
     }
 }
@@ -153,6 +161,13 @@ impl Serialize for Abstention {
                 m.serialize_entry("best", best)?;
                 m.serialize_entry("min_relevance", min_relevance)?;
             }
+            Abstention::Unsure {
+                best,
+                abstain_below,
+            } => {
+                m.serialize_entry("best", best)?;
+                m.serialize_entry("abstain_below", abstain_below)?;
+            }
         }
         m.end()
     }
@@ -174,6 +189,14 @@ impl std::fmt::Display for Abstention {
                 f,
                 "no memory is likely relevant: the best estimated relevance is {best:.2}, \
                  below recall.min_relevance = {min_relevance}"
+            ),
+            Abstention::Unsure {
+                best,
+                abstain_below,
+            } => write!(
+                f,
+                "no memory is likely enough relevant: the best estimated relevance is \
+                 {best:.2}, below recall.abstain_below = {abstain_below}"
             ),
         }
     }
@@ -198,6 +221,9 @@ pub struct Recall {
     /// Recall estimates only the candidates it looks at, in score order, until it has
     /// `max_results`; with `order = "relevance"` it estimates every one.
     pub below_relevance: usize,
+    /// How many results were withheld because the best of them was below
+    /// `recall.abstain_below`.
+    pub unsure: usize,
     /// Why nothing was returned, when nothing was.
     pub abstained: Option<Abstention>,
     /// The lists (rankers, by name) that ranked at least one candidate, in pipeline order.
@@ -361,12 +387,28 @@ impl Pipeline {
             .map(|s| self.explained(s, &inputs, &context, &boosted))
             .collect();
         out.below_relevance = below.count;
+        let gate = self.recall.abstain_below;
+        if gate > 0.0 && estimator.is_some() && !out.results.is_empty() {
+            let best = out
+                .results
+                .iter()
+                .filter_map(|r| r.probability)
+                .fold(below.best, f64::max);
+            if best < gate {
+                out.unsure = out.results.len();
+                out.results.clear();
+                out.abstained = Some(Abstention::Unsure {
+                    best,
+                    abstain_below: gate,
+                });
+            }
+        }
         if let Some(best) = out.results.first().map(|r| r.raw_score) {
             for r in &mut out.results {
                 r.score = r.raw_score / best;
             }
         }
-        if out.results.is_empty() {
+        if out.results.is_empty() && out.abstained.is_none() {
             out.abstained = Some(if out.candidates == 0 {
                 Abstention::NoCandidates
             } else if out.below_relevance > 0 {
@@ -1442,6 +1484,47 @@ mod tests {
         );
         assert_eq!(plain.results[0].probability, None);
         assert!(plain.results[0].features.is_empty());
+    }
+
+    #[test]
+    fn a_query_whose_best_result_is_unlikely_is_answered_with_nothing() {
+        let gated = |bar: f64| {
+            let mut p = calibrated(0.0, Order::Score);
+            p.recall.abstain_below = bar;
+            p
+        };
+        let cands = || {
+            vec![
+                candidate(1, "the login test is flaky on CI", 3.0),
+                candidate(2, "login page colours", 1.0),
+            ]
+        };
+        let open = run_query(&gated(0.0), "flaky login test", cands());
+        let p: Vec<f64> = open.results.iter().map(|r| r.probability.unwrap()).collect();
+        // A bar between the two estimates: the query is answered, the weaker result kept.
+        let between = (p[0] + p[1]) / 2.0;
+        let answered = run_query(&gated(between), "flaky login test", cands());
+        assert_eq!(answered.results.len(), 2);
+        assert_eq!((answered.unsure, answered.abstained.as_ref()), (0, None));
+        // A bar above the best: nothing, and why.
+        let bar = (p[0] + 1.0) / 2.0;
+        let r = run_query(&gated(bar), "flaky login test", cands());
+        assert!(r.results.is_empty());
+        assert_eq!(r.unsure, 2);
+        assert_eq!(
+            r.abstained,
+            Some(Abstention::Unsure {
+                best: p[0],
+                abstain_below: bar
+            })
+        );
+        let json = serde_json::to_value(r.abstained.as_ref().unwrap()).unwrap();
+        assert_eq!(json["reason"], "below_relevance");
+        assert!(json["message"].as_str().unwrap().contains("abstain_below"));
+        // Without a calibration there is no estimate to abstain on.
+        let mut plain = pipeline(RecallConfig::default());
+        plain.recall.abstain_below = 0.99;
+        assert_eq!(run_query(&plain, "flaky login test", cands()).results.len(), 2);
     }
 
     #[test]

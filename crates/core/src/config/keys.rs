@@ -263,6 +263,12 @@ pub const KEYS: &[Key] = &[
         |c| c.recall.min_relevance,
         |c, v| c.recall.min_relevance = v,
     ),
+    number(
+        "recall.abstain_below",
+        Domain::Unit,
+        |c| c.recall.abstain_below,
+        |c, v| c.recall.abstain_below = v,
+    ),
     text(
         "recall.order",
         Domain::Choice(&["score", "relevance"]),

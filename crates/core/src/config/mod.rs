@@ -207,6 +207,11 @@ pub struct RecallConfig {
     /// ("database timeout" for "SQLite lock contention: ..."). The benchmarks have no such
     /// pairs to fit on.
     pub min_relevance: f64,
+    /// When the best result's estimated probability of relevance (see `calibration`) is
+    /// below this, recall returns nothing and says why: the query is likely about nothing the
+    /// store knows. Unlike `min_relevance`, it drops no result of a query it answers. 0 (the
+    /// default) answers every query.
+    pub abstain_below: f64,
     /// The relevance model of each mode (see [`crate::calibrate`]).
     pub calibration: Calibrations,
     /// What orders the results: `score` (the fused score × confidence × decay) or
@@ -368,6 +373,7 @@ impl Default for RecallConfig {
             session_context: 0.2,
             session_window: 2,
             min_relevance: 0.0,
+            abstain_below: 0.0,
             calibration: Calibrations::default(),
             order: Order::Score,
             boost: Vec::new(),
