@@ -1500,7 +1500,11 @@ mod tests {
             ]
         };
         let open = run_query(&gated(0.0), "flaky login test", cands());
-        let p: Vec<f64> = open.results.iter().map(|r| r.probability.unwrap()).collect();
+        let p: Vec<f64> = open
+            .results
+            .iter()
+            .map(|r| r.probability.unwrap())
+            .collect();
         // A bar between the two estimates: the query is answered, the weaker result kept.
         let between = (p[0] + p[1]) / 2.0;
         let answered = run_query(&gated(between), "flaky login test", cands());
@@ -1524,7 +1528,10 @@ mod tests {
         // Without a calibration there is no estimate to abstain on.
         let mut plain = pipeline(RecallConfig::default());
         plain.recall.abstain_below = 0.99;
-        assert_eq!(run_query(&plain, "flaky login test", cands()).results.len(), 2);
+        assert_eq!(
+            run_query(&plain, "flaky login test", cands()).results.len(),
+            2
+        );
     }
 
     #[test]
