@@ -203,20 +203,20 @@ spatial = 1.0           # nearest first to recall --near's point (nothing withou
 # no estimate, and min_relevance does nothing.
 # The shipped models were fitted on SciFact train and LoCoMo dev by scripts/fit-calibration.
 [recall.calibration.fts]
-intercept = -11.6088
-coverage = 4.6715
-fused = 2.8149
-lexical_share = 2.8149
-query_terms = 1.0398
+intercept = -11.6777
+coverage = 4.698
+fused = 3.0242
+lexical_share = 2.0265
+query_terms = 1.2246
 
 [recall.calibration.hybrid]
-intercept = -12.3584
-coverage = 3.2023
-fused = 2.5597
-lexical_share = 2.8165
-query_terms = 0.6984
-vector = 1.9609
-vector_share = 2.332
+intercept = -12.2136
+coverage = 3.3314
+fused = 2.2834
+lexical_share = 2.145
+query_terms = 0.8926
+vector = 1.5094
+vector_share = 2.5463
 
 [recall.calibration.vector]
 

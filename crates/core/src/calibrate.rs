@@ -22,7 +22,8 @@ pub const INTERCEPT: &str = "intercept";
 
 /// How much of one text the other holds, in `[0, 1]`: the larger of the share of the
 /// query's terms found in the memory and the share of the memory's terms found in the query
-/// (stemmed, as the full-text index matches them). The second keeps a short memory that is
+/// (stemmed, as the full-text index matches them; the memory's text is all the index searches:
+/// content, tags, summary, files and entities). The second keeps a short memory that is
 /// wholly about part of a long task ("ruff --fix must run before pyright" for "Set up ruff
 /// and pyright linting for the Python service") from looking like a chance match.
 pub const COVERAGE: &str = "coverage";

@@ -795,7 +795,7 @@ impl<'a> Estimator<'a> {
             };
             f.set(sf.share.as_str(), share);
         }
-        f.set(COVERAGE, self.terms.coverage(&memory.content));
+        f.set(COVERAGE, self.terms.coverage(&searched_text(memory)));
         f.set(QUERY_TERMS, self.query_terms);
         let boost = self
             .boosts
@@ -819,6 +819,27 @@ impl<'a> Estimator<'a> {
         s.probability = self.calibration.probability(&f);
         s.features = f;
     }
+}
+
+/// The text of `memory` the lexical index searches: its content, and its tags, summary, files
+/// and entities when it has any.
+fn searched_text(memory: &Memory) -> std::borrow::Cow<'_, str> {
+    let about = memory
+        .tags
+        .iter()
+        .chain(memory.summary.iter())
+        .chain(&memory.files)
+        .chain(&memory.entities);
+    let mut about = about.peekable();
+    if about.peek().is_none() {
+        return std::borrow::Cow::Borrowed(&memory.content);
+    }
+    let mut text = memory.content.clone();
+    for part in about {
+        text.push('\n');
+        text.push_str(part);
+    }
+    std::borrow::Cow::Owned(text)
 }
 
 /// A memory past the select stage, as it will be returned.
@@ -1484,6 +1505,19 @@ mod tests {
         );
         assert_eq!(plain.results[0].probability, None);
         assert!(plain.results[0].features.is_empty());
+    }
+
+    #[test]
+    fn coverage_reads_everything_the_index_searches() {
+        let mut about = memory(1, "open runs the migrations first");
+        about.files = vec!["src/store.rs".into()];
+        about.entities = vec!["Store::open".into()];
+        let r = run_query(
+            &calibrated(0.0, Order::Score),
+            "src/store.rs",
+            vec![(Candidate::new(about), Some(1.0), None)],
+        );
+        assert_eq!(r.results[0].features.get(COVERAGE), Some(1.0));
     }
 
     #[test]
