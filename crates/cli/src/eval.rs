@@ -210,9 +210,12 @@ fn import(dataset: &Dataset, now: Option<Timestamp>, postgres: Option<&str>) -> 
             .iter()
             .map(|d| {
                 let at = d.created_at.unwrap_or(undated);
-                let mut m = NewMemory::new(d.content(), MemoryType::Lesson)
+                // A title is the memory's summary, searched with its own weight
+                // (text::LEXICAL_FIELDS).
+                let mut m = NewMemory::new(d.body(), MemoryType::Lesson)
                     .source(Source::Import)
                     .created_at(at);
+                m.summary = d.summary().map(str::to_string);
                 if let Some(ns) = &d.namespace {
                     m = m.namespace(ns.clone());
                 }

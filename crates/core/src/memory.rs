@@ -226,6 +226,16 @@ pub struct NewMemory {
     pub last_accessed: Option<Timestamp>,
 }
 
+/// The text a memory's embedding is made from: its summary, a blank line, then its content;
+/// its content alone when it has no summary. (Both stores build the same text for
+/// [`MemoryWrite::claim_unembedded`](crate::MemoryWrite::claim_unembedded).)
+pub fn embedded_text<'a>(summary: Option<&str>, content: &'a str) -> std::borrow::Cow<'a, str> {
+    match summary {
+        Some(summary) => std::borrow::Cow::Owned(format!("{summary}\n\n{content}")),
+        None => std::borrow::Cow::Borrowed(content),
+    }
+}
+
 /// The longest summary, in bytes: a line, not a second content.
 pub const MAX_SUMMARY_BYTES: usize = 500;
 

@@ -356,7 +356,8 @@ pub trait MemoryWrite {
     /// (none, or one by another model) that no live claim holds, and holds them until `until`
     /// or until their embeddings are stored ([`set_embeddings`](Self::set_embeddings)
     /// releases them); claims that ended at or before `now` no longer count. Returns them by
-    /// ascending id: `(id, content)`, the text to embed.
+    /// ascending id: `(id, text)`, the text to embed
+    /// ([`embedded_text`](crate::memory::embedded_text) of the summary and content).
     ///
     /// This is how concurrent embedding runs share the work: each claims what the others do
     /// not hold. A claim left by a run that died ends at `until`, and another run takes the

@@ -2,7 +2,7 @@
 //! vectors to the store, which only keeps them.
 
 use oro_mem_core::config::DedupConfig;
-use oro_mem_core::memory::validate_batch;
+use oro_mem_core::memory::{embedded_text, validate_batch};
 use std::time::Duration;
 
 use oro_mem_core::{
@@ -97,10 +97,14 @@ impl Engine {
                     }
                 }
                 if !missing.is_empty() {
-                    let texts: Vec<&str> = missing
+                    let texts: Vec<std::borrow::Cow<'_, str>> = missing
                         .iter()
-                        .map(|&i| batch[i].0.content.as_str())
+                        .map(|&i| {
+                            let m = &batch[i].0;
+                            embedded_text(m.summary.as_deref(), &m.content)
+                        })
                         .collect();
+                    let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
                     let made = embed_checked(model.as_ref(), &texts)?;
                     for (i, vector) in missing.into_iter().zip(made) {
                         batch[i].1 = Some(Embedding {

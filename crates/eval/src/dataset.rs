@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use oro_mem_core::memory::MAX_SUMMARY_BYTES;
 use oro_mem_core::{Error, Result, Timestamp};
 use serde::Deserialize;
 
@@ -29,6 +30,28 @@ pub struct Doc {
 }
 
 impl Doc {
+    /// The summary a memory of this document carries: its title, when it has one that a
+    /// summary can hold (one line, at most [`MAX_SUMMARY_BYTES`]) and a text besides. The
+    /// memory's content is then [`Doc::body`]; its embedding is made from the two as from
+    /// [`Doc::content`].
+    pub fn summary(&self) -> Option<&str> {
+        let title = self.title.trim();
+        (!title.is_empty()
+            && !self.text.trim().is_empty()
+            && title.len() <= MAX_SUMMARY_BYTES
+            && !title.contains(['\n', '\r']))
+        .then_some(title)
+    }
+
+    /// The content of a memory of this document: its text when the title is its summary
+    /// ([`Doc::summary`]), else [`Doc::content`].
+    pub fn body(&self) -> String {
+        match self.summary() {
+            Some(_) => self.text.clone(),
+            None => self.content(),
+        }
+    }
+
     /// The text a memory holds for this document: the title, a blank line, then the text
     /// (either alone when the other is empty), the way BEIR's dense baselines join them.
     pub fn content(&self) -> String {

@@ -220,18 +220,18 @@ mod tests {
             })
             .unwrap();
         assert_eq!(d.len, 14);
-        // Files and entities count twice.
+        // The summary counts three times, files and entities twice.
         assert_eq!(
             d.terms,
             [
                 ("cafe".to_string(), 2),
                 ("db".to_string(), 5),
-                ("op".to_string(), 2),
+                ("op".to_string(), 4),
                 ("open".to_string(), 2),
                 ("ran".to_string(), 1),
                 ("rs".to_string(), 2),
                 ("run".to_string(), 1),
-                ("runbook".to_string(), 1),
+                ("runbook".to_string(), 3),
                 ("runner".to_string(), 1),
                 ("src".to_string(), 2),
             ]

@@ -584,7 +584,8 @@ impl Store {
             .context("cannot drop ended claims")?;
             let rows = tx
                 .query(
-                    "SELECT m.id, m.content FROM memories m \
+                    "SELECT m.id, coalesce(m.summary || E'\\n\\n', '') || m.content \
+                 FROM memories m \
                  LEFT JOIN embedding_models e ON e.id = m.embedding_model_id \
                  WHERE m.id > $1 AND e.model IS DISTINCT FROM $2 \
                    AND NOT EXISTS (SELECT 1 FROM embed_claims c WHERE c.memory_id = m.id) \

@@ -200,7 +200,8 @@ impl Store {
             .context("cannot drop ended claims")?;
         let todo: Vec<(MemoryId, String)> = tx
             .prepare_cached(
-                "SELECT m.id, m.content FROM memories m \
+                "SELECT m.id, coalesce(m.summary || char(10, 10), '') || m.content \
+                 FROM memories m \
                  WHERE m.id > ?1 AND (m.embedding_model IS NULL OR m.embedding_model <> ?2) \
                    AND NOT EXISTS (SELECT 1 FROM embed_claims c WHERE c.memory_id = m.id) \
                  ORDER BY m.id LIMIT ?3",

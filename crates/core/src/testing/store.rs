@@ -252,8 +252,8 @@ fn files_entities_and_summary_are_searched_with_their_weights<S: CandidateSearch
         );
     }
     assert!(score(ids[4]).is_none());
-    // A word of the text, or the summary, counts once; a file's or an entity's twice, which
-    // outweighs the longer document they make.
+    // A word of the text counts once; a file's or an entity's twice (a summary's three
+    // times), which outweighs the longer document they make.
     assert!(
         score(ids[1]) > score(ids[0]) && score(ids[2]) > score(ids[0]),
         "files and entities weigh more than the text: {found:?}"
