@@ -14,7 +14,7 @@
 //! Changes are noticed through the operating system's file events (the `notify` crate:
 //! inotify on Linux, FSEvents on macOS), not by polling the directories.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::MetadataExt;
@@ -313,13 +313,13 @@ pub fn watch(ctx: &mut Ctx, a: &WatchArgs, state_path: &Path) -> Result<()> {
             .join(", "),
         a.idle
     );
-    let mut pending: HashMap<PathBuf, ()> = pending.into_iter().map(|p| (p, ())).collect();
+    let mut pending: HashSet<PathBuf> = pending.into_iter().collect();
     while !stop.load(Ordering::SeqCst) {
         match rx.recv_timeout(TICK) {
             Ok(Ok(event)) => {
                 for path in event.paths {
                     if Kind::of(&path).is_some() {
-                        pending.insert(path, ());
+                        pending.insert(path);
                     }
                 }
             }
@@ -328,7 +328,7 @@ pub fn watch(ctx: &mut Ctx, a: &WatchArgs, state_path: &Path) -> Result<()> {
             Err(mpsc::RecvTimeoutError::Disconnected) => bail!("the file watcher stopped"),
         }
         let mut ready: Vec<PathBuf> = pending
-            .keys()
+            .iter()
             .filter(|p| !p.exists() || is_idle(p, idle))
             .cloned()
             .collect();

@@ -121,13 +121,13 @@ const MIGRATIONS: &[&str] = &[
     // 8: the session a memory was written in, and its neighbours in it by time
     // (`CandidateSearch::session_neighbours`, `--session`): made by `add_session`, which
     // adds the column only where it is missing. Read-only access to an older schema sees
-    // every session as NULL (`store::shim_session`).
+    // every session as NULL (`store::shim_older_schema`).
     "",
     // 9: a summary and the files and entities a memory is about, searched with their own
     // weights (`text::LEXICAL_FIELDS`), and how many times recall returned a memory apart
     // from how many times it was used (`access_count`): made by `add_about`, which adds the
     // columns where they are missing and rebuilds the full-text index with them. Read-only
-    // access to an older schema sees none (`store::shim_session`).
+    // access to an older schema sees none (`store::shim_older_schema`).
     "",
 ];
 

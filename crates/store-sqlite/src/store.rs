@@ -66,7 +66,7 @@ pub const READ_ONLY_FROM: u32 = 4;
 /// adds the missing columns as none (no memory of an older store has them), and the return
 /// count as the access count (which counted returns then). Only the connection sees it, and
 /// it lives in memory.
-pub(crate) fn shim_session(conn: &Connection, version: u32) -> Result<()> {
+pub(crate) fn shim_older_schema(conn: &Connection, version: u32) -> Result<()> {
     let missing = match version {
         9.. => return Ok(()),
         8 => "NULL AS summary, '[]' AS files, '[]' AS entities, access_count AS return_count",
@@ -331,7 +331,7 @@ impl Store {
                 ),
             ));
         }
-        shim_session(&conn, version)?;
+        shim_older_schema(&conn, version)?;
         Store::finish(conn, Some(path.to_path_buf()), version, true)
     }
 

@@ -16,7 +16,7 @@ use crate::quant::dot_f32;
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
 use crate::search::embedding_row;
 use crate::similar::{similar, TermCounts};
-use crate::store::{check_identity, shim_session, to_i64, SqlContext, Store, BUSY_TIMEOUT};
+use crate::store::{check_identity, shim_older_schema, to_i64, SqlContext, Store, BUSY_TIMEOUT};
 use crate::vectors;
 
 impl Store {
@@ -55,7 +55,7 @@ impl Store {
             ));
         }
         // Every column read here exists since schema version 1, but the session (8).
-        shim_session(&conn, version)?;
+        shim_older_schema(&conn, version)?;
         let mut out = Vec::new();
         each_embedded(&conn, &shown.to_string(), &mut |m| {
             out.push(m);
