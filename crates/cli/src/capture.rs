@@ -16,14 +16,14 @@ use crate::{dedup_config, describe, Ctx};
 
 /// Counts of what a write did.
 #[derive(Debug, Default, Serialize)]
-struct Tally {
-    stored: usize,
-    merged: usize,
-    skipped: usize,
+pub(crate) struct Tally {
+    pub(crate) stored: usize,
+    pub(crate) merged: usize,
+    pub(crate) skipped: usize,
 }
 
 impl Tally {
-    fn add(&mut self, o: &WriteOutcome) {
+    pub(crate) fn add(&mut self, o: &WriteOutcome) {
         match o {
             WriteOutcome::Inserted { .. } => self.stored += 1,
             WriteOutcome::Merged { .. } => self.merged += 1,

@@ -26,10 +26,11 @@ use std::time::{Duration, SystemTime};
 use anyhow::{bail, Context, Result};
 use notify::{RecursiveMode, Watcher};
 use oro_mem_core::extract::{extract as find_memories, Extraction};
-use oro_mem_core::{NewMemory, Source, WriteOutcome};
+use oro_mem_core::{NewMemory, Source};
 use serde::{Deserialize, Serialize};
 
 use crate::args::WatchArgs;
+use crate::capture::Tally;
 use crate::{dedup_config, Ctx};
 
 /// The most of a log read at once; a larger remainder is read in several steps.
@@ -383,23 +384,23 @@ fn process(
             Err(e) => eprintln!("oro-mem: watch: {}: not stored: {e}", path.display()),
         }
     }
-    let (mut stored, mut merged, mut skipped) = (0, 0, 0);
+    let mut tally = Tally::default();
     if !batch.is_empty() {
         let dedup = dedup_config(ctx.engine.config(), false);
-        for o in ctx.remember(batch, &dedup)?.outcomes {
-            match o {
-                WriteOutcome::Inserted { .. } => stored += 1,
-                WriteOutcome::Merged { .. } => merged += 1,
-                WriteOutcome::Skipped { .. } => skipped += 1,
-            }
-        }
+        ctx.remember(batch, &dedup)?
+            .outcomes
+            .iter()
+            .for_each(|o| tally.add(o));
     }
     state.files.insert(key, seen);
     state.save(state_path)?;
     println!(
-        "{}: session {}: stored {stored}, merged {merged}, skipped {skipped}, rejected {}",
+        "{}: session {}: stored {}, merged {}, skipped {}, rejected {}",
         path.display(),
         read.session,
+        tally.stored,
+        tally.merged,
+        tally.skipped,
         rejected.len()
     );
     Ok(())

@@ -389,26 +389,9 @@ impl NewMemory {
                 "namespace is empty (or only whitespace or invisible characters)",
             ));
         }
-        if let Some(session) = &self.session {
-            let trimmed = session.trim_matches(is_invisible);
-            if trimmed.is_empty() {
-                return Err(Error::invalid_input(
-                    "session is empty (or only whitespace or invisible characters); leave it \
-                     out for none",
-                ));
-            }
-            if trimmed.len() != session.len() {
-                self.session = Some(trimmed.to_string());
-            }
-        }
-        if let Some(summary) = &self.summary {
-            let trimmed = summary.trim_matches(is_invisible);
-            if trimmed.is_empty() {
-                return Err(Error::invalid_input(
-                    "summary is empty (or only whitespace or invisible characters); leave it \
-                     out for none",
-                ));
-            }
+        trim_optional(&mut self.session, "session")?;
+        trim_optional(&mut self.summary, "summary")?;
+        if let Some(trimmed) = &self.summary {
             if trimmed.len() > MAX_SUMMARY_BYTES || trimmed.contains(['\n', '\r', '\0']) {
                 return Err(Error::invalid_input(format!(
                     "summary must be one line of at most {MAX_SUMMARY_BYTES} bytes, got {} \
@@ -420,9 +403,6 @@ impl NewMemory {
                         ""
                     }
                 )));
-            }
-            if trimmed.len() != summary.len() {
-                self.summary = Some(trimmed.to_string());
             }
         }
         self.tags = normalize_tags(&self.tags);
@@ -441,6 +421,26 @@ impl NewMemory {
         }
         Ok(())
     }
+}
+
+/// `value` without surrounding whitespace or invisible characters, when there is one.
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) naming `what` when nothing is
+/// left of it.
+fn trim_optional(value: &mut Option<String>, what: &str) -> Result<()> {
+    let Some(v) = value else { return Ok(()) };
+    let trimmed = v.trim_matches(is_invisible);
+    if trimmed.is_empty() {
+        return Err(Error::invalid_input(format!(
+            "{what} is empty (or only whitespace or invisible characters); leave it out for none"
+        )));
+    }
+    if trimmed.len() != v.len() {
+        *v = trimmed.to_string();
+    }
+    Ok(())
 }
 
 /// `tags` as stored and as filters match them: without surrounding whitespace or invisible

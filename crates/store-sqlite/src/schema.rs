@@ -151,21 +151,27 @@ fn step_to(version: u32) -> Option<fn(&Connection) -> oro_mem_core::Result<()>> 
     }
 }
 
+/// Adds `column` (with its SQL `definition`) to `memories` unless it is there already, so
+/// that a migration can run again over what it made; true when it was added.
+fn add_column(conn: &Connection, column: &str, definition: &str) -> rusqlite::Result<bool> {
+    let has: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('memories') WHERE name = ?1",
+        [column],
+        |r| r.get(0),
+    )?;
+    if !has {
+        conn.execute_batch(&format!(
+            "ALTER TABLE memories ADD COLUMN {column} {definition}"
+        ))?;
+    }
+    Ok(!has)
+}
+
 /// Migration 8: the `session` column, unless a database already has it (like every other
 /// migration, this one can run again over what it made), and its index.
 fn add_session(conn: &Connection) -> oro_mem_core::Result<()> {
     let context = "cannot add the session column";
-    let has: bool = conn
-        .query_row(
-            "SELECT count(*) > 0 FROM pragma_table_info('memories') WHERE name = 'session'",
-            [],
-            |r| r.get(0),
-        )
-        .context(context)?;
-    if !has {
-        conn.execute_batch("ALTER TABLE memories ADD COLUMN session TEXT")
-            .context(context)?;
-    }
+    add_column(conn, "session", "TEXT").context(context)?;
     conn.execute_batch(
         "CREATE INDEX IF NOT EXISTS memories_session \
          ON memories (session, namespace, status, created_at, id) WHERE session IS NOT NULL",
@@ -195,22 +201,10 @@ fn add_about(conn: &Connection) -> oro_mem_core::Result<()> {
              CHECK (json_valid(entities) AND json_type(entities) = 'array')",
         ),
     ] {
-        let has: bool = conn
-            .query_row(
-                "SELECT count(*) > 0 FROM pragma_table_info('memories') WHERE name = ?1",
-                [column],
-                |r| r.get(0),
-            )
-            .context(context)?;
-        if !has {
-            conn.execute_batch(&format!(
-                "ALTER TABLE memories ADD COLUMN {column} {definition}"
-            ))
-            .context(context)?;
-            if column == "return_count" {
-                conn.execute_batch("UPDATE memories SET return_count = access_count")
-                    .context(context)?;
-            }
+        let added = add_column(conn, column, definition).context(context)?;
+        if added && column == "return_count" {
+            conn.execute_batch("UPDATE memories SET return_count = access_count")
+                .context(context)?;
         }
     }
     conn.execute_batch(FTS_WITH_ABOUT).context(context)?;
