@@ -8,7 +8,7 @@
 //!   FTS5's. This store keeps its own postings (each term's frequency in each memory), each
 //!   term's document frequency and the store's totals, maintained by triggers, and scores
 //!   with FTS5's `bm25()` formula in one query. Its terms come from the SQLite store's own
-//!   tokenizer (`porter unicode61`, run in memory, see `analyze`), so both stores rank a
+//!   tokenizer (`porter unicode61`, run in memory, see `oro_mem_store_sqlite::analyze`), so both stores rank a
 //!   query's matches alike.
 //! - **Vectors** in a pgvector column, one HNSW index (cosine) per embedding model, searched
 //!   with iterative scans under filters; what it finds is rescored exactly from the stored
@@ -26,7 +26,6 @@
 
 #![deny(missing_docs)]
 
-mod analyze;
 mod connect;
 mod interface;
 mod schema;

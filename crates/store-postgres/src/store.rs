@@ -11,11 +11,11 @@ use oro_mem_core::{
 use pgvector::Vector;
 use postgres::{Client, Row, Statement};
 
-use crate::analyze::Analyzer;
 use crate::connect::Location;
 use crate::schema::{self, WRITE_LOCK};
 use crate::search::EF_SEARCH;
 use crate::sql::{filter_sql, Params};
+use oro_mem_store_sqlite::analyze::Analyzer;
 
 /// A failure of PostgreSQL in doing `what`, as this crate's error: the server's message (and
 /// its detail), never the statement or the URL.

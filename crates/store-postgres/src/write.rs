@@ -11,10 +11,10 @@ use oro_mem_core::memory::{check_batch, validate_batch, MAX_ACCESS_COUNT};
 use oro_mem_core::store::{check_vector, Embedding, WriteOutcome};
 use oro_mem_core::text::{self, query_terms};
 use oro_mem_core::{Error, Memory, MemoryId, NewMemory, Result, Timestamp};
+use oro_mem_store_sqlite::analyze::{Analyzer, Document, Fields};
 use pgvector::Vector;
 use postgres::Transaction;
 
-use crate::analyze::{Analyzer, Document, Fields};
 use crate::search::{bm25_with, model_id, nearest};
 use crate::sql::Params;
 use crate::store::{memory_from_row, to_i64, Context, Store, MEMORY_COLUMNS};
@@ -447,9 +447,9 @@ fn fold_into(
         (row.get(0), row.get(1), row.get(2));
     let summary: Option<String> = row.get(3);
     // The lists as the SQLite store writes them (compact JSON), whatever jsonb prints.
-    let merged = Fields::json_again(&merged_tags, "merged tags")?;
-    let files = Fields::json_again(row.get(4), "files")?;
-    let entities = Fields::json_again(row.get(5), "entities")?;
+    let merged = json_again(&merged_tags, "merged tags")?;
+    let files = json_again(row.get(4), "files")?;
+    let entities = json_again(row.get(5), "entities")?;
     // Indexed afresh: the postings of the new tags, the length and the store's token total.
     let doc = analyzer.document(&Fields {
         content: &content,
@@ -625,9 +625,9 @@ impl Store {
             for row in &rows {
                 let id: MemoryId = row.get(0);
                 let of = |what: &str| format!("{what} of memory {id}");
-                let tags = Fields::json_again(row.get(2), &of("tags"))?;
-                let files = Fields::json_again(row.get(4), &of("files"))?;
-                let entities = Fields::json_again(row.get(5), &of("entities"))?;
+                let tags = json_again(row.get(2), &of("tags"))?;
+                let files = json_again(row.get(4), &of("files"))?;
+                let entities = json_again(row.get(5), &of("entities"))?;
                 let summary: Option<&str> = row.get(3);
                 let doc = self.analyzer.document(&Fields {
                     content: row.get(1),
@@ -742,4 +742,12 @@ impl Store {
         Ok(report)
         })
     }
+}
+
+/// A list read back as jsonb's text, written as the SQLite store writes it (its FTS5 index
+/// reads the compact JSON text).
+fn json_again(text: &str, what: &str) -> Result<String> {
+    let list: Vec<String> =
+        serde_json::from_str(text).map_err(|e| Error::invalid_input(format!("{what}: {e}")))?;
+    Fields::json(&list)
 }

@@ -28,6 +28,7 @@ use oro_mem_core::{MemoryId, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::fts5::fts5_phrases;
+use crate::mirror::{Matches, Mirror, Prepared};
 use crate::store::{to_i64, SqlContext};
 
 /// FTS5's `bm25()` parameter `k1`; a term adds less than `idf × (k1 + 1)` to a score.
@@ -50,34 +51,65 @@ pub(crate) struct TermCounts {
     others: HashMap<String, f64>,
 }
 
+/// A stored memory whose duplicates are looked for.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Probe<'a> {
+    pub(crate) id: MemoryId,
+    pub(crate) content: &'a str,
+    pub(crate) namespace: &'a str,
+}
+
 /// Memories of `namespace` lexically similar to `content`, which is stored as `self_id`, with
 /// a normalized BM25 of at least `min_similarity`: `(id, normalized BM25)`, best first, at
 /// most `limit`. 1.0 means "scores as well as the memory itself". Only active memories count.
+///
+/// With a `mirror` of the index that holds the memory (prepared before its insert), the
+/// mirror scores; else, or when the mirror cannot answer, FTS5 does. The answer is the same.
 pub(crate) fn similar(
     conn: &Connection,
     counts: &mut TermCounts,
-    self_id: MemoryId,
-    content: &str,
-    namespace: &str,
+    mirror: Option<(&mut Mirror, &Prepared)>,
+    probe: Probe<'_>,
     limit: usize,
     min_similarity: f64,
 ) -> Result<Vec<(MemoryId, f64)>> {
+    let Probe {
+        id: self_id,
+        content,
+        namespace,
+    } = probe;
     let phrases: Vec<String> = fts5_phrases(content);
     if phrases.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }
-    let q = phrases.join(" OR ");
-    let own: Option<f64> = conn
-        .prepare_cached("SELECT -rank FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid = ?2")
-        .and_then(|mut s| s.query_row(params![q, self_id], |r| r.get(0)).optional())
-        .context("cannot score duplicate")?;
-    let Some(own) = own.filter(|s| *s > 0.0) else {
-        return Ok(Vec::new());
+    let mirrored = match mirror {
+        Some((m, prepared)) => m.matches(conn, prepared, self_id, min_similarity)?,
+        None => None,
     };
-    let threshold = min_similarity * own;
-    let scored = match essential_matches(conn, counts, &phrases, &q, threshold)? {
-        Some(matches) => in_namespace(conn, matches, self_id, namespace, threshold, limit)?,
-        None => best_matches(conn, &q, self_id, namespace, limit)?,
+    let (own, scored) = match mirrored {
+        Some(Matches { own, rows: matches }) => {
+            let threshold = min_similarity * own;
+            let scored = in_namespace(conn, matches, self_id, namespace, threshold, limit)?;
+            (own, scored)
+        }
+        None => {
+            let q = phrases.join(" OR ");
+            let own: Option<f64> = conn
+                .prepare_cached(
+                    "SELECT -rank FROM memories_fts WHERE memories_fts MATCH ?1 AND rowid = ?2",
+                )
+                .and_then(|mut s| s.query_row(params![q, self_id], |r| r.get(0)).optional())
+                .context("cannot score duplicate")?;
+            let Some(own) = own.filter(|s| *s > 0.0) else {
+                return Ok(Vec::new());
+            };
+            let threshold = min_similarity * own;
+            let scored = match essential_matches(conn, counts, &phrases, &q, threshold)? {
+                Some(matches) => in_namespace(conn, matches, self_id, namespace, threshold, limit)?,
+                None => best_matches(conn, &q, self_id, namespace, limit)?,
+            };
+            (own, scored)
+        }
     };
     Ok(scored
         .into_iter()
@@ -384,10 +416,34 @@ mod tests {
         let q = phrases.join(" OR ");
         let pruned = essential_matches(c, &mut TermCounts::default(), &phrases, &q, 1.0).unwrap();
         assert!(pruned.is_some(), "the common terms should be optional");
-        let found = similar(c, &mut TermCounts::default(), id, text, "a", 5, 0.7).unwrap();
+        let found = similar(
+            c,
+            &mut TermCounts::default(),
+            None,
+            Probe {
+                id,
+                content: text,
+                namespace: "a",
+            },
+            5,
+            0.7,
+        )
+        .unwrap();
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found, {
-            let mut all = similar(c, &mut TermCounts::default(), id, text, "a", 5, 0.0).unwrap();
+            let mut all = similar(
+                c,
+                &mut TermCounts::default(),
+                None,
+                Probe {
+                    id,
+                    content: text,
+                    namespace: "a",
+                },
+                5,
+                0.0,
+            )
+            .unwrap();
             all.retain(|&(_, sim)| sim >= 0.7);
             all
         });
@@ -411,8 +467,8 @@ mod tests {
             let text = text.join(" ");
             let id = add(&mut s, &text);
             let c = s.connection();
-            let mut fast = similar(c, &mut TermCounts::default(), id, &text, "a", 1000, min).unwrap();
-            let mut all = similar(c, &mut TermCounts::default(), id, &text, "a", 1000, 0.0).unwrap();
+            let mut fast = similar(c, &mut TermCounts::default(), None, Probe { id, content: &text, namespace: "a" }, 1000, min).unwrap();
+            let mut all = similar(c, &mut TermCounts::default(), None, Probe { id, content: &text, namespace: "a" }, 1000, 0.0).unwrap();
             all.retain(|&(_, sim)| sim >= min);
             fast.sort_by_key(|p| p.0);
             all.sort_by_key(|p| p.0);

@@ -12,6 +12,7 @@ use rusqlite::{
 };
 
 use crate::filter::Where;
+use crate::mirror::Mirror;
 use crate::row::{memory_from_row, MEMORY_COLUMNS};
 use crate::schema::{self, MigrateError, SCHEMA_VERSION};
 use crate::vectors;
@@ -189,6 +190,10 @@ pub struct Store {
     path: Option<PathBuf>,
     migrated_from: u32,
     read_only: bool,
+    /// The index as duplicate checks read it, kept between batches; see [`Mirror`].
+    pub(crate) mirror: Option<Mirror>,
+    /// Whether duplicate checks may use a mirror (tests turn it off to compare).
+    pub(crate) mirror_enabled: bool,
 }
 
 impl std::fmt::Debug for Store {
@@ -351,6 +356,8 @@ impl Store {
             path,
             migrated_from: from,
             read_only,
+            mirror: None,
+            mirror_enabled: true,
         })
     }
 

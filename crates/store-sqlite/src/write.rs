@@ -12,10 +12,12 @@ use oro_mem_core::text::{self, spaced_cjk};
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Timestamp};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
+use crate::analyze::Fields;
+use crate::mirror::{data_version, Mirror, Stamp};
 use crate::quant::dot_f32;
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
 use crate::search::embedding_row;
-use crate::similar::{similar, TermCounts};
+use crate::similar::{similar, Probe, TermCounts};
 use crate::store::{check_identity, shim_older_schema, to_i64, SqlContext, Store, BUSY_TIMEOUT};
 use crate::vectors;
 
@@ -132,13 +134,24 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .context("cannot start write transaction")?;
+        // Duplicate checks read the mirror of the index kept from the last batch, if the index
+        // is still as that batch left it, else a new one.
+        let mut checks = Checks::default();
+        if dedup.enabled && self.mirror_enabled && !batch.is_empty() {
+            let stamp = Stamp::read(&tx)?;
+            checks.mirror = match self.mirror.take() {
+                Some(m) if *m.stamp() == stamp => Some(m),
+                _ => Some(Mirror::load(&tx, stamp)?),
+            };
+        }
         let mut outcomes = Vec::with_capacity(batch.len());
         let mut added: Vec<Added<'_>> = Vec::new();
-        // The batch only adds memories, so a term counted once stays a lower bound.
-        let mut counts = TermCounts::default();
         for (m, e) in batch.iter().zip(&embeddings) {
             let vector = e.as_ref().map(|e| (e.model.as_str(), e.vector.as_slice()));
-            let outcome = write_one(&mut tx, m, vector, &added, &mut counts, dedup, now)?;
+            let outcome = write_one(&mut tx, m, vector, &added, &mut checks, dedup, now)?;
+            if checks.mirror.as_ref().is_some_and(|m| m.broken) {
+                checks.mirror = None;
+            }
             if let (WriteOutcome::Inserted { id }, Some((model, vector))) = (outcome, vector) {
                 added.push(Added {
                     id,
@@ -150,7 +163,12 @@ impl Store {
             outcomes.push(outcome);
         }
         index_added(&tx, &added)?;
+        let version = data_version(&tx)?;
         tx.commit().context("cannot commit")?;
+        if let Some(mut m) = checks.mirror {
+            m.keep(Stamp::after_commit(&self.conn, version)?);
+            self.mirror = Some(m);
+        }
         Ok(outcomes)
     }
 
@@ -344,9 +362,12 @@ impl Store {
                 similar(
                     &tx,
                     &mut TermCounts::default(),
-                    m.id,
-                    &m.content,
-                    &m.namespace,
+                    None,
+                    Probe {
+                        id: m.id,
+                        content: &m.content,
+                        namespace: &m.namespace,
+                    },
                     5,
                     config.merge_bm25,
                 )?
@@ -443,13 +464,45 @@ fn each_embedded(
     Ok(n)
 }
 
-fn insert(conn: &Connection, m: &NewMemory, now: Timestamp) -> Result<MemoryId> {
-    let tags = serde_json::to_string(&m.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
-    let metadata =
-        serde_json::to_string(&m.metadata).map_err(|e| Error::invalid_input(e.to_string()))?;
-    let files = serde_json::to_string(&m.files).map_err(|e| Error::invalid_input(e.to_string()))?;
-    let entities =
-        serde_json::to_string(&m.entities).map_err(|e| Error::invalid_input(e.to_string()))?;
+/// A memory's lists and metadata as the store writes them: compact JSON.
+struct Json {
+    tags: String,
+    metadata: String,
+    files: String,
+    entities: String,
+}
+
+impl Json {
+    fn of(m: &NewMemory) -> Result<Json> {
+        let metadata =
+            serde_json::to_string(&m.metadata).map_err(|e| Error::invalid_input(e.to_string()))?;
+        Ok(Json {
+            tags: Fields::json(&m.tags)?,
+            metadata,
+            files: Fields::json(&m.files)?,
+            entities: Fields::json(&m.entities)?,
+        })
+    }
+
+    /// The memory's text fields as the full-text index reads them.
+    fn fields<'a>(&'a self, m: &'a NewMemory) -> Fields<'a> {
+        Fields {
+            content: &m.content,
+            tags: &self.tags,
+            summary: m.summary.as_deref().unwrap_or(""),
+            files: &self.files,
+            entities: &self.entities,
+        }
+    }
+}
+
+fn insert(conn: &Connection, m: &NewMemory, json: &Json, now: Timestamp) -> Result<MemoryId> {
+    let Json {
+        tags,
+        metadata,
+        files,
+        entities,
+    } = json;
     let created = m.created_at.unwrap_or(now).as_second();
     conn.prepare_cached(
         "INSERT INTO memories (content, type, tags, source, bead_id, worker_id, namespace, \
@@ -487,6 +540,16 @@ fn insert(conn: &Connection, m: &NewMemory, now: Timestamp) -> Result<MemoryId> 
     Ok(conn.last_insert_rowid())
 }
 
+/// What a batch's duplicate checks carry from one write to the next.
+#[derive(Debug, Default)]
+struct Checks {
+    /// Term counts for FTS5's checks; the batch only adds memories, so a term counted once
+    /// stays a lower bound.
+    counts: TermCounts,
+    /// The index's mirror, when the checks use one.
+    mirror: Option<Mirror>,
+}
+
 /// A memory this batch inserted with an embedding, which the vector index does not hold yet.
 struct Added<'a> {
     id: MemoryId,
@@ -517,12 +580,13 @@ fn write_one(
     m: &NewMemory,
     vector: Option<(&str, &[f32])>,
     added: &[Added<'_>],
-    counts: &mut TermCounts,
+    checks: &mut Checks,
     dedup: &DedupConfig,
     now: Timestamp,
 ) -> Result<WriteOutcome> {
+    let json = Json::of(m)?;
     if !dedup.enabled {
-        let id = insert(tx, m, now)?;
+        let id = insert(tx, m, &json, now)?;
         if let Some((model, v)) = vector {
             store_embedding(tx, id, model, v)?;
         }
@@ -531,7 +595,16 @@ fn write_one(
     // Insert inside a savepoint so the duplicate check sees exact FTS5 statistics including
     // the new text, then keep or roll back the insert.
     let sp = tx.savepoint().context("cannot start savepoint")?;
-    let id = insert(&sp, m, now)?;
+    let Checks { counts, mirror } = checks;
+    // The mirror reads the terms of the memory's query before the insert, then adds it.
+    let prepared = match mirror {
+        Some(mi) => Some(mi.prepare(&sp, &json.fields(m))?),
+        None => None,
+    };
+    let id = insert(&sp, m, &json, now)?;
+    if let (Some(mi), Some(p)) = (mirror.as_mut(), &prepared) {
+        mi.add(id, p);
+    }
     // A memory that says the opposite ("must not" against "must") is no duplicate, however
     // alike the words, nor is one about something else by its metadata (two runs of a robot
     // with other parameters): the best match of the same polarity and metadata is.
@@ -552,8 +625,20 @@ fn write_one(
         }
         Ok(None)
     };
+    let mirrored = mirror.as_mut().zip(prepared.as_ref());
     let lexical = first_alike(
-        similar(&sp, counts, id, &m.content, &m.namespace, 5, dedup.bm25)?,
+        similar(
+            &sp,
+            counts,
+            mirrored,
+            Probe {
+                id,
+                content: &m.content,
+                namespace: &m.namespace,
+            },
+            5,
+            dedup.bm25,
+        )?,
         dedup.bm25,
     )?;
     let best = match (lexical, vector) {
@@ -567,6 +652,9 @@ fn write_one(
     match best {
         Some((existing, similarity)) => {
             drop(sp); // rolls back the insert
+            if let (Some(mi), Some(p)) = (mirror.as_mut(), &prepared) {
+                mi.remove(id, p);
+            }
             let current: f64 = tx
                 .query_row(
                     "SELECT confidence FROM memories WHERE id = ?1",

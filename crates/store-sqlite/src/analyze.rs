@@ -1,16 +1,17 @@
-//! Text → BM25 terms, by the SQLite store's own tokenizer.
+//! Text → BM25 terms, by this store's own tokenizer.
 //!
-//! The SQLite store ranks with FTS5's `bm25()` over its `porter unicode61` tokenizer (Unicode
-//! word splitting, case and diacritic folding, Porter stemming). For the two stores to rank
-//! alike, this one must cut text into exactly the same terms. It does so by running that very
-//! tokenizer: an in-memory SQLite database holds an FTS5 table of the same definition, a text
+//! The store ranks with FTS5's `bm25()` over its `porter unicode61` tokenizer (Unicode word
+//! splitting, case and diacritic folding, Porter stemming). Whatever scores outside FTS5 must
+//! cut text into exactly the same terms: the PostgreSQL store, so that both stores rank alike,
+//! and this store's in-memory copy of the index for duplicate checks. The [`Analyzer`] runs
+//! that very tokenizer: an in-memory SQLite database holds an FTS5 table of the same definition, a text
 //! is inserted into it, its tokens are read back through `fts5vocab`, and the insert is rolled
 //! back. Nothing is written anywhere; it costs tens of microseconds a text. A port of
 //! unicode61 and FTS5's Porter stemmer would be another 500 lines to keep in step by hand.
 //!
-//! CJK text is indexed as the SQLite store indexes it, one character per token
-//! ([`spaced_cjk`]); a query's CJK bigram is an FTS5 phrase of two tokens there, so here each
-//! pair of adjacent CJK characters of the body is also a term of its own ([`bigram`]).
+//! CJK text is indexed as the store indexes it, one character per token ([`spaced_cjk`]); a
+//! query's CJK bigram is an FTS5 phrase of two tokens there, so here each pair of adjacent
+//! CJK characters of the body is also a term of its own: the two, a space between them.
 
 use std::collections::HashMap;
 
@@ -19,43 +20,45 @@ use oro_mem_core::{Error, ErrorKind, Result};
 use rusqlite::Connection;
 
 /// A memory's text fields, in the order and with the weights of
-/// [`LEXICAL_FIELDS`]: tags, files and entities as the SQLite store indexes them, their
-/// compact JSON text ([`Fields::json`]).
+/// [`LEXICAL_FIELDS`]: tags, files and entities as the store indexes them, their compact
+/// JSON text ([`Fields::json`]).
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Fields<'a> {
-    pub(crate) content: &'a str,
-    pub(crate) tags: &'a str,
-    pub(crate) summary: &'a str,
-    pub(crate) files: &'a str,
-    pub(crate) entities: &'a str,
+pub struct Fields<'a> {
+    /// The memory's content, as written (CJK is spaced as the index spaces it).
+    pub content: &'a str,
+    /// Its tags, as a compact JSON array.
+    pub tags: &'a str,
+    /// Its summary, empty for none.
+    pub summary: &'a str,
+    /// Its files, as a compact JSON array.
+    pub files: &'a str,
+    /// Its entities, as a compact JSON array.
+    pub entities: &'a str,
 }
 
 impl Fields<'_> {
-    /// A list as the SQLite store writes it, compact JSON.
-    pub(crate) fn json(list: &[String]) -> Result<String> {
+    /// A list as the store writes it, compact JSON.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`] when serialization fails.
+    pub fn json(list: &[String]) -> Result<String> {
         serde_json::to_string(list).map_err(|e| Error::invalid_input(e.to_string()))
-    }
-
-    /// A list read back as jsonb's text, written as the SQLite store writes it.
-    pub(crate) fn json_again(text: &str, what: &str) -> Result<String> {
-        let list: Vec<String> =
-            serde_json::from_str(text).map_err(|e| Error::invalid_input(format!("{what}: {e}")))?;
-        Fields::json(&list)
     }
 }
 
 /// A memory's text as BM25 sees it.
 #[derive(Debug, PartialEq)]
-pub(crate) struct Document {
+pub struct Document {
     /// Tokens in every field: the document length of BM25 (bigrams not counted).
-    pub(crate) len: i32,
+    pub len: i32,
     /// Each term with its frequency, bigrams included, each occurrence counted with its
-    /// field's weight.
-    pub(crate) terms: Vec<(String, i32)>,
+    /// field's weight; sorted by term.
+    pub terms: Vec<(String, i32)>,
 }
 
-/// The tokenizer of the SQLite store, run in memory.
-pub(crate) struct Analyzer {
+/// The tokenizer of the store, run in memory.
+pub struct Analyzer {
     conn: Connection,
 }
 
@@ -80,7 +83,12 @@ fn is_cjk_token(token: &str) -> bool {
 }
 
 impl Analyzer {
-    pub(crate) fn new() -> Result<Analyzer> {
+    /// An analyzer, with its in-memory database.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite cannot open it.
+    pub fn new() -> Result<Analyzer> {
         let conn = Connection::open_in_memory().map_err(analyzer_error)?;
         // The columns and tokenizer of the SQLite store's `memories_fts`.
         conn.execute_batch(
@@ -132,7 +140,11 @@ impl Analyzer {
     }
 
     /// The terms of a memory with `fields`.
-    pub(crate) fn document(&self, fields: &Fields<'_>) -> Result<Document> {
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails.
+    pub fn document(&self, fields: &Fields<'_>) -> Result<Document> {
         let spaced = spaced_cjk(fields.content);
         let body = Fields {
             content: spaced.as_deref().unwrap_or(fields.content),
@@ -166,9 +178,13 @@ impl Analyzer {
     }
 
     /// The term each of `query`'s phrases matches, in order, as FTS5 would tokenize the phrase:
-    /// a word's stem, a CJK character, or a CJK [`bigram`]. A phrase that tokenizes to nothing
-    /// matches nothing and is left out.
-    pub(crate) fn query(&self, query: &[Term]) -> Result<Vec<String>> {
+    /// a word's stem, a CJK character, or a CJK bigram (the two, a space between them). A
+    /// phrase that tokenizes to nothing matches nothing and is left out.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails.
+    pub fn query(&self, query: &[Term]) -> Result<Vec<String>> {
         if query.is_empty() {
             return Ok(Vec::new());
         }

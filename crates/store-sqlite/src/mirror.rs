@@ -1,0 +1,716 @@
+//! An in-memory copy of what duplicate checks read from the FTS5 index, scoring exactly as
+//! FTS5's `bm25()` does.
+//!
+//! A deduplicated write asks which memories score close to the new memory's own score for
+//! the OR of its words. FTS5 answers by walking each word's list in the index and calling
+//! `bm25()` for each match (about 1.5 µs each), write after write; at 100k memories that was
+//! 25 ms a write even with MaxScore pruning ([`crate::similar`]). Here the same lists are
+//! read from FTS5 once, kept in memory, and each check is one pass over them.
+//!
+//! The mirror holds:
+//! - the row count and the token total of FTS5's averages record, and each row's token count
+//!   (FTS5's `docsize` table), read when the mirror is built;
+//! - for each term a check needed, the rows holding it with its frequency, each occurrence
+//!   counted with its column's weight, read from an `fts5vocab` instance table the first time
+//!   the term is needed (FTS5 flushes its pending writes for it, so this transaction's
+//!   inserts are there).
+//!
+//! A memory the batch inserts is added, tokenized by the index's own tokenizer
+//! ([`Analyzer`]), and taken out again if it proves a duplicate and its insert is rolled back.
+//! Scores follow `fts5Bm25Function` operation by operation, in the order of the query's
+//! phrases, so they are the same floating-point numbers (a property test holds them to
+//! FTS5's, bit for bit). Each check also compares the mirror's totals and the new memory's
+//! length with what FTS5 stored; if they ever differ the mirror is dropped and FTS5 answers.
+//!
+//! The store keeps the mirror between batches and trusts it only while the index is as the
+//! last batch left it ([`Stamp`]).
+
+use std::collections::HashMap;
+
+use oro_mem_core::text::{query_terms, LEXICAL_FIELDS};
+use oro_mem_core::{MemoryId, Result};
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::analyze::{Analyzer, Document, Fields};
+use crate::store::SqlContext;
+
+/// `bm25()`'s `k1` and `b`.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// The length of a row the index does not hold.
+const NO_ROW: u32 = u32::MAX;
+
+/// FTS5's `%_data` ids of its averages and structure records.
+const AVERAGES_ID: i64 = 1;
+const STRUCTURE_ID: i64 = 10;
+
+/// What the index was when the mirror last matched it: `PRAGMA data_version`, which changes
+/// when another connection commits, and FTS5's structure record, which changes with every
+/// flush of changes to the index (a new segment), this connection's included.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    data_version: i64,
+    structure: Option<Vec<u8>>,
+}
+
+impl Stamp {
+    /// The stamp now. Read it inside the write transaction, before anything is written.
+    pub(crate) fn read(conn: &Connection) -> Result<Stamp> {
+        Ok(Stamp {
+            data_version: data_version(conn)?,
+            structure: structure(conn)?,
+        })
+    }
+
+    /// The stamp after this connection committed a batch: `data_version` as read inside its
+    /// transaction (this connection's own commits leave it be, and it must not take in a
+    /// commit of another connection after ours), the structure record as committed.
+    pub(crate) fn after_commit(conn: &Connection, data_version: i64) -> Result<Stamp> {
+        Ok(Stamp {
+            data_version,
+            structure: structure(conn)?,
+        })
+    }
+}
+
+/// `PRAGMA data_version`.
+pub(crate) fn data_version(conn: &Connection) -> Result<i64> {
+    conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+        .context("cannot read the data version")
+}
+
+/// FTS5's row count and token total, from its averages record.
+fn totals(conn: &Connection) -> Result<(i64, i64)> {
+    let averages: Option<Vec<u8>> = conn
+        .prepare_cached("SELECT block FROM memories_fts_data WHERE id = ?1")
+        .and_then(|mut s| s.query_row([AVERAGES_ID], |r| r.get(0)).optional())
+        .context("cannot read the full-text index")?;
+    let Some(block) = averages else {
+        return Ok((0, 0));
+    };
+    let mut values = Varints(&block);
+    let rows = values.next().unwrap_or(0);
+    let tokens: u64 = values.sum();
+    Ok((
+        i64::try_from(rows).unwrap_or(i64::MAX),
+        i64::try_from(tokens).unwrap_or(i64::MAX),
+    ))
+}
+
+fn structure(conn: &Connection) -> Result<Option<Vec<u8>>> {
+    conn.prepare_cached("SELECT block FROM memories_fts_data WHERE id = ?1")
+        .and_then(|mut s| s.query_row([STRUCTURE_ID], |r| r.get(0)).optional())
+        .context("cannot read the full-text index")
+}
+
+/// One term's rows, ascending, and its weighted frequency in each.
+#[derive(Debug)]
+struct Postings {
+    rows: Vec<u32>,
+    freqs: Vec<f64>,
+    /// The largest frequency and the shortest row ever in the list: what bounds the term's
+    /// score in any of its rows.
+    max_freq: f64,
+    min_len: u32,
+}
+
+impl Postings {
+    fn new() -> Postings {
+        Postings {
+            rows: Vec::new(),
+            freqs: Vec::new(),
+            max_freq: 0.0,
+            min_len: NO_ROW,
+        }
+    }
+
+    fn push(&mut self, row: u32, freq: f64, len: u32) {
+        debug_assert!(self.rows.last().is_none_or(|&last| last < row));
+        self.rows.push(row);
+        self.freqs.push(freq);
+        self.max_freq = self.max_freq.max(freq);
+        self.min_len = self.min_len.min(len);
+    }
+
+    /// The term's frequency in `row`.
+    fn freq(&self, row: u32) -> Option<f64> {
+        self.rows.binary_search(&row).ok().map(|i| self.freqs[i])
+    }
+}
+
+/// One term's part of a row's BM25 score, as `fts5Bm25Function` computes it: the same
+/// operations in the same order, so the same floating-point number.
+fn part(idf: f64, f: f64, d: f64, avgdl: f64) -> f64 {
+    idf * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)))
+}
+
+/// `fts5Bm25GetData`'s IDF: `log((nRow - nHit + 0.5) / (nHit + 0.5))`, at least 1e-6.
+fn idf(rows: i64, hits: usize) -> f64 {
+    let hits = i64::try_from(hits).unwrap_or(i64::MAX);
+    let idf = (((rows - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
+    if idf <= 0.0 {
+        1e-6
+    } else {
+        idf
+    }
+}
+
+/// Postings the mirror keeps between batches, at most: about 12 bytes each, so some 100 MB.
+/// A store whose index is larger starts a batch with an empty set of terms instead.
+const KEEP_POSTINGS: usize = 8_000_000;
+
+/// Relative slack on the pruning bounds, for the rounding of sums taken in another order.
+const BOUND_SLACK: f64 = 1e-9;
+
+/// The copy of the index; see the module documentation.
+pub(crate) struct Mirror {
+    analyzer: Analyzer,
+    stamp: Stamp,
+    /// FTS5's row count and token total (`xRowCount`, `xColumnTotalSize(-1)`).
+    rows: i64,
+    tokens: i64,
+    /// Each row's token count, by rowid; [`NO_ROW`] for none.
+    lens: Vec<u32>,
+    postings: HashMap<String, Postings>,
+    /// A score per rowid, zero but for the `touched` rows of the check under way.
+    scores: Vec<f64>,
+    touched: Vec<u32>,
+    /// Checks the mirror answered.
+    pub(crate) answered: u64,
+    /// Set when a memory's own score differed from FTS5's: the mirror must not be used again.
+    pub(crate) broken: bool,
+}
+
+impl std::fmt::Debug for Mirror {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mirror")
+            .field("rows", &self.rows)
+            .field("terms", &self.postings.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What [`Mirror::matches`] found.
+#[derive(Debug)]
+pub(crate) struct Matches {
+    /// The memory's own score.
+    pub(crate) own: f64,
+    /// The rows that score at least the threshold, with their scores, unordered.
+    pub(crate) rows: Vec<(MemoryId, f64)>,
+}
+
+/// A memory about to be written, as the mirror sees it.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    doc: Document,
+    /// The term of each phrase of the duplicate query, in order; `None` when a phrase is not
+    /// one term (a CJK bigram is two), which the mirror leaves to FTS5.
+    terms: Option<Vec<String>>,
+}
+
+impl Mirror {
+    /// Reads the index's totals and row lengths, as they are now. Terms are read as needed.
+    pub(crate) fn load(conn: &Connection, stamp: Stamp) -> Result<Mirror> {
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.oro_fts_instance \
+             USING fts5vocab(main, memories_fts, instance)",
+        )
+        .context("cannot read the full-text index")?;
+        let (rows, tokens) = totals(conn)?;
+        let mut lens: Vec<u32> = Vec::new();
+        let mut s = conn
+            .prepare("SELECT id, sz FROM memories_fts_docsize")
+            .context("cannot read the full-text index")?;
+        let mut sizes = s.query([]).context("cannot read the full-text index")?;
+        while let Some(r) = sizes.next().context("cannot read the full-text index")? {
+            let id = slot(r.get(0).context("cannot read the full-text index")?);
+            let size: u64 = Varints(
+                r.get_ref(1)
+                    .and_then(|v| Ok(v.as_blob()?))
+                    .context("cannot read the full-text index")?,
+            )
+            .sum();
+            set_len(&mut lens, id, u32::try_from(size).unwrap_or(NO_ROW - 1));
+        }
+        Ok(Mirror {
+            analyzer: Analyzer::new()?,
+            stamp,
+            rows,
+            tokens,
+            scores: vec![0.0; lens.len()],
+            lens,
+            postings: HashMap::new(),
+            touched: Vec::new(),
+            answered: 0,
+            broken: false,
+        })
+    }
+
+    pub(crate) fn stamp(&self) -> &Stamp {
+        &self.stamp
+    }
+
+    /// Marks the mirror as matching the index at `stamp`, at the end of a batch, and lets go
+    /// of its terms if they hold more than [`KEEP_POSTINGS`].
+    pub(crate) fn keep(&mut self, stamp: Stamp) {
+        self.stamp = stamp;
+        let held: usize = self.postings.values().map(|p| p.rows.len()).sum();
+        if held > KEEP_POSTINGS {
+            self.postings = HashMap::new();
+        }
+    }
+
+    /// Tokenizes a memory about to be inserted, whose text fields are `fields`, and reads
+    /// from the index, before the insert, the rows of each term of its duplicate query.
+    pub(crate) fn prepare(&mut self, conn: &Connection, fields: &Fields<'_>) -> Result<Prepared> {
+        // FTS5 wrote its totals when the savepoint began: they must be the mirror's.
+        if totals(conn)? != (self.rows, self.tokens) {
+            self.broken = true;
+        }
+        let doc = self.analyzer.document(fields)?;
+        let query = query_terms(fields.content);
+        let terms = self.analyzer.query(&query)?;
+        let terms =
+            (terms.len() == query.len() && terms.iter().all(|t| !t.contains(' '))).then_some(terms);
+        for term in terms.iter().flatten() {
+            self.read_term(conn, term)?;
+        }
+        Ok(Prepared { doc, terms })
+    }
+
+    /// Reads `term`'s rows from the index, unless they are here already.
+    fn read_term(&mut self, conn: &Connection, term: &str) -> Result<()> {
+        if self.postings.contains_key(term) {
+            return Ok(());
+        }
+        let mut s = conn
+            .prepare_cached("SELECT doc, col FROM temp.oro_fts_instance WHERE term = ?1")
+            .context("cannot read the full-text index")?;
+        let mut rows = s.query([term]).context("cannot read the full-text index")?;
+        let mut found: Vec<(u32, f64)> = Vec::new();
+        while let Some(r) = rows.next().context("cannot read the full-text index")? {
+            let row = slot(r.get(0).context("cannot read the full-text index")?);
+            let column = r
+                .get_ref(1)
+                .and_then(|v| Ok(v.as_str()?))
+                .context("cannot read the full-text index")?;
+            // As `bm25()` weighs a column its weights do not name: 1.
+            let weight = LEXICAL_FIELDS
+                .iter()
+                .find(|(name, _)| *name == column)
+                .map_or(1.0, |&(_, w)| f64::from(w));
+            // Instances come by row, then column and offset.
+            match found.last_mut() {
+                Some((last, f)) if *last == row => *f += weight,
+                _ => found.push((row, weight)),
+            }
+        }
+        let mut p = Postings::new();
+        for (row, freq) in found {
+            p.push(row, freq, self.len(row));
+        }
+        self.postings.insert(term.to_owned(), p);
+        Ok(())
+    }
+
+    /// The token count of `row`.
+    fn len(&self, row: u32) -> u32 {
+        self.lens.get(row as usize).copied().unwrap_or(NO_ROW)
+    }
+
+    /// Adds the memory just inserted as `id`.
+    pub(crate) fn add(&mut self, id: MemoryId, prepared: &Prepared) {
+        let row = slot(id);
+        let len = u32::try_from(prepared.doc.len).unwrap_or(0);
+        set_len(&mut self.lens, row, len);
+        self.rows += 1;
+        self.tokens += i64::from(len);
+        for (term, freq) in &prepared.doc.terms {
+            if let Some(p) = self.postings.get_mut(term) {
+                p.push(row, f64::from(*freq), len);
+            }
+        }
+    }
+
+    /// Takes out the memory [`Mirror::add`] added last, whose insert was rolled back.
+    pub(crate) fn remove(&mut self, id: MemoryId, prepared: &Prepared) {
+        let row = slot(id);
+        let len = u32::try_from(prepared.doc.len).unwrap_or(0);
+        set_len(&mut self.lens, row, NO_ROW);
+        self.rows -= 1;
+        self.tokens -= i64::from(len);
+        for (term, _) in &prepared.doc.terms {
+            if let Some(p) = self.postings.get_mut(term) {
+                if p.rows.last() == Some(&row) {
+                    p.rows.pop();
+                    p.freqs.pop();
+                }
+            }
+        }
+    }
+
+    /// The prepared memory's own score for its duplicate query, and the rows other than
+    /// `self_id` (the memory, inserted) whose score reaches `min_similarity` times it; no
+    /// rows when its own score is not above 0, as FTS5 would not match it. `None` when the mirror leaves this memory to FTS5, or when the memory's
+    /// length differs from FTS5's: then the mirror is [`broken`](Mirror::broken).
+    pub(crate) fn matches(
+        &mut self,
+        conn: &Connection,
+        prepared: &Prepared,
+        self_id: MemoryId,
+        min_similarity: f64,
+    ) -> Result<Option<Matches>> {
+        let Some(terms) = prepared.terms.as_ref().filter(|_| !self.broken) else {
+            return Ok(None);
+        };
+        // What FTS5 stored for the memory: a check, at the cost of a lookup, that the
+        // tokenizer ran alike.
+        let size: Option<Vec<u8>> = conn
+            .prepare_cached("SELECT sz FROM memories_fts_docsize WHERE id = ?1")
+            .and_then(|mut s| s.query_row([self_id], |r| r.get(0)).optional())
+            .context("cannot read the full-text index")?;
+        let size = size.map(|b| Varints(&b).sum::<u64>());
+        if size != u64::try_from(prepared.doc.len).ok() {
+            self.broken = true;
+            return Ok(None);
+        }
+        if self.scores.len() < self.lens.len() {
+            self.scores.resize(self.lens.len(), 0.0);
+        }
+        let avgdl = self.tokens as f64 / self.rows as f64;
+        let lists: Vec<(&Postings, f64)> = terms
+            .iter()
+            .map(|t| {
+                let p = &self.postings[t];
+                (p, idf(self.rows, p.rows.len()))
+            })
+            .collect();
+        // The memory's own score, phrase by phrase as FTS5 adds it up.
+        let d = f64::from(u32::try_from(prepared.doc.len).unwrap_or(0));
+        let mut own = 0.0;
+        for (term, &(_, idf)) in terms.iter().zip(&lists) {
+            if let Ok(i) = prepared
+                .doc
+                .terms
+                .binary_search_by(|(t, _)| t.as_str().cmp(term))
+            {
+                own += part(idf, f64::from(prepared.doc.terms[i].1), d, avgdl);
+            }
+        }
+        self.answered += 1;
+        if own <= 0.0 {
+            return Ok(Some(Matches {
+                own,
+                rows: Vec::new(),
+            }));
+        }
+        let threshold = min_similarity * own;
+        // MaxScore (Turtle and Flood, 1995): the terms whose bounds add up to less than the
+        // threshold cannot lift a row over it alone, so only rows holding one of the others
+        // can reach it. Their lists are walked; the optional terms add their bound.
+        let mut by_bound: Vec<(f64, usize)> = lists
+            .iter()
+            .enumerate()
+            .map(|(i, &(p, idf))| (part(idf, p.max_freq, f64::from(p.min_len), avgdl), i))
+            .collect();
+        by_bound.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut optional = 0.0;
+        let mut essential = by_bound.as_slice();
+        while let Some((&(bound, _), rest)) = essential.split_first() {
+            if (optional + bound) * (1.0 + BOUND_SLACK) >= threshold {
+                break;
+            }
+            optional += bound;
+            essential = rest;
+        }
+        for &(_, i) in essential {
+            let (p, idf) = lists[i];
+            for (&row, &f) in p.rows.iter().zip(&p.freqs) {
+                let score = &mut self.scores[row as usize];
+                if *score == 0.0 {
+                    self.touched.push(row);
+                }
+                *score += part(idf, f, f64::from(self.lens[row as usize]), avgdl);
+            }
+        }
+        // The rows that may still reach it take the optional terms' parts: a pass over each
+        // list that computes only for them.
+        let mut hopeful = std::mem::take(&mut self.touched);
+        hopeful.retain(|&row| {
+            let score = &mut self.scores[row as usize];
+            let keep =
+                i64::from(row) != self_id && (*score + optional) * (1.0 + BOUND_SLACK) >= threshold;
+            if !keep {
+                *score = 0.0;
+            }
+            keep
+        });
+        if !hopeful.is_empty() {
+            for &(_, i) in &by_bound[..by_bound.len() - essential.len()] {
+                let (p, idf) = lists[i];
+                for (&row, &f) in p.rows.iter().zip(&p.freqs) {
+                    let score = &mut self.scores[row as usize];
+                    if *score != 0.0 {
+                        *score += part(idf, f, f64::from(self.lens[row as usize]), avgdl);
+                    }
+                }
+            }
+        }
+        // Those near or over the threshold, scored exactly: every phrase in order.
+        let mut out = Vec::new();
+        for &row in &hopeful {
+            let near = std::mem::take(&mut self.scores[row as usize]);
+            if near * (1.0 + BOUND_SLACK) < threshold {
+                continue;
+            }
+            let d = f64::from(self.lens[row as usize]);
+            let mut score = 0.0;
+            for &(p, idf) in &lists {
+                if let Some(f) = p.freq(row) {
+                    score += part(idf, f, d, avgdl);
+                }
+            }
+            if score >= threshold {
+                out.push((i64::from(row), score));
+            }
+        }
+        hopeful.clear();
+        self.touched = hopeful;
+        Ok(Some(Matches { own, rows: out }))
+    }
+}
+
+/// A rowid as an index into the mirror's vectors. Rowids of memories are positive and far
+/// below `u32::MAX` (one per memory ever written); a larger one is refused when read.
+fn slot(id: i64) -> u32 {
+    u32::try_from(id).unwrap_or(NO_ROW)
+}
+
+fn set_len(lens: &mut Vec<u32>, row: u32, len: u32) {
+    let i = row as usize;
+    if lens.len() <= i {
+        lens.resize(i + 1, NO_ROW);
+    }
+    lens[i] = len;
+}
+
+/// SQLite's variable-length integers, as FTS5 writes its records: big-endian groups of
+/// seven bits, the high bit set on all but the last byte; a ninth byte gives all eight.
+struct Varints<'a>(&'a [u8]);
+
+impl Iterator for Varints<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        let mut value: u64 = 0;
+        for (i, &byte) in self.0.iter().enumerate() {
+            if i == 8 {
+                self.0 = &self.0[9..];
+                return Some((value << 8) | u64::from(byte));
+            }
+            value = (value << 7) | u64::from(byte & 0x7f);
+            if byte & 0x80 == 0 {
+                self.0 = &self.0[i + 1..];
+                return Some(value);
+            }
+        }
+        self.0 = &[];
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use oro_mem_core::config::DedupConfig;
+    use oro_mem_core::{MemoryType, NewMemory, WriteOutcome};
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::Store;
+
+    /// Words of every kind the index meets: common and rare, stemmed alike, diacritics, CJK
+    /// (whose bigram queries the mirror leaves to FTS5).
+    const WORDS: &[&str] = &[
+        "sqlite",
+        "sqlite",
+        "sqlite",
+        "lock",
+        "locking",
+        "locks",
+        "writer",
+        "writer",
+        "retry",
+        "backoff",
+        "jitter",
+        "cache",
+        "café",
+        "cafe",
+        "schema",
+        "migration",
+        "vector",
+        "index",
+        "数据库",
+        "锁",
+    ];
+
+    fn text(words: &[usize]) -> String {
+        let words: Vec<&str> = words.iter().map(|&i| WORDS[i]).collect();
+        words.join(" ")
+    }
+
+    fn memory(words: &[usize], about: &[usize], in_a: bool, confidence: f64) -> NewMemory {
+        let mut m = NewMemory::new(text(words), MemoryType::Lesson)
+            .namespace(if in_a { "a" } else { "b" })
+            .confidence(confidence);
+        if let Some((&first, rest)) = about.split_first() {
+            m = m.tags(vec![WORDS[first].to_string()]);
+            m.summary = (!rest.is_empty()).then(|| text(rest));
+            m.files = rest
+                .iter()
+                .map(|&i| format!("src/{}.rs", WORDS[i]))
+                .collect();
+        }
+        m
+    }
+
+    fn lesson(text: &str, namespace: &str) -> NewMemory {
+        NewMemory::new(text, MemoryType::Lesson).namespace(namespace)
+    }
+
+    fn answered(s: &Store) -> Option<u64> {
+        s.mirror.as_ref().map(|m| m.answered)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Batches checked by the mirror end as batches checked by FTS5: the same outcomes
+        /// and similarities, to the bit, a second batch reusing the first's mirror.
+        #[test]
+        fn the_mirror_finds_what_fts5_finds(
+            docs in prop::collection::vec(
+                (prop::collection::vec(0..WORDS.len(), 1..8),
+                 prop::collection::vec(0..WORDS.len(), 0..3),
+                 any::<bool>()),
+                0..40,
+            ),
+            batches in prop::collection::vec(
+                prop::collection::vec(
+                    (prop::collection::vec(0..WORDS.len(), 1..8),
+                     prop::collection::vec(0..WORDS.len(), 0..3),
+                     any::<bool>(),
+                     0.1..1.0f64),
+                    1..12,
+                ),
+                1..3,
+            ),
+            bm25 in prop::sample::select(vec![0.3, 0.5, 0.7, 0.85]),
+        ) {
+            let dedup = DedupConfig { bm25, ..DedupConfig::default() };
+            let off = DedupConfig { enabled: false, ..dedup };
+            let mut mirrored = Store::open_in_memory().unwrap();
+            let mut plain = Store::open_in_memory().unwrap();
+            plain.mirror_enabled = false;
+            for (words, about, in_a) in &docs {
+                for s in [&mut mirrored, &mut plain] {
+                    s.remember(memory(words, about, *in_a, 0.5), &off).unwrap();
+                }
+            }
+            for batch in &batches {
+                let new: Vec<NewMemory> = batch
+                    .iter()
+                    .map(|(words, about, in_a, c)| memory(words, about, *in_a, *c))
+                    .collect();
+                let a = mirrored.remember_batch(new.clone(), &dedup).unwrap();
+                let b = plain.remember_batch(new, &dedup).unwrap();
+                prop_assert_eq!(a, b);
+                let m = mirrored.mirror.as_ref().expect("the mirror is kept");
+                prop_assert!(!m.broken);
+            }
+        }
+    }
+
+    #[test]
+    fn the_mirror_answers_and_is_kept_between_batches() {
+        let mut s = Store::open_in_memory().unwrap();
+        let dedup = DedupConfig::default();
+        let batch = |texts: &[&str]| texts.iter().map(|t| lesson(t, "a")).collect::<Vec<_>>();
+        s.remember_batch(
+            batch(&["wal mode lets readers run", "busy timeout"]),
+            &dedup,
+        )
+        .unwrap();
+        assert_eq!(answered(&s), Some(2));
+        let out = s
+            .remember_batch(batch(&["wal mode lets readers run"]), &dedup)
+            .unwrap();
+        assert!(matches!(out[0], WriteOutcome::Skipped { .. }), "{out:?}");
+        assert_eq!(answered(&s), Some(3), "the same mirror answered again");
+        // CJK queries are FTS5's: the mirror stays, without answering.
+        s.remember_batch(batch(&["数据库 锁"]), &dedup).unwrap();
+        assert_eq!(answered(&s), Some(3));
+    }
+
+    #[test]
+    fn a_change_by_this_connection_or_another_is_not_missed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.db");
+        let dedup = DedupConfig::default();
+        let mut a = Store::open(&path).unwrap();
+        // Loads the terms the other connection's memory will hold.
+        a.remember(lesson("pgbouncer pool exhausted under load", "one"), &dedup)
+            .unwrap();
+        assert_eq!(answered(&a), Some(1));
+        let mut b = Store::open(&path).unwrap();
+        let theirs = b
+            .remember(
+                lesson("pgbouncer pool exhausted under load spikes", "two"),
+                &dedup,
+            )
+            .unwrap()
+            .id();
+        let out = a
+            .remember(
+                lesson("pgbouncer pool exhausted under load spikes", "two"),
+                &dedup,
+            )
+            .unwrap();
+        assert_eq!(
+            out,
+            WriteOutcome::Skipped {
+                duplicate_of: theirs,
+                similarity: 1.0
+            }
+        );
+        assert_eq!(
+            answered(&a),
+            Some(1),
+            "a new mirror, not the stale one, answered"
+        );
+        // This connection deletes the memory: the next check must not find it.
+        a.forget(theirs).unwrap();
+        let again = a
+            .remember(
+                lesson("pgbouncer pool exhausted under load spikes", "two"),
+                &dedup,
+            )
+            .unwrap();
+        assert!(matches!(again, WriteOutcome::Inserted { .. }), "{again:?}");
+        assert_eq!(
+            answered(&a),
+            Some(1),
+            "a new mirror, not the stale one, answered"
+        );
+    }
+
+    #[test]
+    fn varints_read_as_sqlite_writes_them() {
+        let v: Vec<u64> = Varints(&[0x05, 0x81, 0x00, 0xff, 0x7f]).collect();
+        assert_eq!(v, [5, 128, 16_383]);
+        let nine = [0xff; 9];
+        assert_eq!(Varints(&nine).next(), Some(u64::MAX));
+        // A truncated value is not read.
+        assert_eq!(Varints(&[0x81]).next(), None);
+    }
+}
