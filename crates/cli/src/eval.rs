@@ -198,6 +198,8 @@ struct Corpus {
 
 fn import(dataset: &Dataset, now: Option<Timestamp>, postgres: Option<&str>) -> Result<Corpus> {
     let (mut store, scratch) = stores::scratch(postgres)?;
+    // Eval asks thousands of questions of one open store, as a server does.
+    store.stay_warm();
     let undated = now.unwrap_or_else(Timestamp::now);
     let dedup = DedupConfig {
         enabled: false,

@@ -145,7 +145,8 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
         }
         // Searching a read-only store is useful; its writes are tool errors saying why.
         Command::Mcp => {
-            let ctx = open(&cli, Access::Serve)?;
+            let mut ctx = open(&cli, Access::Serve)?;
+            ctx.store.stay_warm();
             eprintln!("oro-mem: MCP server on stdio for {}", ctx.store.location());
             mcp::serve(ctx)
         }

@@ -133,6 +133,7 @@ pub fn serve(cli: &Cli) -> Result<()> {
     // Shown without a password.
     let shown = Db::parse(&db)?.to_string();
     let mut ctx = crate::open(cli, Access::Read)?;
+    ctx.store.stay_warm();
     let db = canonical(&db);
     let mut config = ConfigStamp::of(
         config_file::resolve_config(cli.config.as_deref(), &db).map(|p| canonical(&p)),

@@ -430,6 +430,11 @@ pub trait MemoryStore: CandidateSearch + MemoryWrite {
         false
     }
 
+    /// Said by a process that keeps the store open across many calls (a server): the store
+    /// may then keep in memory what makes its searches faster, with the same answers. By
+    /// default nothing changes.
+    fn stay_warm(&mut self) {}
+
     /// Calls `f` with every memory matching `filter`, oldest id first, without loading them
     /// all; returns how many.
     ///

@@ -118,6 +118,10 @@ impl MemoryStore for Store {
             .map_or_else(|| ":memory:".to_string(), |p| p.display().to_string())
     }
 
+    fn stay_warm(&mut self) {
+        self.set_warm(true);
+    }
+
     fn is_read_only(&self) -> bool {
         Store::is_read_only(self)
     }

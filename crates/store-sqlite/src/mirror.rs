@@ -1,33 +1,36 @@
-//! An in-memory copy of what duplicate checks read from the FTS5 index, scoring exactly as
-//! FTS5's `bm25()` does.
+//! An in-memory copy of what duplicate checks and warm searches read from the FTS5 index,
+//! scoring exactly as FTS5's `bm25()` does.
 //!
 //! A deduplicated write asks which memories score close to the new memory's own score for
 //! the OR of its words. FTS5 answers by walking each word's list in the index and calling
 //! `bm25()` for each match (about 1.5 µs each), write after write; at 100k memories that was
-//! 25 ms a write even with MaxScore pruning ([`crate::similar`]). Here the same lists are
-//! read from FTS5 once, kept in memory, and each check is one pass over them.
+//! 25 ms a write even with MaxScore pruning ([`crate::similar`]). A search of a large store
+//! pays the same per match: a stopword-heavy question matching 72k of a million memories
+//! took about 100 ms. Here the lists are read from FTS5 once, kept in memory, and a check or
+//! a search is one pass over them.
 //!
 //! The mirror holds:
 //! - the row count and the token total of FTS5's averages record, and each row's token count
 //!   (FTS5's `docsize` table), read when the mirror is built;
-//! - for each term a check needed, the rows holding it with its frequency, each occurrence
-//!   counted with its column's weight, read from an `fts5vocab` instance table the first time
-//!   the term is needed (FTS5 flushes its pending writes for it, so this transaction's
-//!   inserts are there).
+//! - for each term a check or a search needed, the rows holding it with its frequency, each
+//!   occurrence counted with its column's weight, read from an `fts5vocab` instance table the
+//!   first time the term is needed (FTS5 flushes its pending writes for it, so the write
+//!   transaction's own inserts are there).
 //!
-//! A memory the batch inserts is added, tokenized by the index's own tokenizer
-//! ([`Analyzer`]), and taken out again if it proves a duplicate and its insert is rolled back.
-//! Scores follow `fts5Bm25Function` operation by operation, in the order of the query's
-//! phrases, so they are the same floating-point numbers (a property test holds them to
-//! FTS5's, bit for bit). Each check also compares the mirror's totals and the new memory's
-//! length with what FTS5 stored; if they ever differ the mirror is dropped and FTS5 answers.
+//! A memory a batch inserts is added, tokenized by the index's own tokenizer ([`Analyzer`]),
+//! and taken out again if it proves a duplicate and its insert is rolled back. Scores follow
+//! `fts5Bm25Function` operation by operation, in the order of the query's phrases, so they are
+//! the same floating-point numbers, and a search orders ties as FTS5 does, by rowid (property
+//! tests hold both to FTS5's, bit for bit). Each check also compares the mirror's totals and
+//! the new memory's length with what FTS5 stored; if they ever differ the mirror is dropped
+//! and FTS5 answers.
 //!
-//! The store keeps the mirror between batches and trusts it only while the index is as the
-//! last batch left it ([`Stamp`]).
+//! The store keeps the mirror between batches and searches and trusts it only while the index
+//! is as the mirror last saw it ([`Stamp`]); else it reads a new one.
 
 use std::collections::HashMap;
 
-use oro_mem_core::text::{query_terms, LEXICAL_FIELDS};
+use oro_mem_core::text::{query_terms, Term, LEXICAL_FIELDS};
 use oro_mem_core::{MemoryId, Result};
 use rusqlite::{Connection, OptionalExtension};
 
@@ -191,6 +194,15 @@ impl std::fmt::Debug for Mirror {
     }
 }
 
+/// What [`Mirror::top`] found.
+#[derive(Debug)]
+pub(crate) struct Top {
+    /// The best rows, best first, with their scores.
+    pub(crate) rows: Vec<(MemoryId, f64)>,
+    /// How many rows match.
+    pub(crate) matches: usize,
+}
+
 /// What [`Mirror::matches`] found.
 #[derive(Debug)]
 pub(crate) struct Matches {
@@ -212,11 +224,6 @@ pub(crate) struct Prepared {
 impl Mirror {
     /// Reads the index's totals and row lengths, as they are now. Terms are read as needed.
     pub(crate) fn load(conn: &Connection, stamp: Stamp) -> Result<Mirror> {
-        conn.execute_batch(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.oro_fts_instance \
-             USING fts5vocab(main, memories_fts, instance)",
-        )
-        .context("cannot read the full-text index")?;
         let (rows, tokens) = totals(conn)?;
         let mut lens: Vec<u32> = Vec::new();
         let mut s = conn
@@ -269,14 +276,69 @@ impl Mirror {
             self.broken = true;
         }
         let doc = self.analyzer.document(fields)?;
-        let query = query_terms(fields.content);
-        let terms = self.analyzer.query(&query)?;
-        let terms =
-            (terms.len() == query.len() && terms.iter().all(|t| !t.contains(' '))).then_some(terms);
-        for term in terms.iter().flatten() {
+        let terms = self.query_terms(conn, &query_terms(fields.content))?;
+        Ok(Prepared { doc, terms })
+    }
+
+    /// The index term of each phrase of `query`, with its rows read; `None` when a phrase is
+    /// not one term (a CJK bigram is two), which the mirror leaves to FTS5.
+    fn query_terms(&mut self, conn: &Connection, query: &[Term]) -> Result<Option<Vec<String>>> {
+        let terms = self.analyzer.query(query)?;
+        if terms.len() != query.len() || terms.iter().any(|t| t.contains(' ')) {
+            return Ok(None);
+        }
+        for term in &terms {
             self.read_term(conn, term)?;
         }
-        Ok(Prepared { doc, terms })
+        Ok(Some(terms))
+    }
+
+    /// The best `fetch` rows for the OR of `query`'s phrases, as FTS5's `ORDER BY rank LIMIT
+    /// fetch` gives them (best first, ties by rowid), with their scores; `None` when the
+    /// mirror leaves this query to FTS5.
+    pub(crate) fn top(
+        &mut self,
+        conn: &Connection,
+        query: &[Term],
+        fetch: usize,
+    ) -> Result<Option<Top>> {
+        if self.broken {
+            return Ok(None);
+        }
+        let Some(terms) = self.query_terms(conn, query)? else {
+            return Ok(None);
+        };
+        if self.scores.len() < self.lens.len() {
+            self.scores.resize(self.lens.len(), 0.0);
+        }
+        let avgdl = self.tokens as f64 / self.rows as f64;
+        for term in &terms {
+            let p = &self.postings[term];
+            let idf = idf(self.rows, p.rows.len());
+            for (&row, &f) in p.rows.iter().zip(&p.freqs) {
+                let score = &mut self.scores[row as usize];
+                if *score == 0.0 {
+                    self.touched.push(row);
+                }
+                *score += part(idf, f, f64::from(self.lens[row as usize]), avgdl);
+            }
+        }
+        let matches = self.touched.len();
+        let mut hits: Vec<(f64, u32)> = Vec::with_capacity(matches);
+        for row in self.touched.drain(..) {
+            hits.push((std::mem::take(&mut self.scores[row as usize]), row));
+        }
+        let order = |a: &(f64, u32), b: &(f64, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+        if hits.len() > fetch && fetch > 0 {
+            hits.select_nth_unstable_by(fetch - 1, order);
+        }
+        hits.truncate(fetch);
+        hits.sort_unstable_by(order);
+        let top = hits
+            .into_iter()
+            .map(|(score, row)| (i64::from(row), score))
+            .collect();
+        Ok(Some(Top { rows: top, matches }))
     }
 
     /// Reads `term`'s rows from the index, unless they are here already.
@@ -284,6 +346,12 @@ impl Mirror {
         if self.postings.contains_key(term) {
             return Ok(());
         }
+        // Made here rather than once: a transaction rolled back takes it with it.
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.oro_fts_instance \
+             USING fts5vocab(main, memories_fts, instance)",
+        )
+        .context("cannot read the full-text index")?;
         let mut s = conn
             .prepare_cached("SELECT doc, col FROM temp.oro_fts_instance WHERE term = ?1")
             .context("cannot read the full-text index")?;
@@ -579,7 +647,7 @@ mod tests {
     }
 
     fn answered(s: &Store) -> Option<u64> {
-        s.mirror.as_ref().map(|m| m.answered)
+        s.mirror.borrow().as_ref().map(|m| m.answered)
     }
 
     proptest! {
@@ -625,10 +693,87 @@ mod tests {
                 let a = mirrored.remember_batch(new.clone(), &dedup).unwrap();
                 let b = plain.remember_batch(new, &dedup).unwrap();
                 prop_assert_eq!(a, b);
-                let m = mirrored.mirror.as_ref().expect("the mirror is kept");
-                prop_assert!(!m.broken);
+                let m = mirrored.mirror.borrow();
+                prop_assert!(!m.as_ref().expect("the mirror is kept").broken);
             }
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// A warm store's lexical search gives what FTS5 gives: the same memories, scores
+        /// (to the bit) and order, ties included, before and after writes between searches.
+        #[test]
+        fn warm_search_is_fts5s(
+            docs in prop::collection::vec(
+                (prop::collection::vec(0..WORDS.len(), 1..8),
+                 prop::collection::vec(0..WORDS.len(), 0..3),
+                 any::<bool>(),
+                 0.1..1.0f64),
+                0..60,
+            ),
+            later in prop::collection::vec(prop::collection::vec(0..WORDS.len(), 1..8), 0..4),
+            queries in prop::collection::vec(prop::collection::vec(0..WORDS.len(), 1..5), 1..6),
+            depth in 1usize..20,
+            min_confidence in prop::option::of(0.0..1.0f64),
+        ) {
+            let off = DedupConfig { enabled: false, ..DedupConfig::default() };
+            let mut warm = Store::open_in_memory().unwrap();
+            warm.set_warm(true);
+            let mut cold = Store::open_in_memory().unwrap();
+            for (words, about, in_a, confidence) in &docs {
+                for s in [&mut warm, &mut cold] {
+                    s.remember(memory(words, about, *in_a, *confidence), &off).unwrap();
+                }
+            }
+            let filter = oro_mem_core::Filter { min_confidence, ..Default::default() };
+            let search = |s: &Store, q: &str| -> Vec<(MemoryId, u64)> {
+                s.lexical_candidates(q, &filter, depth)
+                    .unwrap()
+                    .into_iter()
+                    .map(|(m, score)| (m.id, score.to_bits()))
+                    .collect()
+            };
+            for (i, q) in queries.iter().enumerate() {
+                let q = text(q);
+                prop_assert_eq!(search(&warm, &q), search(&cold, &q), "{}", q);
+                if let Some(words) = later.get(i) {
+                    for s in [&mut warm, &mut cold] {
+                        s.remember(memory(words, &[], true, 0.5), &off).unwrap();
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_warm_search_sees_another_connections_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.db");
+        let mut a = Store::open(&path).unwrap();
+        a.set_warm(true);
+        let off = DedupConfig {
+            enabled: false,
+            ..DedupConfig::default()
+        };
+        a.remember(lesson("pgbouncer pool exhausted", "a"), &off)
+            .unwrap();
+        let filter = oro_mem_core::Filter::default();
+        assert_eq!(
+            a.lexical_candidates("pgbouncer", &filter, 5).unwrap().len(),
+            1
+        );
+        let mut b = Store::open(&path).unwrap();
+        b.remember(lesson("pgbouncer restarted", "a"), &off)
+            .unwrap();
+        let warm = a.lexical_candidates("pgbouncer", &filter, 5).unwrap();
+        let cold = b.lexical_candidates("pgbouncer", &filter, 5).unwrap();
+        assert_eq!(warm.len(), 2);
+        let ids = |c: &[(oro_mem_core::Memory, f64)]| -> Vec<(MemoryId, f64)> {
+            c.iter().map(|(m, s)| (m.id, *s)).collect()
+        };
+        assert_eq!(ids(&warm), ids(&cold));
     }
 
     #[test]

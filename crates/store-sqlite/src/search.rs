@@ -3,11 +3,13 @@
 
 use std::collections::HashMap;
 
+use oro_mem_core::text::query_terms;
 use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, Result};
 use rusqlite::{params, params_from_iter, OptionalExtension};
 
 use crate::filter::Where;
 use crate::fts5::fts5_query;
+use crate::mirror::{Mirror, Stamp, Top};
 use crate::quant::{dot_f32, TopK};
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
 use crate::store::{to_i64, SqlContext, Store};
@@ -41,7 +43,10 @@ impl Store {
         // general query below runs.
         if filter.is_status_only() {
             let fetch = depth.saturating_mul(2).max(depth + 16);
-            let (hits, complete) = self.top_by_rank(&fts, filter, depth, fetch)?;
+            let (hits, complete) = match self.warm_top(text, filter, depth, fetch)? {
+                Some(found) => found,
+                None => self.top_by_rank(&fts, filter, depth, fetch)?,
+            };
             if hits.len() >= depth || complete {
                 return Ok(hits);
             }
@@ -254,13 +259,64 @@ impl Store {
     /// The best `fetch` matches by FTS5 rank, then those with `status`, at most `depth`; and
     /// whether every match was seen (fewer than `fetch` matched). With no rows the second is
     /// false: the caller cannot tell and should ask the general query.
-    fn top_by_rank(
+    /// [`Store::top_by_rank`] from the mirror of the index, on a [warm](Store::set_warm)
+    /// store; `None` when it is not, or the mirror leaves the query to FTS5.
+    fn warm_top(
         &self,
-        fts: &str,
+        text: &str,
         filter: &Filter,
         depth: usize,
         fetch: usize,
-    ) -> Result<(Vec<(Memory, f64)>, bool)> {
+    ) -> Result<Option<Hits>> {
+        if !self.warm {
+            return Ok(None);
+        }
+        // One snapshot for the check that the mirror is current, its reads and the rows.
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .context("cannot start a read transaction")?;
+        let stamp = Stamp::read(&tx)?;
+        let mut mirror = self.mirror.borrow_mut();
+        if mirror
+            .as_ref()
+            .is_none_or(|m| *m.stamp() != stamp || m.broken)
+        {
+            *mirror = Some(Mirror::load(&tx, stamp)?);
+        }
+        let m = mirror.as_mut().expect("loaded above");
+        let Some(Top { rows: top, matches }) = m.top(&tx, &query_terms(text), fetch)? else {
+            return Ok(None);
+        };
+        let ids: Vec<MemoryId> = top.iter().map(|&(id, _)| id).collect();
+        let mut stmt = tx
+            .prepare_cached(&format!(
+                "SELECT {MEMORY_COLUMNS} FROM json_each(?1) j CROSS JOIN memories m \
+                 ON m.id = j.value WHERE m.status = ?2 AND m.confidence >= ?3"
+            ))
+            .context("cannot search")?;
+        let mut rows: HashMap<MemoryId, Memory> = stmt
+            .query_map(
+                params![
+                    serde_json::to_string(&ids).expect("ids serialize"),
+                    filter.status_or_default().as_str(),
+                    filter.min_confidence.unwrap_or(0.0)
+                ],
+                memory_from_row,
+            )
+            .context("cannot search")?
+            .map(|r| r.map(|m| (m.id, m)))
+            .collect::<rusqlite::Result<_>>()
+            .context("cannot search")?;
+        let hits = top
+            .into_iter()
+            .filter_map(|(id, score)| rows.remove(&id).map(|m| (m, score)))
+            .take(depth)
+            .collect();
+        Ok(Some((hits, matches < fetch)))
+    }
+
+    fn top_by_rank(&self, fts: &str, filter: &Filter, depth: usize, fetch: usize) -> Result<Hits> {
         let sql = format!(
             "SELECT {MEMORY_COLUMNS}, -t.score, t.n FROM \
                (SELECT rowid AS id, rank AS score, count(*) OVER () AS n FROM memories_fts \
@@ -293,6 +349,9 @@ impl Store {
         Ok((rows.into_iter().map(|(c, _)| c).collect(), complete))
     }
 }
+
+/// The best memories, best first, with their scores, and whether every match was seen.
+type Hits = (Vec<(Memory, f64)>, bool);
 
 /// A memory and the BM25 score in the column after it.
 pub(crate) fn candidate_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(Memory, f64)> {

@@ -16,6 +16,7 @@ use crate::mirror::Mirror;
 use crate::row::{memory_from_row, MEMORY_COLUMNS};
 use crate::schema::{self, MigrateError, SCHEMA_VERSION};
 use crate::vectors;
+use std::cell::RefCell;
 
 /// How long a writer waits for another process's lock before giving up.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -190,10 +191,13 @@ pub struct Store {
     path: Option<PathBuf>,
     migrated_from: u32,
     read_only: bool,
-    /// The index as duplicate checks read it, kept between batches; see [`Mirror`].
-    pub(crate) mirror: Option<Mirror>,
+    /// The index as duplicate checks (and, once [`Store::set_warm`], searches) read it, kept
+    /// while the index is unchanged; see [`Mirror`].
+    pub(crate) mirror: RefCell<Option<Mirror>>,
     /// Whether duplicate checks may use a mirror (tests turn it off to compare).
     pub(crate) mirror_enabled: bool,
+    /// Whether lexical searches use the mirror ([`Store::set_warm`]).
+    pub(crate) warm: bool,
 }
 
 impl std::fmt::Debug for Store {
@@ -356,9 +360,26 @@ impl Store {
             path,
             migrated_from: from,
             read_only,
-            mirror: None,
+            mirror: RefCell::new(None),
             mirror_enabled: true,
+            warm: false,
         })
+    }
+
+    /// True after [`Store::set_warm`]`(true)`.
+    pub fn is_warm(&self) -> bool {
+        self.warm
+    }
+
+    /// For a process that keeps the store open across many searches (`oro-mem serve`, `mcp`):
+    /// lexical searches then read an in-memory copy of the full-text index's statistics and of
+    /// the lists of the words searched, kept while the index is unchanged, and score as
+    /// FTS5's `bm25()` does (the same results, in the same order). The first search pays for
+    /// reading every row's length (about 20 ms per 100k memories) and each word's list once;
+    /// a one-off command should not. A search the copy cannot answer (a CJK phrase, a filter
+    /// on more than the status and confidence) goes to FTS5 as before.
+    pub fn set_warm(&mut self, warm: bool) {
+        self.warm = warm;
     }
 
     /// True when the store was opened with [`Store::open_read_only`]: every write fails.

@@ -139,7 +139,7 @@ impl Store {
         let mut checks = Checks::default();
         if dedup.enabled && self.mirror_enabled && !batch.is_empty() {
             let stamp = Stamp::read(&tx)?;
-            checks.mirror = match self.mirror.take() {
+            checks.mirror = match self.mirror.get_mut().take() {
                 Some(m) if *m.stamp() == stamp => Some(m),
                 _ => Some(Mirror::load(&tx, stamp)?),
             };
@@ -167,7 +167,7 @@ impl Store {
         tx.commit().context("cannot commit")?;
         if let Some(mut m) = checks.mirror {
             m.keep(Stamp::after_commit(&self.conn, version)?);
-            self.mirror = Some(m);
+            *self.mirror.get_mut() = Some(m);
         }
         Ok(outcomes)
     }
