@@ -80,8 +80,9 @@ pub enum Command {
     Merge(MergeArgs),
     /// Serve the store to agents over the Model Context Protocol (stdio)
     Mcp,
-    /// Keep the store and the model loaded, and answer `recall` and `inject` for them on a
-    /// socket beside the database (they use it when it runs, and answer alone when not)
+    /// Keep the store and the model loaded, and answer `recall`, `inject`, `remember`,
+    /// `extract` and `memories` for them on a socket beside the database (they use it when it
+    /// runs, and answer alone when not)
     Serve,
     /// Print the effective configuration (file + defaults) as TOML
     Config,

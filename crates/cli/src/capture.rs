@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::args::{ExtractArgs, MergeArgs};
 use crate::stores::{self, Db};
-use crate::{dedup_config, describe, Ctx};
+use crate::{dedup_config, describe, Ctx, Io};
 
 /// Counts of what a write did.
 #[derive(Debug, Default, Serialize)]
@@ -32,27 +32,33 @@ impl Tally {
     }
 }
 
-fn read_text(path: &Path) -> Result<String> {
+/// The text of `path` (`-`: `input`), a relative path taken from `cwd` when given (a server
+/// reading for a client elsewhere); errors name the path as given.
+fn read_text(path: &Path, input: &mut dyn Read, cwd: Option<&Path>) -> Result<String> {
     let mut text = String::new();
     if path == Path::new("-") {
-        std::io::stdin()
+        input
             .read_to_string(&mut text)
             .context("cannot read standard input")?;
     } else {
-        text = std::fs::read_to_string(path)
+        let at = match cwd {
+            Some(dir) if path.is_relative() => dir.join(path),
+            _ => path.to_path_buf(),
+        };
+        text = std::fs::read_to_string(at)
             .with_context(|| format!("cannot read {}", path.display()))?;
     }
     Ok(text)
 }
 
 /// `oro-mem extract`.
-pub fn extract(ctx: &mut Ctx, a: &ExtractArgs) -> Result<()> {
+pub fn extract(ctx: &mut Ctx, a: &ExtractArgs, io: &mut Io<'_>) -> Result<()> {
     let Extraction {
         mut memories,
         rejected,
-    } = find_memories(&read_text(&a.file)?);
+    } = find_memories(&read_text(&a.file, io.input, io.cwd)?);
     for r in &rejected {
-        eprintln!("line {}: [MEMORY] not stored: {}", r.line, r.reason);
+        writeln!(io.err, "line {}: [MEMORY] not stored: {}", r.line, r.reason)?;
     }
     if a.strict && !rejected.is_empty() {
         bail!(
@@ -84,18 +90,20 @@ pub fn extract(ctx: &mut Ctx, a: &ExtractArgs) -> Result<()> {
                 .iter()
                 .map(|r| serde_json::json!({ "line": r.line, "reason": r.reason }))
                 .collect();
-            println!(
+            writeln!(
+                io.out,
                 "{}",
                 serde_json::json!({ "dry_run": true, "found": found, "rejected": rejected })
-            );
+            )?;
         } else {
             for (line, m) in lines.iter().zip(&batch) {
-                println!(
+                writeln!(
+                    io.out,
                     "line {line}: would store [{}] {} ({}, confidence {})",
                     m.memory_type, m.content, m.source, m.confidence
-                );
+                )?;
             }
-            println!("found {}, rejected {}", batch.len(), rejected.len());
+            writeln!(io.out, "found {}, rejected {}", batch.len(), rejected.len())?;
         }
         return Ok(());
     }
@@ -104,8 +112,8 @@ pub fn extract(ctx: &mut Ctx, a: &ExtractArgs) -> Result<()> {
         Vec::new()
     } else {
         let dedup = dedup_config(ctx.engine.config(), false);
-        ctx.remember(batch.into_iter().map(|m| (m, None)).collect(), &dedup)?
-            .outcomes
+        let batch = batch.into_iter().map(|m| (m, None)).collect();
+        ctx.remember(batch, &dedup, io.err)?.outcomes
     };
     let mut tally = Tally::default();
     outcomes.iter().for_each(|o| tally.add(o));
@@ -115,7 +123,8 @@ pub fn extract(ctx: &mut Ctx, a: &ExtractArgs) -> Result<()> {
             .zip(&outcomes)
             .map(|(line, o)| serde_json::json!({ "line": line, "outcome": o }))
             .collect();
-        println!(
+        writeln!(
+            io.out,
             "{}",
             serde_json::json!({
                 "stored": tally.stored,
@@ -124,18 +133,19 @@ pub fn extract(ctx: &mut Ctx, a: &ExtractArgs) -> Result<()> {
                 "rejected": rejected.len(),
                 "results": each,
             })
-        );
+        )?;
     } else {
         for (line, o) in lines.iter().zip(&outcomes) {
-            println!("line {line}: {}", describe(o));
+            writeln!(io.out, "line {line}: {}", describe(o))?;
         }
-        println!(
+        writeln!(
+            io.out,
             "stored {}, merged {}, skipped {}, rejected {}",
             tally.stored,
             tally.merged,
             tally.skipped,
             rejected.len()
-        );
+        )?;
     }
     Ok(())
 }
@@ -187,7 +197,7 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
         let dedup = dedup_config(ctx.engine.config(), false);
         // One transaction: all of it lands or none. The worker's embeddings of the model
         // this store uses are written, not remade.
-        let done = ctx.remember(new, &dedup)?;
+        let done = ctx.remember(new, &dedup, &mut std::io::stderr())?;
         reused = done.reused;
         for o in &done.outcomes {
             tally.add(o);

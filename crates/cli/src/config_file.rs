@@ -237,6 +237,9 @@ cosine = 0.85           # (hybrid) cosine similarity above which content is a du
 merge_bm25 = 0.8              # near-duplicates at or above this are merged
 prune_below_confidence = 0.3  # memories below this confidence ...
 prune_after_days = 90.0       # ... unused for this long are archived
+
+[serve]
+idle_minutes = 30.0     # `oro-mem serve` stops after this long without a request; 0: never
 "#;
 
 #[cfg(test)]

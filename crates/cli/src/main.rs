@@ -74,17 +74,21 @@ struct Ctx {
 
 impl Ctx {
     /// Stores `batch` through the engine, which embeds it in hybrid mode. A model that does
-    /// not load is one line on stderr (once per process): the memories are stored anyway,
-    /// and `oro-mem embed` adds their embeddings later.
+    /// not load is one line on `err` (once per process, or per request of a server): the
+    /// memories are stored anyway, and `oro-mem embed` adds their embeddings later.
     fn remember(
         &mut self,
         batch: Vec<(NewMemory, Option<Embedding>)>,
         dedup: &DedupConfig,
+        err: &mut dyn Write,
     ) -> Result<Remembered> {
         let done = self.engine.remember(&mut self.store, batch, dedup)?;
         for w in &done.warnings {
             if self.warned.insert(w.clone()) {
-                eprintln!("oro-mem: {w} (run `oro-mem embed` once the model is in place)");
+                writeln!(
+                    err,
+                    "oro-mem: {w} (run `oro-mem embed` once the model is in place)"
+                )?;
             }
         }
         Ok(done)
@@ -108,32 +112,35 @@ fn open(cli: &Cli, access: Access) -> Result<Ctx> {
 fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
     match &cli.command {
         Command::Init(a) => init(&cli, a.global),
-        Command::Remember(a) => remember(open(&cli, Access::Write)?, a),
+        Command::Remember(a) => {
+            with_stdio(stdin, |io| remember(&mut open(&cli, Access::Write)?, a, io))
+        }
         Command::Recall(a) => with_stdio(stdin, |io| recall(&mut open(&cli, Access::Read)?, a, io)),
         Command::Inject(a) => with_stdio(stdin, |io| inject(&mut open(&cli, Access::Read)?, a, io)),
         #[cfg(unix)]
         Command::Serve => serve::serve(&cli),
         #[cfg(not(unix))]
         Command::Serve => bail!("oro-mem serve needs Unix sockets"),
-        Command::Memories(m) => match &m.command {
-            None => list(&open(&cli, Access::Read)?, &m.list),
+        Command::Memories(m) => with_stdio(stdin, |io| match &m.command {
+            None => list(&open(&cli, Access::Read)?, &m.list, io),
             Some(c) => {
                 let access = match c {
                     MemoriesCommand::List(_) | MemoriesCommand::Show { .. } => Access::Read,
                     _ => Access::Write,
                 };
-                memories(open(&cli, access)?, c)
+                memories(&mut open(&cli, access)?, c, io)
             }
-        },
+        }),
         Command::Import(a) => import(open(&cli, Access::Write)?, a),
         Command::Export(a) => export(open(&cli, Access::Read)?, a),
-        Command::Consolidate(a) => consolidate(open(&cli, Access::Write)?, a),
+        Command::Consolidate(a) => with_stdio(stdin, |io| {
+            consolidate(&mut open(&cli, Access::Write)?, a, io)
+        }),
         Command::Embed(a) => embed(open(&cli, Access::Write)?, a),
         Command::Stats(a) => stats(open(&cli, Access::Read)?, a.json),
-        Command::Extract(a) => {
-            let mut ctx = open(&cli, Access::Write)?;
-            capture::extract(&mut ctx, a)
-        }
+        Command::Extract(a) => with_stdio(stdin, |io| {
+            capture::extract(&mut open(&cli, Access::Write)?, a, io)
+        }),
         Command::Merge(a) => {
             let mut ctx = open(&cli, Access::Write)?;
             capture::merge(&mut ctx, a)
@@ -276,15 +283,12 @@ fn describe(outcome: &WriteOutcome) -> String {
     }
 }
 
-fn remember(mut ctx: Ctx, a: &args::RememberArgs) -> Result<()> {
-    let mut m = NewMemory::new(
-        read_content(&a.content, &mut std::io::stdin().lock())?,
-        a.memory_type.parse()?,
-    )
-    .tags(a.tags.iter().cloned())
-    .confidence(a.confidence)
-    .namespace(a.namespace.clone())
-    .source(a.source.parse::<Source>()?);
+fn remember(ctx: &mut Ctx, a: &args::RememberArgs, io: &mut Io<'_>) -> Result<()> {
+    let mut m = NewMemory::new(read_content(&a.content, io.input)?, a.memory_type.parse()?)
+        .tags(a.tags.iter().cloned())
+        .confidence(a.confidence)
+        .namespace(a.namespace.clone())
+        .source(a.source.parse::<Source>()?);
     m.bead_id = a.bead_id.clone();
     m.worker_id = a.worker_id.clone();
     m.session = a.session.clone();
@@ -300,11 +304,11 @@ fn remember(mut ctx: Ctx, a: &args::RememberArgs) -> Result<()> {
         }
     }
     let dedup = dedup_config(ctx.engine.config(), a.no_dedup);
-    let outcome = ctx.remember(vec![(m, None)], &dedup)?.outcomes[0];
+    let outcome = ctx.remember(vec![(m, None)], &dedup, io.err)?.outcomes[0];
     if a.json {
-        println!("{}", serde_json::to_string(&outcome)?);
+        writeln!(io.out, "{}", serde_json::to_string(&outcome)?)?;
     } else {
-        println!("{}", describe(&outcome));
+        writeln!(io.out, "{}", describe(&outcome))?;
     }
     if a.strict && !matches!(outcome, WriteOutcome::Inserted { .. }) {
         return Err(Exit(EXIT_DUPLICATE).into());
@@ -320,13 +324,16 @@ fn dedup_config(config: &Config, off: bool) -> DedupConfig {
     d
 }
 
-/// Where `recall` and `inject` read and write: this process's streams, or those of a client
-/// of `oro-mem serve`.
+/// Where a command reads and writes: this process's streams, or those of a client of
+/// `oro-mem serve`.
 struct Io<'a> {
-    /// Read for a query or task of `-`.
+    /// Read for a query, task, content or file of `-`.
     input: &'a mut dyn Read,
     out: &'a mut dyn Write,
     err: &'a mut dyn Write,
+    /// The working directory of the client a server runs the command for, against which
+    /// relative paths are read; `None` for this process's own.
+    cwd: Option<&'a Path>,
 }
 
 /// Runs `f` with this process's own streams; `read` is standard input when it was read
@@ -345,6 +352,7 @@ fn with_stdio<T>(read: Option<String>, f: impl FnOnce(&mut Io<'_>) -> Result<T>)
         },
         out: &mut out,
         err: &mut err,
+        cwd: None,
     })
 }
 
@@ -527,7 +535,7 @@ fn inject(ctx: &mut Ctx, a: &args::InjectArgs, io: &mut Io<'_>) -> Result<()> {
 }
 
 /// `memories list` (and bare `memories`).
-fn list(ctx: &Ctx, a: &args::ListArgs) -> Result<()> {
+fn list(ctx: &Ctx, a: &args::ListArgs, io: &mut Io<'_>) -> Result<()> {
     let now = Timestamp::now();
     let filter = build_filter(&a.filter, now)?;
     let episode = filter.session.is_some();
@@ -541,31 +549,31 @@ fn list(ctx: &Ctx, a: &args::ListArgs) -> Result<()> {
         Sort::Confidence => ListOrder::Confidence,
     };
     let list = ctx.store.list(&filter, order, a.limit, a.offset)?;
-    let mut out = std::io::stdout().lock();
     for m in &list {
         if a.json {
-            writeln!(out, "{}", serde_json::to_string(m)?)?;
+            writeln!(io.out, "{}", serde_json::to_string(m)?)?;
         } else {
-            writeln!(out, "{}", render::list_line(m, now))?;
+            writeln!(io.out, "{}", render::list_line(m, now))?;
         }
     }
     if !a.json {
         let total = ctx.store.count(&filter)?;
         if total as usize > list.len() {
-            eprintln!(
+            writeln!(
+                io.err,
                 "({} of {total} shown; use --limit and --offset for more)",
                 list.len()
-            );
+            )?;
         }
     }
     Ok(())
 }
 
-fn memories(mut ctx: Ctx, cmd: &MemoriesCommand) -> Result<()> {
+fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()> {
     let now = Timestamp::now();
     match cmd {
-        MemoriesCommand::List(a) => list(&ctx, a)?,
-        MemoriesCommand::Consolidate(a) => return consolidate(ctx, a),
+        MemoriesCommand::List(a) => list(ctx, a, io)?,
+        MemoriesCommand::Consolidate(a) => return consolidate(ctx, a, io),
         MemoriesCommand::Show { id, json, no_touch } => {
             let m = ctx.store.get(*id)?;
             // Read in full: a use, as MCP's memory_get is.
@@ -573,25 +581,29 @@ fn memories(mut ctx: Ctx, cmd: &MemoriesCommand) -> Result<()> {
                 ctx.store.record_used(&[*id], now)?;
             }
             if *json {
-                println!("{}", serde_json::to_string_pretty(&m)?);
+                writeln!(io.out, "{}", serde_json::to_string_pretty(&m)?)?;
             } else {
-                print!("{}", render::memory_details(&m, now));
+                write!(io.out, "{}", render::memory_details(&m, now))?;
             }
         }
         MemoriesCommand::Forget { ids, archive } => {
             for id in ids {
                 if *archive {
                     ctx.store.set_status(*id, Status::Archived)?;
-                    println!("archived {id}");
+                    writeln!(io.out, "archived {id}")?;
                 } else {
                     ctx.store.forget(*id)?;
-                    println!("forgot {id}");
+                    writeln!(io.out, "forgot {id}")?;
                 }
             }
         }
         MemoriesCommand::Pin { id, unpin } => {
             ctx.store.set_pinned(*id, !unpin)?;
-            println!("{} {id}", if *unpin { "unpinned" } else { "pinned" });
+            writeln!(
+                io.out,
+                "{} {id}",
+                if *unpin { "unpinned" } else { "pinned" }
+            )?;
         }
     }
     Ok(())
@@ -673,7 +685,10 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
     let mut batch = Vec::with_capacity(a.batch_size);
     let mut flush = |batch: &mut Vec<NewMemory>, ctx: &mut Ctx| -> Result<()> {
         let memories = std::mem::take(batch).into_iter().map(|m| (m, None));
-        for o in ctx.remember(memories.collect(), &dedup)?.outcomes {
+        for o in ctx
+            .remember(memories.collect(), &dedup, &mut std::io::stderr())?
+            .outcomes
+        {
             match o {
                 WriteOutcome::Inserted { .. } => inserted += 1,
                 WriteOutcome::Merged { .. } => merged += 1,
@@ -804,19 +819,19 @@ fn export(ctx: Ctx, a: &args::ExportArgs) -> Result<()> {
     Ok(())
 }
 
-fn consolidate(mut ctx: Ctx, a: &args::ConsolidateArgs) -> Result<()> {
+fn consolidate(ctx: &mut Ctx, a: &args::ConsolidateArgs, io: &mut Io<'_>) -> Result<()> {
     let report = ctx.store.consolidate(
         &ctx.engine.config().consolidate,
         Timestamp::now(),
         a.dry_run,
     )?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(io.out, "{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(());
     }
     let verb = if a.dry_run { "would merge" } else { "merged" };
     for (keep, drop, sim) in &report.merged {
-        println!("{verb} {drop} into {keep} (similarity {sim:.2})");
+        writeln!(io.out, "{verb} {drop} into {keep} (similarity {sim:.2})")?;
     }
     let verb = if a.dry_run {
         "would archive"
@@ -824,14 +839,15 @@ fn consolidate(mut ctx: Ctx, a: &args::ConsolidateArgs) -> Result<()> {
         "archived"
     };
     for id in &report.archived {
-        println!("{verb} {id} (stale, low confidence)");
+        writeln!(io.out, "{verb} {id} (stale, low confidence)")?;
     }
-    println!(
+    writeln!(
+        io.out,
         "{}: {} merged, {} archived",
         if a.dry_run { "dry run" } else { "done" },
         report.merged.len(),
         report.archived.len()
-    );
+    )?;
     Ok(())
 }
 

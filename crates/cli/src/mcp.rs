@@ -276,7 +276,7 @@ impl MemoryServer {
         m.entities = a.entities.unwrap_or_default();
         self.with(|s| {
             let dedup = s.engine.config().dedup.clone();
-            let done = s.remember(vec![(m, None)], &dedup)?;
+            let done = s.remember(vec![(m, None)], &dedup, &mut std::io::stderr())?;
             let mut out = match done.outcomes[0] {
                 WriteOutcome::Inserted { id } => serde_json::json!({ "stored": id }),
                 WriteOutcome::Merged { into, .. } => serde_json::json!({ "merged_into": into }),

@@ -1,11 +1,14 @@
-//! `oro-mem serve`: a warm process that answers `recall` and `inject` for one store.
+//! `oro-mem serve`: a warm process that answers `recall`, `inject`, `remember`, `extract` and
+//! `memories` for one store.
 //!
 //! A hook that runs `inject` before every prompt would otherwise pay for opening the store
-//! and, in hybrid mode, loading the embedding model on every call. The server does both once
-//! and listens on a Unix socket beside the database (for PostgreSQL, in `.oro/`:
-//! [`socket_path`]); `recall` and `inject` look for it first ([`forward`]) and hand it their
-//! arguments, and answer by themselves when there is none, when it does not answer, or when
-//! it serves another store or configuration.
+//! and, in hybrid mode, loading the embedding model on every call; a `remember` in hybrid mode
+//! loads the model to embed one memory. The server does both once, keeps the store warm (its
+//! lexical search and duplicate checks read a mirror of the full-text index), and listens on a
+//! Unix socket beside the database (for PostgreSQL, in `.oro/`: [`socket_path`]). Those
+//! commands look for it first ([`forward`]) and hand it their arguments, and answer by
+//! themselves when there is none, when it does not answer, when it serves another store or
+//! configuration, or when it cannot write a store they would write.
 //! The server runs the same code as the command would, so the output is the same.
 //!
 //! The protocol is one JSON line each way per connection: a [`Request`] (the resolved store
@@ -16,13 +19,14 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use serde::{Deserialize, Serialize};
 
-use crate::args::{Cli, Command};
+use crate::args::{Cli, Command, MemoriesCommand};
 use oro_mem_store_postgres::is_postgres_url;
 
 use crate::stores::{Access, Db};
@@ -38,7 +42,7 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a client waits for the server's reply before answering by itself.
 const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Setting `ORO_MEM_SERVER=off` makes `recall` and `inject` answer by themselves.
+/// Setting `ORO_MEM_SERVER=off` makes the commands answer by themselves.
 pub const ENV_SWITCH: &str = "ORO_MEM_SERVER";
 
 /// The socket of the server for the store at `db` ([`side_file`] `sock`).
@@ -78,8 +82,11 @@ struct Request {
     config: Option<PathBuf>,
     /// Its arguments, without the program name.
     args: Vec<String>,
-    /// Its standard input, read when the query or task is `-`.
+    /// Its standard input, read when the query, task, content or file is `-`.
     stdin: Option<String>,
+    /// Its working directory, against which a relative file is read (`extract FILE`).
+    #[serde(default)]
+    cwd: Option<PathBuf>,
 }
 
 /// What the server answers.
@@ -121,8 +128,9 @@ impl ConfigStamp {
 }
 
 /// `oro-mem serve`: opens the store (read-only where it cannot be written), loads the model
-/// when the configured mode needs it, and answers `recall` and `inject` on the socket beside
-/// the database until it is stopped (the socket is removed on SIGINT and SIGTERM).
+/// when the configured mode needs it, and answers `recall`, `inject`, `remember`, `extract`
+/// and `memories` on the socket beside the database until it is stopped (the socket is
+/// removed on SIGINT and SIGTERM).
 ///
 /// # Errors
 ///
@@ -165,6 +173,12 @@ pub fn serve(cli: &Cli) -> Result<()> {
         "oro-mem: serving {shown} on {} ({mode} mode); stop with Ctrl-C",
         socket.display()
     );
+    let activity = Arc::new(Mutex::new(Activity {
+        last: Instant::now(),
+        busy: false,
+        idle: idle_limit(&ctx),
+    }));
+    watch_idle(Arc::clone(&activity), socket);
     for stream in listener.incoming() {
         let stream = match stream {
             Ok(s) => s,
@@ -173,11 +187,61 @@ pub fn serve(cli: &Cli) -> Result<()> {
                 continue;
             }
         };
+        lock(&activity).busy = true;
         if let Err(e) = answer(&mut ctx, &db, &mut config, stream, Instant::now()) {
             eprintln!("oro-mem: a request failed: {e:#}");
         }
+        let mut a = lock(&activity);
+        a.busy = false;
+        a.last = Instant::now();
+        // The configuration may have been read again.
+        a.idle = idle_limit(&ctx);
     }
     Ok(())
+}
+
+/// When the server last answered, whether it is answering, and how long it may wait idle.
+#[derive(Debug)]
+struct Activity {
+    last: Instant,
+    busy: bool,
+    idle: Option<Duration>,
+}
+
+fn lock(activity: &Mutex<Activity>) -> std::sync::MutexGuard<'_, Activity> {
+    // A panic elsewhere leaves the times readable.
+    activity
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// `serve.idle_minutes` as a duration; `None` for 0, never.
+fn idle_limit(ctx: &Ctx) -> Option<Duration> {
+    let minutes = ctx.engine.config().serve.idle_minutes;
+    (minutes > 0.0).then(|| Duration::from_secs_f64(minutes * 60.0))
+}
+
+/// Stops the server, removing its socket, once it has been idle for its limit: checked on a
+/// thread of its own, as the main one waits for connections.
+fn watch_idle(activity: Arc<Mutex<Activity>>, socket: PathBuf) {
+    std::thread::spawn(move || loop {
+        let wait = {
+            let a = lock(&activity);
+            match a.idle {
+                Some(limit) if !a.busy && a.last.elapsed() >= limit => {
+                    let _ = std::fs::remove_file(&socket);
+                    eprintln!(
+                        "oro-mem: no request for {:.1} minutes (serve.idle_minutes); stopping",
+                        limit.as_secs_f64() / 60.0
+                    );
+                    std::process::exit(0);
+                }
+                Some(limit) if !a.busy => limit.saturating_sub(a.last.elapsed()),
+                _ => Duration::from_secs(1),
+            }
+        };
+        std::thread::sleep(wait.clamp(Duration::from_millis(50), Duration::from_secs(60)));
+    });
 }
 
 /// Binds the socket: a socket file nobody answers on is left from a server that was killed,
@@ -264,20 +328,51 @@ fn run(ctx: &mut Ctx, db: &Path, config: &mut ConfigStamp, request: Request) -> 
         input: &mut input,
         out: &mut out,
         err: &mut err,
+        cwd: request.cwd.as_deref(),
     };
-    let what = match &args.command {
-        Command::Recall(_) => "recall",
-        Command::Inject(_) => "inject",
-        _ => return decline("it answers only recall and inject".to_string()),
+    let (what, writes) = match &args.command {
+        Command::Recall(_) => ("recall", false),
+        Command::Inject(_) => ("inject", false),
+        Command::Remember(_) => ("remember", true),
+        Command::Extract(a) => ("extract", !a.dry_run),
+        Command::Memories(m) => (
+            "memories",
+            !matches!(
+                m.command,
+                None | Some(MemoriesCommand::List(_) | MemoriesCommand::Show { .. })
+            ),
+        ),
+        _ => {
+            return decline(
+                "it answers only recall, inject, remember, extract and memories".to_string(),
+            )
+        }
     };
+    if writes && ctx.store.is_read_only() {
+        return decline("its store is read-only".to_string());
+    }
+    // A warning is said once to each client, as each command process says it once.
+    ctx.warned.clear();
     let done = reload(ctx, config, now).and_then(|()| match &args.command {
         Command::Recall(a) => crate::recall(ctx, a, &mut io),
         Command::Inject(a) => crate::inject(ctx, a, &mut io),
+        Command::Remember(a) => crate::remember(ctx, a, &mut io),
+        Command::Extract(a) => crate::capture::extract(ctx, a, &mut io),
+        Command::Memories(m) => match &m.command {
+            None => crate::list(ctx, &m.list, &mut io),
+            Some(c) => crate::memories(ctx, c, &mut io),
+        },
         _ => unreachable!("declined above"),
     });
     if let Err(e) = done {
-        let _ = writeln!(err, "error: {e:#}");
-        reply.status = 1;
+        // As `main` ends the command: a status of its own, else 1 with the error.
+        match e.downcast_ref::<crate::Exit>() {
+            Some(crate::Exit(code)) => reply.status = *code,
+            None => {
+                let _ = writeln!(err, "error: {e:#}");
+                reply.status = 1;
+            }
+        }
     }
     reply.stdout = String::from_utf8_lossy(&out).into_owned();
     reply.stderr = String::from_utf8_lossy(&err).into_owned();
@@ -296,16 +391,21 @@ fn reload(ctx: &mut Ctx, config: &mut ConfigStamp, now: ConfigStamp) -> Result<(
     Ok(())
 }
 
-/// Hands `recall` or `inject` to a server for this store, if one answers: its exit status,
+/// Hands `recall`, `inject`, `remember`, `extract` or `memories` to a server for this store,
+/// if one answers: its exit status,
 /// with its output written here. `None` when the command should run here: no server, a
 /// server that declined or failed to answer (said on stderr), `ORO_MEM_SERVER=off`, or any
 /// other command. `stdin` receives what was read from standard input, if anything, for the
 /// command to use when it runs here.
 pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
-    // Whether the command reads standard input: a query or task of `-`, or a hook's JSON.
+    // Whether the command reads standard input: a query, task, content or file of `-`, or a
+    // hook's JSON.
     let reads_stdin = match &cli.command {
         Command::Recall(a) => a.query == "-",
         Command::Inject(a) => a.hook.is_some() || a.task.as_deref() == Some("-"),
+        Command::Remember(a) => a.content == "-",
+        Command::Extract(a) => a.file == Path::new("-"),
+        Command::Memories(_) => false,
         _ => return None,
     };
     if std::env::var_os(ENV_SWITCH).is_some_and(|v| v == "off") {
@@ -329,6 +429,7 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
         config: config_file::resolve_config(cli.config.as_deref(), &db).map(|p| canonical(&p)),
         args: args?,
         stdin: stdin.clone(),
+        cwd: std::env::current_dir().ok(),
     };
     match exchange(stream, &request) {
         Ok(Reply {

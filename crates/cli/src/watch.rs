@@ -387,7 +387,7 @@ fn process(
     let mut tally = Tally::default();
     if !batch.is_empty() {
         let dedup = dedup_config(ctx.engine.config(), false);
-        ctx.remember(batch, &dedup)?
+        ctx.remember(batch, &dedup, &mut std::io::stderr())?
             .outcomes
             .iter()
             .for_each(|o| tally.add(o));

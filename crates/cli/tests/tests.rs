@@ -2690,6 +2690,162 @@ fn a_warm_server_answers_recall_and_inject_as_they_would_and_steps_aside_when_go
 }
 
 #[test]
+fn an_idle_server_stops_and_removes_its_socket() {
+    let env = Env::new();
+    env.ok(&["remember", "ruff --fix must run before pyright"]);
+    std::fs::write(
+        env.dir.path().join(".oro").join("config.toml"),
+        "[serve]\nidle_minutes = 0.02\n",
+    )
+    .unwrap();
+    let log = env.dir.path().join("serve.log");
+    let mut server = start_server(&env, &log);
+    let started = std::time::Instant::now();
+    // A request keeps it up a while longer.
+    env.ok(&["recall", "ruff", "--no-touch"]);
+    let status = loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed().as_secs() < 30, "the server did not stop");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success());
+    assert!(
+        started.elapsed().as_secs_f64() >= 1.2,
+        "{:?}",
+        started.elapsed()
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("oro-mem: recall in"), "{text}");
+    assert!(text.contains("serve.idle_minutes"), "{text}");
+    assert!(!env.dir.path().join(".oro").join("state.db.sock").exists());
+    // The commands answer alone again.
+    assert!(env.ok(&["recall", "ruff", "--no-touch"]).contains("ruff"));
+}
+
+#[test]
+fn a_warm_server_writes_as_the_commands_would() {
+    // The same commands in two stores, one with a server, one without: the same output, the
+    // same exit status, the same memories.
+    let served = Env::new();
+    let alone = Env::new();
+    let log = served.dir.path().join("serve.log");
+    let mut server = start_server(&served, &log);
+    let notes = "did some work\n[MEMORY] type=gotcha: pyright needs the venv activated\n";
+    for env in [&served, &alone] {
+        std::fs::write(env.dir.path().join("notes.txt"), notes).unwrap();
+    }
+    type Step<'a> = (&'a [&'a str], Option<&'a [u8]>);
+    let steps: &[Step<'_>] = &[
+        (
+            &[
+                "remember",
+                "ruff --fix must run before pyright",
+                "--type",
+                "lesson",
+            ],
+            None,
+        ),
+        (
+            &["remember", "ruff --fix must run before pyright", "--strict"],
+            None,
+        ),
+        (
+            &["remember", "-", "--json"],
+            Some(b"the deploy script waits for the lint job\n"),
+        ),
+        (&["remember", "", "--type", "lesson"], None),
+        (&["extract", "notes.txt"], None),
+        (
+            &["extract", "-", "--dry-run"],
+            Some(b"[MEMORY] type=lesson: cache keys carry the schema\n"),
+        ),
+        (&["extract", "missing.txt"], None),
+        (&["memories"], None),
+        (&["memories", "pin", "1"], None),
+        (&["memories", "forget", "2", "--archive"], None),
+        (&["memories", "list", "--json", "--sort", "oldest"], None),
+        (&["memories", "show", "99"], None),
+        (&["memories", "consolidate", "--dry-run"], None),
+    ];
+    for (args, input) in steps {
+        let [a, b] = [&served, &alone].map(|env| {
+            let mut c = env.cmd(args);
+            if std::ptr::eq(env, &alone) {
+                c.env("ORO_MEM_SERVER", "off");
+            }
+            let mut child = c
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(input.unwrap_or_default()).unwrap();
+            drop(stdin);
+            child.wait_with_output().unwrap()
+        });
+        // Timestamps in --json lists differ by when each store was written.
+        let same = |o: &Output| -> (Option<i32>, String, String) {
+            let out = stdout(o)
+                .lines()
+                .map(|l| match serde_json::from_str::<serde_json::Value>(l) {
+                    Ok(serde_json::Value::Object(mut m)) => {
+                        for k in ["created_at", "updated_at", "last_accessed"] {
+                            m.remove(k);
+                        }
+                        serde_json::Value::Object(m).to_string()
+                    }
+                    _ => l.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            (o.status.code(), out, stderr(o))
+        };
+        assert_eq!(same(&a), same(&b), "{args:?}");
+    }
+    // A relative file is read from the client's directory, not the server's.
+    let sub = served.dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::write(
+        sub.join("more.txt"),
+        "[MEMORY] type=lesson: lint before deploy\n",
+    )
+    .unwrap();
+    let out = served
+        .cmd(&["extract", "more.txt"])
+        .current_dir(&sub)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("stored 1"), "{}", stdout(&out));
+    let text = std::fs::read_to_string(&log).unwrap();
+    for (what, n) in [("remember", 4), ("extract", 4), ("memories", 6)] {
+        assert_eq!(
+            text.matches(&format!("oro-mem: {what} in")).count(),
+            n,
+            "{what}: {text}"
+        );
+    }
+    // Both stores hold the same memories.
+    std::fs::create_dir(alone.dir.path().join("sub")).unwrap();
+    std::fs::write(
+        alone.dir.path().join("sub").join("more.txt"),
+        "[MEMORY] type=lesson: lint before deploy\n",
+    )
+    .unwrap();
+    alone.ok(&["extract", "sub/more.txt"]);
+    for status in ["active", "archived"] {
+        let list = |env: &Env| env.ok(&["memories", "--sort", "oldest", "--status", status]);
+        assert_eq!(list(&served), list(&alone), "{status}");
+        assert!(!list(&alone).is_empty(), "{status}");
+    }
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+#[test]
 fn a_limit_out_of_range_is_refused_naming_the_flag_or_key() {
     let env = Env::new();
     env.ok(&["remember", "the WAL file grows until a checkpoint"]);

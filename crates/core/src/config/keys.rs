@@ -315,6 +315,12 @@ pub const KEYS: &[Key] = &[
         |c| c.consolidate.prune_after_days,
         |c, v| c.consolidate.prune_after_days = v,
     ),
+    number(
+        "serve.idle_minutes",
+        Domain::NonNegative,
+        |c| c.serve.idle_minutes,
+        |c, v| c.serve.idle_minutes = v,
+    ),
 ];
 
 /// The key named `name`, if it is one of [`KEYS`].

@@ -130,6 +130,8 @@ pub struct Config {
     pub dedup: DedupConfig,
     /// `consolidate` thresholds.
     pub consolidate: ConsolidateConfig,
+    /// `oro-mem serve`.
+    pub serve: ServeConfig,
 }
 
 impl Default for Config {
@@ -141,6 +143,7 @@ impl Default for Config {
             decay: DecayConfig::default(),
             dedup: DedupConfig::default(),
             consolidate: ConsolidateConfig::default(),
+            serve: ServeConfig::default(),
         }
     }
 }
@@ -579,6 +582,20 @@ impl Default for ConsolidateConfig {
             prune_below_confidence: 0.3,
             prune_after_days: 90.0,
         }
+    }
+}
+
+/// `oro-mem serve` settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServeConfig {
+    /// The server stops after this many minutes without a request; 0: never.
+    pub idle_minutes: f64,
+}
+
+impl Default for ServeConfig {
+    fn default() -> ServeConfig {
+        ServeConfig { idle_minutes: 30.0 }
     }
 }
 
