@@ -2690,6 +2690,61 @@ fn a_warm_server_answers_recall_and_inject_as_they_would_and_steps_aside_when_go
 }
 
 #[test]
+fn a_warm_server_serves_eight_clients_at_once_and_outlives_a_broken_one() {
+    const NAMES: [&str; 8] = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+    ];
+    let env = Env::new();
+    env.ok(&["remember", "ruff --fix must run before pyright"]);
+    let log = env.dir.path().join("serve.log");
+    let mut server = start_server(&env, &log);
+    // A client that dies halfway through its request, and one that sends garbage.
+    let socket = env.dir.path().join(".oro").join("state.db.sock");
+    {
+        let mut half = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        half.write_all(br#"{"db": "/x", "args": ["rec"#).unwrap();
+    }
+    {
+        let mut junk = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        junk.write_all(b"not json\n").unwrap();
+    }
+    let outputs: Vec<Output> = std::thread::scope(|scope| {
+        let env = &env;
+        let handles: Vec<_> = NAMES
+            .iter()
+            .map(|name| {
+                scope.spawn(move || {
+                    let text = format!("client {name} learned that the {name} step needs lint");
+                    let stored = env.run(&["remember", &text, "--type", "lesson"]);
+                    let found = env.run(&["recall", name, "--no-touch"]);
+                    (stored, found)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                let (a, b) = h.join().unwrap();
+                [a, b]
+            })
+            .collect()
+    });
+    for out in &outputs {
+        assert!(out.status.success(), "{}", stderr(out));
+    }
+    for (i, name) in NAMES.iter().enumerate() {
+        let found = stdout(&outputs[2 * i + 1]);
+        assert!(found.contains(&format!("client {name}")), "{found}");
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.matches("oro-mem: remember in").count(), 8, "{text}");
+    assert_eq!(text.matches("oro-mem: recall in").count(), 8, "{text}");
+    assert_eq!(env.ok(&["memories"]).lines().count(), 9);
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+#[test]
 fn an_idle_server_stops_and_removes_its_socket() {
     let env = Env::new();
     env.ok(&["remember", "ruff --fix must run before pyright"]);
