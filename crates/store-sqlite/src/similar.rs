@@ -416,34 +416,16 @@ mod tests {
         let q = phrases.join(" OR ");
         let pruned = essential_matches(c, &mut TermCounts::default(), &phrases, &q, 1.0).unwrap();
         assert!(pruned.is_some(), "the common terms should be optional");
-        let found = similar(
-            c,
-            &mut TermCounts::default(),
-            None,
-            Probe {
-                id,
-                content: text,
-                namespace: "a",
-            },
-            5,
-            0.7,
-        )
-        .unwrap();
+        let probe = Probe {
+            id,
+            content: text,
+            namespace: "a",
+        };
+        let find = |min| similar(c, &mut TermCounts::default(), None, probe, 5, min).unwrap();
+        let found = find(0.7);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found, {
-            let mut all = similar(
-                c,
-                &mut TermCounts::default(),
-                None,
-                Probe {
-                    id,
-                    content: text,
-                    namespace: "a",
-                },
-                5,
-                0.0,
-            )
-            .unwrap();
+            let mut all = find(0.0);
             all.retain(|&(_, sim)| sim >= 0.7);
             all
         });
