@@ -1,7 +1,7 @@
 //! A warm store's lexical search (the mirror of the full-text index that `oro-mem serve`
 //! keeps) against FTS5's own, on a real corpus and its queries: the top 10 of each query, ids
-//! and scores, must be the same, in the same order. Queries are asked of the whole store (no
-//! namespace), so every one goes through the warm path.
+//! and scores, must be the same, in the same order. A query with a namespace (LoCoMo's
+//! conversations) searches in it, as `oro-mem eval` asks.
 //!
 //! `cargo run --release -p oro-mem-benches --example warm_same -- ../shared/eval/scifact
 //! [SPLIT]` (and `../shared/eval/locomo-dev`); prints the number of queries compared, those
@@ -31,7 +31,8 @@ fn main() {
         let batch = chunk
             .iter()
             .map(|d| {
-                let mut m = NewMemory::new(d.body(), MemoryType::Lesson);
+                let mut m = NewMemory::new(d.body(), MemoryType::Lesson)
+                    .namespace(d.namespace.clone().unwrap_or_else(|| "default".into()));
                 m.summary = d.summary().map(str::to_string);
                 m
             })
@@ -40,12 +41,15 @@ fn main() {
     }
     let mut warm = Store::open(&path).expect("store");
     warm.set_warm(true);
-    let all = Filter::default();
     let (mut differ, mut cold_ms, mut warm_ms) = (0, Vec::new(), Vec::new());
     for q in &dataset.queries {
+        let filter = Filter {
+            namespace: q.namespace.clone(),
+            ..Filter::default()
+        };
         let top = |s: &Store, times: &mut Vec<f64>| {
             let started = std::time::Instant::now();
-            let found = s.lexical_candidates(&q.text, &all, 10).expect("search");
+            let found = s.lexical_candidates(&q.text, &filter, 10).expect("search");
             times.push(started.elapsed().as_secs_f64() * 1e3);
             found
                 .into_iter()

@@ -194,15 +194,6 @@ impl std::fmt::Debug for Mirror {
     }
 }
 
-/// What [`Mirror::top`] found.
-#[derive(Debug)]
-pub(crate) struct Top {
-    /// The best rows, best first, with their scores.
-    pub(crate) rows: Vec<(MemoryId, f64)>,
-    /// How many rows match.
-    pub(crate) matches: usize,
-}
-
 /// What [`Mirror::matches`] found.
 #[derive(Debug)]
 pub(crate) struct Matches {
@@ -293,15 +284,13 @@ impl Mirror {
         Ok(Some(terms))
     }
 
-    /// The best `fetch` rows for the OR of `query`'s phrases, as FTS5's `ORDER BY rank LIMIT
-    /// fetch` gives them (best first, ties by rowid), with their scores; `None` when the
-    /// mirror leaves this query to FTS5.
-    pub(crate) fn top(
+    /// Every row matching the OR of `query`'s phrases, with its score as FTS5's `rank` gives
+    /// it (negated), unordered; `None` when the mirror leaves this query to FTS5.
+    pub(crate) fn ranked(
         &mut self,
         conn: &Connection,
         query: &[Term],
-        fetch: usize,
-    ) -> Result<Option<Top>> {
+    ) -> Result<Option<Vec<(MemoryId, f64)>>> {
         if self.broken {
             return Ok(None);
         }
@@ -323,22 +312,14 @@ impl Mirror {
                 *score += part(idf, f, f64::from(self.lens[row as usize]), avgdl);
             }
         }
-        let matches = self.touched.len();
-        let mut hits: Vec<(f64, u32)> = Vec::with_capacity(matches);
+        let mut hits = Vec::with_capacity(self.touched.len());
         for row in self.touched.drain(..) {
-            hits.push((std::mem::take(&mut self.scores[row as usize]), row));
+            hits.push((
+                i64::from(row),
+                std::mem::take(&mut self.scores[row as usize]),
+            ));
         }
-        let order = |a: &(f64, u32), b: &(f64, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
-        if hits.len() > fetch && fetch > 0 {
-            hits.select_nth_unstable_by(fetch - 1, order);
-        }
-        hits.truncate(fetch);
-        hits.sort_unstable_by(order);
-        let top = hits
-            .into_iter()
-            .map(|(score, row)| (i64::from(row), score))
-            .collect();
-        Ok(Some(Top { rows: top, matches }))
+        Ok(Some(hits))
     }
 
     /// Reads `term`'s rows from the index, unless they are here already.
@@ -703,7 +684,9 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
         /// A warm store's lexical search gives what FTS5 gives: the same memories, scores
-        /// (to the bit) and order, ties included, before and after writes between searches.
+        /// (to the bit) and order, ties included, under filters of every kind the SQL takes
+        /// (namespace, tags, confidence, the status of archived memories), before and after
+        /// writes between searches.
         #[test]
         fn warm_search_is_fts5s(
             docs in prop::collection::vec(
@@ -717,6 +700,9 @@ mod tests {
             queries in prop::collection::vec(prop::collection::vec(0..WORDS.len(), 1..5), 1..6),
             depth in 1usize..20,
             min_confidence in prop::option::of(0.0..1.0f64),
+            namespace in prop::option::of(prop::sample::select(vec!["a", "b"])),
+            tag in prop::option::of(0..WORDS.len()),
+            archived in prop::collection::vec(any::<prop::sample::Index>(), 0..5),
         ) {
             let off = DedupConfig { enabled: false, ..DedupConfig::default() };
             let mut warm = Store::open_in_memory().unwrap();
@@ -727,7 +713,21 @@ mod tests {
                     s.remember(memory(words, about, *in_a, *confidence), &off).unwrap();
                 }
             }
-            let filter = oro_mem_core::Filter { min_confidence, ..Default::default() };
+            // Some archived: a filter on the status, or the default, leaves them out.
+            for i in &archived {
+                if !docs.is_empty() {
+                    let id = i.index(docs.len()) as i64 + 1;
+                    for s in [&mut warm, &mut cold] {
+                        s.set_status(id, oro_mem_core::Status::Archived).unwrap();
+                    }
+                }
+            }
+            let filter = oro_mem_core::Filter {
+                min_confidence,
+                namespace: namespace.map(str::to_string),
+                tags_any: tag.map(|t| vec![WORDS[t].to_string()]).unwrap_or_default(),
+                ..Default::default()
+            };
             let search = |s: &Store, q: &str| -> Vec<(MemoryId, u64)> {
                 s.lexical_candidates(q, &filter, depth)
                     .unwrap()
@@ -745,6 +745,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_warm_search_reads_on_past_the_matches_a_filter_leaves_out() {
+        let off = DedupConfig {
+            enabled: false,
+            ..DedupConfig::default()
+        };
+        let mut warm = Store::open_in_memory().unwrap();
+        warm.set_warm(true);
+        let mut cold = Store::open_in_memory().unwrap();
+        for s in [&mut warm, &mut cold] {
+            for i in 0..200 {
+                let m = lesson(&format!("pgbouncer pool pgbouncer exhausted {i}"), "b");
+                s.remember(m, &off).unwrap();
+            }
+            s.remember(
+                lesson(
+                    "a long note that mentions pgbouncer once among many other words",
+                    "a",
+                ),
+                &off,
+            )
+            .unwrap();
+        }
+        let filter = oro_mem_core::Filter {
+            namespace: Some("a".into()),
+            ..Default::default()
+        };
+        let ids = |s: &Store| -> Vec<(MemoryId, f64)> {
+            s.lexical_candidates("pgbouncer pool", &filter, 1)
+                .unwrap()
+                .into_iter()
+                .map(|(m, score)| (m.id, score))
+                .collect()
+        };
+        assert_eq!(ids(&warm), [(201, ids(&cold)[0].1)]);
+        assert_eq!(ids(&warm), ids(&cold));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use rusqlite::{params, params_from_iter, OptionalExtension};
 
 use crate::filter::Where;
 use crate::fts5::fts5_query;
-use crate::mirror::{Mirror, Stamp, Top};
+use crate::mirror::{Mirror, Stamp};
 use crate::quant::{dot_f32, TopK};
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
 use crate::store::{to_i64, SqlContext, Store};
@@ -41,12 +41,12 @@ impl Store {
         // costs about a third of the query on large stores. The answer is exact whenever
         // enough of the best matches pass the filter, or all matches were seen; otherwise the
         // general query below runs.
+        if let Some(hits) = self.warm_search(text, filter, depth)? {
+            return Ok(hits);
+        }
         if filter.is_status_only() {
             let fetch = depth.saturating_mul(2).max(depth + 16);
-            let (hits, complete) = match self.warm_top(text, filter, depth, fetch)? {
-                Some(found) => found,
-                None => self.top_by_rank(&fts, filter, depth, fetch)?,
-            };
+            let (hits, complete) = self.top_by_rank(&fts, filter, depth, fetch)?;
             if hits.len() >= depth || complete {
                 return Ok(hits);
             }
@@ -256,18 +256,18 @@ impl Store {
         Ok(out)
     }
 
-    /// The best `fetch` matches by FTS5 rank, then those with `status`, at most `depth`; and
-    /// whether every match was seen (fewer than `fetch` matched). With no rows the second is
-    /// false: the caller cannot tell and should ask the general query.
-    /// [`Store::top_by_rank`] from the mirror of the index, on a [warm](Store::set_warm)
-    /// store; `None` when it is not, or the mirror leaves the query to FTS5.
-    fn warm_top(
+    /// The best `depth` matches of `text` under `filter`, from the mirror of the index, on a
+    /// [warm](Store::set_warm) store: what the general query gives, in the same order. `None`
+    /// when the store is not warm, or the mirror leaves the query to FTS5.
+    ///
+    /// The matches are taken best first in growing chunks, and each chunk's rows that pass
+    /// the filter are read in one statement, until `depth` are found or no match is left.
+    fn warm_search(
         &self,
         text: &str,
         filter: &Filter,
         depth: usize,
-        fetch: usize,
-    ) -> Result<Option<Hits>> {
+    ) -> Result<Option<Vec<(Memory, f64)>>> {
         if !self.warm {
             return Ok(None);
         }
@@ -285,37 +285,45 @@ impl Store {
             *mirror = Some(Mirror::load(&tx, stamp)?);
         }
         let m = mirror.as_mut().expect("loaded above");
-        let Some(Top { rows: top, matches }) = m.top(&tx, &query_terms(text), fetch)? else {
+        let Some(mut rest) = m.ranked(&tx, &query_terms(text))? else {
             return Ok(None);
         };
-        let ids: Vec<MemoryId> = top.iter().map(|&(id, _)| id).collect();
+        let w = Where::from_filter(filter)?;
         let mut stmt = tx
             .prepare_cached(&format!(
-                "SELECT {MEMORY_COLUMNS} FROM json_each(?1) j CROSS JOIN memories m \
-                 ON m.id = j.value WHERE m.status = ?2 AND m.confidence >= ?3"
+                "SELECT {MEMORY_COLUMNS} FROM json_each(?) j CROSS JOIN memories m \
+                 ON m.id = j.value WHERE {}",
+                w.sql
             ))
             .context("cannot search")?;
-        let mut rows: HashMap<MemoryId, Memory> = stmt
-            .query_map(
-                params![
-                    serde_json::to_string(&ids).expect("ids serialize"),
-                    filter.status_or_default().as_str(),
-                    filter.min_confidence.unwrap_or(0.0)
-                ],
-                memory_from_row,
-            )
-            .context("cannot search")?
-            .map(|r| r.map(|m| (m.id, m)))
-            .collect::<rusqlite::Result<_>>()
-            .context("cannot search")?;
-        let hits = top
-            .into_iter()
-            .filter_map(|(id, score)| rows.remove(&id).map(|m| (m, score)))
-            .take(depth)
-            .collect();
-        Ok(Some((hits, matches < fetch)))
+        let mut hits = Vec::with_capacity(depth);
+        let mut chunk = depth.saturating_mul(2).max(depth + 16);
+        while hits.len() < depth && !rest.is_empty() {
+            let best = take_best(&mut rest, chunk);
+            let ids: Vec<MemoryId> = best.iter().map(|&(id, _)| id).collect();
+            let params = std::iter::once(rusqlite::types::Value::Text(
+                serde_json::to_string(&ids).expect("ids serialize"),
+            ))
+            .chain(w.params.iter().cloned());
+            let mut rows: HashMap<MemoryId, Memory> = stmt
+                .query_map(params_from_iter(params), memory_from_row)
+                .context("cannot search")?
+                .map(|r| r.map(|m| (m.id, m)))
+                .collect::<rusqlite::Result<_>>()
+                .context("cannot search")?;
+            hits.extend(
+                best.into_iter()
+                    .filter_map(|(id, score)| rows.remove(&id).map(|m| (m, score)))
+                    .take(depth - hits.len()),
+            );
+            chunk = chunk.saturating_mul(4);
+        }
+        Ok(Some(hits))
     }
 
+    /// The best `fetch` matches by FTS5 rank, then those with `status`, at most `depth`; and
+    /// whether every match was seen (fewer than `fetch` matched). With no rows the second is
+    /// false: the caller cannot tell and should ask the general query.
     fn top_by_rank(&self, fts: &str, filter: &Filter, depth: usize, fetch: usize) -> Result<Hits> {
         let sql = format!(
             "SELECT {MEMORY_COLUMNS}, -t.score, t.n FROM \
@@ -352,6 +360,22 @@ impl Store {
 
 /// The best memories, best first, with their scores, and whether every match was seen.
 type Hits = (Vec<(Memory, f64)>, bool);
+
+/// The best `n` of `rest` (`(id, score)`), best first (ties by id, as FTS5 orders them),
+/// taken out of it.
+fn take_best(rest: &mut Vec<(MemoryId, f64)>, n: usize) -> Vec<(MemoryId, f64)> {
+    let order = |a: &(MemoryId, f64), b: &(MemoryId, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if rest.len() > n && n > 0 {
+        rest.select_nth_unstable_by(n - 1, order);
+    }
+    let mut best: Vec<_> = if rest.len() > n {
+        rest.drain(..n).collect()
+    } else {
+        std::mem::take(rest)
+    };
+    best.sort_unstable_by(order);
+    best
+}
 
 /// A memory and the BM25 score in the column after it.
 pub(crate) fn candidate_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(Memory, f64)> {
