@@ -253,6 +253,12 @@ impl Mirror {
     /// of its terms if they hold more than [`KEEP_POSTINGS`].
     pub(crate) fn keep(&mut self, stamp: Stamp) {
         self.stamp = stamp;
+        self.trim();
+    }
+
+    /// Lets go of the terms read so far if they hold more than [`KEEP_POSTINGS`]: they are
+    /// read again as needed.
+    pub(crate) fn trim(&mut self) {
         let held: usize = self.postings.values().map(|p| p.rows.len()).sum();
         if held > KEEP_POSTINGS {
             self.postings = HashMap::new();

@@ -285,7 +285,9 @@ impl Store {
             *mirror = Some(Mirror::load(&tx, stamp)?);
         }
         let m = mirror.as_mut().expect("loaded above");
-        let Some(mut rest) = m.ranked(&tx, &query_terms(text))? else {
+        let ranked = m.ranked(&tx, &query_terms(text))?;
+        m.trim();
+        let Some(mut rest) = ranked else {
             return Ok(None);
         };
         let w = Where::from_filter(filter)?;
