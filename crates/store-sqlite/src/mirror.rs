@@ -58,8 +58,8 @@ pub(crate) struct Stamp {
 }
 
 impl Stamp {
-    /// The stamp now. Read it inside the write transaction, before anything is written.
-    pub(crate) fn read(conn: &Connection) -> Result<Stamp> {
+    /// The stamp now. Read it inside the transaction that uses the mirror, before it writes.
+    fn read(conn: &Connection) -> Result<Stamp> {
         Ok(Stamp {
             data_version: data_version(conn)?,
             structure: structure(conn)?,
@@ -83,13 +83,16 @@ pub(crate) fn data_version(conn: &Connection) -> Result<i64> {
         .context("cannot read the data version")
 }
 
+/// The FTS5 record with `%_data` id `id`, if there is one.
+fn data_block(conn: &Connection, id: i64) -> Result<Option<Vec<u8>>> {
+    conn.prepare_cached("SELECT block FROM memories_fts_data WHERE id = ?1")
+        .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
+        .context("cannot read the full-text index")
+}
+
 /// FTS5's row count and token total, from its averages record.
 fn totals(conn: &Connection) -> Result<(i64, i64)> {
-    let averages: Option<Vec<u8>> = conn
-        .prepare_cached("SELECT block FROM memories_fts_data WHERE id = ?1")
-        .and_then(|mut s| s.query_row([AVERAGES_ID], |r| r.get(0)).optional())
-        .context("cannot read the full-text index")?;
-    let Some(block) = averages else {
+    let Some(block) = data_block(conn, AVERAGES_ID)? else {
         return Ok((0, 0));
     };
     let mut values = Varints(&block);
@@ -102,9 +105,7 @@ fn totals(conn: &Connection) -> Result<(i64, i64)> {
 }
 
 fn structure(conn: &Connection) -> Result<Option<Vec<u8>>> {
-    conn.prepare_cached("SELECT block FROM memories_fts_data WHERE id = ?1")
-        .and_then(|mut s| s.query_row([STRUCTURE_ID], |r| r.get(0)).optional())
-        .context("cannot read the full-text index")
+    data_block(conn, STRUCTURE_ID)
 }
 
 /// One term's rows, ascending, and its weighted frequency in each.
@@ -148,6 +149,26 @@ fn part(idf: f64, f: f64, d: f64, avgdl: f64) -> f64 {
     idf * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)))
 }
 
+/// Adds the parts of the term with rows `p` and IDF `idf` to the `scores` of its rows, marking
+/// in `touched` each row it scores first; in the order of the calls, so a row's sum is FTS5's
+/// when the calls follow the query's phrases.
+fn accumulate(
+    scores: &mut [f64],
+    touched: &mut Vec<u32>,
+    lens: &[u32],
+    p: &Postings,
+    idf: f64,
+    avgdl: f64,
+) {
+    for (&row, &f) in p.rows.iter().zip(&p.freqs) {
+        let score = &mut scores[row as usize];
+        if *score == 0.0 {
+            touched.push(row);
+        }
+        *score += part(idf, f, f64::from(lens[row as usize]), avgdl);
+    }
+}
+
 /// `fts5Bm25GetData`'s IDF: `log((nRow - nHit + 0.5) / (nHit + 0.5))`, at least 1e-6.
 fn idf(rows: i64, hits: usize) -> f64 {
     let hits = i64::try_from(hits).unwrap_or(i64::MAX);
@@ -176,12 +197,15 @@ pub(crate) struct Mirror {
     /// Each row's token count, by rowid; [`NO_ROW`] for none.
     lens: Vec<u32>,
     postings: HashMap<String, Postings>,
+    /// How many postings `postings` holds.
+    held: usize,
     /// A score per rowid, zero but for the `touched` rows of the check under way.
     scores: Vec<f64>,
     touched: Vec<u32>,
     /// Checks the mirror answered.
     pub(crate) answered: u64,
-    /// Set when a memory's own score differed from FTS5's: the mirror must not be used again.
+    /// Set when the mirror's totals, or a memory's length, differed from FTS5's: the mirror
+    /// must not be used again.
     pub(crate) broken: bool,
 }
 
@@ -213,8 +237,21 @@ pub(crate) struct Prepared {
 }
 
 impl Mirror {
+    /// The mirror in `slot` if the index is still as it last saw it (and it is not broken),
+    /// else a new one read now. `conn` is in the transaction that will use it.
+    pub(crate) fn current<'a>(
+        slot: &'a mut Option<Mirror>,
+        conn: &Connection,
+    ) -> Result<&'a mut Mirror> {
+        let stamp = Stamp::read(conn)?;
+        if slot.as_ref().is_none_or(|m| m.stamp != stamp || m.broken) {
+            *slot = Some(Mirror::load(conn, stamp)?);
+        }
+        Ok(slot.as_mut().expect("set above"))
+    }
+
     /// Reads the index's totals and row lengths, as they are now. Terms are read as needed.
-    pub(crate) fn load(conn: &Connection, stamp: Stamp) -> Result<Mirror> {
+    fn load(conn: &Connection, stamp: Stamp) -> Result<Mirror> {
         let (rows, tokens) = totals(conn)?;
         let mut lens: Vec<u32> = Vec::new();
         let mut s = conn
@@ -236,17 +273,14 @@ impl Mirror {
             stamp,
             rows,
             tokens,
-            scores: vec![0.0; lens.len()],
+            scores: Vec::new(),
             lens,
             postings: HashMap::new(),
+            held: 0,
             touched: Vec::new(),
             answered: 0,
             broken: false,
         })
-    }
-
-    pub(crate) fn stamp(&self) -> &Stamp {
-        &self.stamp
     }
 
     /// Marks the mirror as matching the index at `stamp`, at the end of a batch, and lets go
@@ -259,9 +293,9 @@ impl Mirror {
     /// Lets go of the terms read so far if they hold more than [`KEEP_POSTINGS`]: they are
     /// read again as needed.
     pub(crate) fn trim(&mut self) {
-        let held: usize = self.postings.values().map(|p| p.rows.len()).sum();
-        if held > KEEP_POSTINGS {
+        if self.held > KEEP_POSTINGS {
             self.postings = HashMap::new();
+            self.held = 0;
         }
     }
 
@@ -303,20 +337,19 @@ impl Mirror {
         let Some(terms) = self.query_terms(conn, query)? else {
             return Ok(None);
         };
-        if self.scores.len() < self.lens.len() {
-            self.scores.resize(self.lens.len(), 0.0);
-        }
+        self.scores.resize(self.lens.len(), 0.0);
         let avgdl = self.tokens as f64 / self.rows as f64;
         for term in &terms {
             let p = &self.postings[term];
             let idf = idf(self.rows, p.rows.len());
-            for (&row, &f) in p.rows.iter().zip(&p.freqs) {
-                let score = &mut self.scores[row as usize];
-                if *score == 0.0 {
-                    self.touched.push(row);
-                }
-                *score += part(idf, f, f64::from(self.lens[row as usize]), avgdl);
-            }
+            accumulate(
+                &mut self.scores,
+                &mut self.touched,
+                &self.lens,
+                p,
+                idf,
+                avgdl,
+            );
         }
         let mut hits = Vec::with_capacity(self.touched.len());
         for row in self.touched.drain(..) {
@@ -365,6 +398,7 @@ impl Mirror {
         for (row, freq) in found {
             p.push(row, freq, self.len(row));
         }
+        self.held += p.rows.len();
         self.postings.insert(term.to_owned(), p);
         Ok(())
     }
@@ -384,6 +418,7 @@ impl Mirror {
         for (term, freq) in &prepared.doc.terms {
             if let Some(p) = self.postings.get_mut(term) {
                 p.push(row, f64::from(*freq), len);
+                self.held += 1;
             }
         }
     }
@@ -400,6 +435,7 @@ impl Mirror {
                 if p.rows.last() == Some(&row) {
                     p.rows.pop();
                     p.freqs.pop();
+                    self.held -= 1;
                 }
             }
         }
@@ -407,8 +443,9 @@ impl Mirror {
 
     /// The prepared memory's own score for its duplicate query, and the rows other than
     /// `self_id` (the memory, inserted) whose score reaches `min_similarity` times it; no
-    /// rows when its own score is not above 0, as FTS5 would not match it. `None` when the mirror leaves this memory to FTS5, or when the memory's
-    /// length differs from FTS5's: then the mirror is [`broken`](Mirror::broken).
+    /// rows when its own score is not above 0, as FTS5 would not match it. `None` when the
+    /// mirror leaves this memory to FTS5, or when the memory's length differs from FTS5's:
+    /// then the mirror is [`broken`](Mirror::broken).
     pub(crate) fn matches(
         &mut self,
         conn: &Connection,
@@ -430,9 +467,7 @@ impl Mirror {
             self.broken = true;
             return Ok(None);
         }
-        if self.scores.len() < self.lens.len() {
-            self.scores.resize(self.lens.len(), 0.0);
-        }
+        self.scores.resize(self.lens.len(), 0.0);
         let avgdl = self.tokens as f64 / self.rows as f64;
         let lists: Vec<(&Postings, f64)> = terms
             .iter()
@@ -481,13 +516,14 @@ impl Mirror {
         }
         for &(_, i) in essential {
             let (p, idf) = lists[i];
-            for (&row, &f) in p.rows.iter().zip(&p.freqs) {
-                let score = &mut self.scores[row as usize];
-                if *score == 0.0 {
-                    self.touched.push(row);
-                }
-                *score += part(idf, f, f64::from(self.lens[row as usize]), avgdl);
-            }
+            accumulate(
+                &mut self.scores,
+                &mut self.touched,
+                &self.lens,
+                p,
+                idf,
+                avgdl,
+            );
         }
         // The rows that may still reach it take the optional terms' parts: a pass over each
         // list that computes only for them.

@@ -9,7 +9,7 @@ use rusqlite::{params, params_from_iter, OptionalExtension};
 
 use crate::filter::Where;
 use crate::fts5::fts5_query;
-use crate::mirror::{Mirror, Stamp};
+use crate::mirror::Mirror;
 use crate::quant::{dot_f32, TopK};
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
 use crate::store::{to_i64, SqlContext, Store};
@@ -276,15 +276,8 @@ impl Store {
             .conn
             .unchecked_transaction()
             .context("cannot start a read transaction")?;
-        let stamp = Stamp::read(&tx)?;
         let mut mirror = self.mirror.borrow_mut();
-        if mirror
-            .as_ref()
-            .is_none_or(|m| *m.stamp() != stamp || m.broken)
-        {
-            *mirror = Some(Mirror::load(&tx, stamp)?);
-        }
-        let m = mirror.as_mut().expect("loaded above");
+        let m = Mirror::current(&mut mirror, &tx)?;
         let ranked = m.ranked(&tx, &query_terms(text))?;
         m.trim();
         let Some(mut rest) = ranked else {

@@ -138,11 +138,9 @@ impl Store {
         // is still as that batch left it, else a new one.
         let mut checks = Checks::default();
         if dedup.enabled && self.mirror_enabled && !batch.is_empty() {
-            let stamp = Stamp::read(&tx)?;
-            checks.mirror = match self.mirror.get_mut().take() {
-                Some(m) if *m.stamp() == stamp => Some(m),
-                _ => Some(Mirror::load(&tx, stamp)?),
-            };
+            let mut kept = self.mirror.get_mut().take();
+            Mirror::current(&mut kept, &tx)?;
+            checks.mirror = kept;
         }
         let mut outcomes = Vec::with_capacity(batch.len());
         let mut added: Vec<Added<'_>> = Vec::new();
