@@ -124,13 +124,21 @@ pub fn collect(
     Ok(out)
 }
 
-/// The held-out group of `q`: its dataset and namespace.
+/// The held-out group of `q`: its dataset and namespace, where a namespace `NS#k` (a store
+/// derived from `NS`, as `scripts/small-stores` writes them) counts as `NS`.
 pub fn group(dataset: &Dataset, q: &EvalQuery) -> String {
-    format!(
-        "{}/{}",
-        dataset.name(),
-        q.namespace.as_deref().unwrap_or_default()
-    )
+    let namespace = q.namespace.as_deref().unwrap_or_default();
+    let source = namespace.split_once('#').map_or(namespace, |(ns, _)| ns);
+    format!("{}/{source}", dataset.name())
+}
+
+/// True when an example of group `example` comes from the same source namespace as held-out
+/// group `held`, in any dataset: a fold leaves out the stores derived from its conversation
+/// too, whichever file their examples were read from (`--fit-also`).
+fn same_source(example: &str, held: &str) -> bool {
+    let namespace = |g: &str| g.rsplit_once('/').map_or("", |(_, ns)| ns).to_string();
+    let ns = namespace(held);
+    !ns.is_empty() && namespace(example) == ns
 }
 
 /// Reads examples written by `--features`.
@@ -223,7 +231,10 @@ pub fn score(
             let groups: BTreeSet<String> = queries.iter().map(|q| group(dataset, q)).collect();
             let mut results = Vec::with_capacity(queries.len());
             for g in &groups {
-                let model = fit(examples.iter().filter(|e| e.group != *g).chain(also));
+                let model = fit(examples
+                    .iter()
+                    .chain(also)
+                    .filter(|e| e.group != *g && !same_source(&e.group, g)));
                 let held: Vec<EvalQuery> = queries
                     .iter()
                     .filter(|q| group(dataset, q) == *g)
@@ -254,4 +265,18 @@ pub fn as_toml(mode: oro_mem_core::Mode, calibration: &Calibration) -> String {
         s.push_str(&format!("{n} = {}\n", (c * 1e4).round() / 1e4));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derived_stores_are_held_out_with_their_source() {
+        assert!(same_source("related/conv-26", "locomo-dev/conv-26"));
+        assert!(same_source("locomo-dev/conv-26", "unrelated/conv-26"));
+        assert!(!same_source("related/conv-30", "locomo-dev/conv-26"));
+        // Datasets without namespaces (SciFact) are never held out this way.
+        assert!(!same_source("scifact/", "other/"));
+    }
 }
