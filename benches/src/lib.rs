@@ -445,14 +445,14 @@ pub fn build_embedded_store(path: &std::path::Path, n: usize) -> Store {
     build_store_with(path, n, Some(Arc::new(SyntheticEmbedder)))
 }
 
-/// The default FTS-mode engine: weighted score fusion of bm25 1.0 and access 0.4.
+/// The default FTS-mode engine: weighted score fusion of bm25 1.0, coord 0.5 and access 0.4.
 pub fn fts_engine() -> Engine {
     Engine::from_config(Config::default()).expect("default configuration")
 }
 
-/// The default hybrid engine (weighted score fusion of bm25 1.0, vector 1.0 and access 0.4,
-/// the pinned bonus, the hybrid threshold) answering every query with a vector made before
-/// timing, so that query embedding is not measured.
+/// The default hybrid engine (weighted score fusion of bm25 1.0, vector 1.0, coord 0.5 and
+/// access 0.4, the pinned bonus, the hybrid threshold) answering every query with a vector
+/// made before timing, so that query embedding is not measured.
 pub fn hybrid_engine(queries: &[&str]) -> Engine {
     let config = Config {
         mode: Mode::Hybrid,

@@ -187,6 +187,7 @@ order = "score"         # order results by "score" (fused) or "relevance" (the e
 [recall.weights]        # 0 turns a ranker off
 bm25 = 1.0
 vector = 1.0
+coord = 0.5             # the share of the query's terms a memory holds, rarer terms weighing more
 recency = 0.0           # newest first; off because it lowered recall on LoCoMo (see README)
 access = 0.4
 spatial = 1.0           # nearest first to recall --near's point (nothing without one)
@@ -203,20 +204,20 @@ spatial = 1.0           # nearest first to recall --near's point (nothing withou
 # no estimate, and min_relevance does nothing.
 # The shipped models were fitted on SciFact train and LoCoMo dev by scripts/fit-calibration.
 [recall.calibration.fts]
-intercept = -11.6777
-coverage = 4.698
-fused = 3.0242
-lexical_share = 2.0265
-query_terms = 1.2246
+intercept = -11.633
+coverage = 4.2054
+fused = 3.4209
+lexical_share = 2.0845
+query_terms = 1.1666
 
 [recall.calibration.hybrid]
-intercept = -12.2136
-coverage = 3.3314
-fused = 2.2834
-lexical_share = 2.145
-query_terms = 0.8926
-vector = 1.5094
-vector_share = 2.5463
+intercept = -12.3316
+coverage = 2.9645
+fused = 3.1214
+lexical_share = 1.6841
+query_terms = 0.9112
+vector = 1.595
+vector_share = 2.4505
 
 [recall.calibration.vector]
 

@@ -230,10 +230,59 @@ impl QueryTerms {
     /// stopwords and single letters, as [`query_terms`] takes them, but all of them) that the
     /// query contains; 0 for a query without terms.
     pub fn coverage(&self, content: &str) -> f64 {
-        if self.is_empty() {
-            return 0.0;
+        let (of_query, of_content) = self.shares(content);
+        of_query.max(of_content)
+    }
+
+    /// Which of the query's terms `content` contains, in the query's order (words, then CJK
+    /// terms). As [`QueryTerms::coverage`]'s side of the query, but it stems only the words
+    /// that begin as some query term does: the English stemmer keeps a word's first letter
+    /// (not always its second: "dying" stems to "die"), so no other word can stem to a query
+    /// term.
+    pub fn held(&self, content: &str) -> Vec<bool> {
+        let mut held = vec![false; self.len()];
+        if !self.stems.is_empty() {
+            // Stems are lower case and never CJK, so this also passes over CJK words.
+            let firsts: Vec<char> = self.stems.iter().filter_map(|s| s.chars().next()).collect();
+            let mut seen = HashSet::new();
+            for w in words(content) {
+                let first = w.chars().next().and_then(|c| c.to_lowercase().next());
+                if !first.is_some_and(|c| firsts.contains(&c)) {
+                    continue;
+                }
+                let w = w.to_lowercase();
+                if !seen.insert(w.clone()) {
+                    continue;
+                }
+                let stem = self.stemmer.stem(&w);
+                if let Some(i) = self.stems.iter().position(|s| *s == stem) {
+                    held[i] = true;
+                }
+            }
         }
-        let mut found = 0;
+        if !self.cjk.is_empty() {
+            let spaced: String = words(content).collect();
+            for (i, c) in self.cjk.iter().enumerate() {
+                held[self.stems.len() + i] = spaced.contains(c.as_str());
+            }
+        }
+        held
+    }
+
+    /// The two sides of [`QueryTerms::coverage`]: the share of the query's terms in
+    /// `content`, and of `content`'s own terms in the query.
+    fn shares(&self, content: &str) -> (f64, f64) {
+        if self.is_empty() {
+            return (0.0, 0.0);
+        }
+        let (held, of_content) = self.analyse(content);
+        let found = held.iter().filter(|&&h| h).count();
+        (found as f64 / self.len() as f64, of_content)
+    }
+
+    /// Which query terms `content` holds, and the share of its own terms the query holds.
+    fn analyse(&self, content: &str) -> (Vec<bool>, f64) {
+        let mut held = Vec::with_capacity(self.len());
         let mut of_content = 0.0;
         if !self.stems.is_empty() {
             // Each distinct word is stemmed once: the content's stems, and those of its own
@@ -251,21 +300,17 @@ impl QueryTerms {
                 }
                 stems.insert(stem);
             }
-            found += self.stems.iter().filter(|s| stems.contains(*s)).count();
+            held.extend(self.stems.iter().map(|s| stems.contains(s)));
             if !own.is_empty() {
-                let held = own.iter().filter(|s| self.stems.contains(*s)).count();
-                of_content = held as f64 / own.len() as f64;
+                let count = own.iter().filter(|s| self.stems.contains(*s)).count();
+                of_content = count as f64 / own.len() as f64;
             }
         }
         if !self.cjk.is_empty() {
             let spaced: String = words(content).collect();
-            found += self
-                .cjk
-                .iter()
-                .filter(|c| spaced.contains(c.as_str()))
-                .count();
+            held.extend(self.cjk.iter().map(|c| spaced.contains(c.as_str())));
         }
-        (found as f64 / self.len() as f64).max(of_content)
+        (held, of_content)
     }
 }
 
@@ -314,6 +359,15 @@ mod tests {
         }
 
         #[test]
+        fn held_stems_only_what_can_match_and_agrees_with_coverage(
+            query in "[a-zA-Z' ]{0,40}",
+            content in "[a-zA-Z' .,]{0,120}",
+        ) {
+            let q = QueryTerms::new(&query);
+            prop_assert_eq!(q.held(&content), q.analyse(&content).0);
+        }
+
+        #[test]
         fn coverage_is_a_share(query in "[a-z ]{0,40}", content in "[a-z ]{0,80}") {
             let c = QueryTerms::new(&query).coverage(&content);
             prop_assert!((0.0..=1.0).contains(&c));
@@ -349,11 +403,32 @@ mod tests {
         // A memory wholly about part of the query.
         assert_eq!(q.coverage("a sunrise"), 1.0);
         assert_eq!(q.coverage("painted sunrise, blue bay"), 0.5);
+        // The query's side alone.
+        assert_eq!(q.held("a sunrise"), [false, false, false, true]);
+        assert_eq!(
+            q.held("She studied and researches: painted a sunrise."),
+            [true; 4]
+        );
         assert_eq!(q.coverage(""), 0.0);
         assert_eq!(QueryTerms::new("the of and").coverage("anything"), 0.0);
         let cjk = QueryTerms::new("数据库");
         assert_eq!(cjk.coverage("用数据库"), 1.0);
         assert_eq!(cjk.coverage("数据"), 0.5);
+    }
+
+    #[test]
+    fn held_agrees_with_coverage_on_the_stemmer_special_cases() {
+        let text = "skies dying lying tying idly gently ugly early only singly news howe \
+                    atlas cosmos bias andes yelling Yes 'tis generously studies ran running";
+        for query in [
+            text,
+            "sky die lie tie idl gentl ugli earli onli news yell studi run",
+        ] {
+            let q = QueryTerms::new(query);
+            assert_eq!(q.held(text), q.analyse(text).0, "{query}");
+        }
+        let q = QueryTerms::new("studies of sunrises");
+        assert_eq!(q.held("a study of the sunrise"), vec![true, true]);
     }
 
     #[test]

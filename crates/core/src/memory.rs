@@ -159,6 +159,29 @@ pub struct Memory {
     pub last_accessed: Option<Timestamp>,
 }
 
+impl Memory {
+    /// The text the full-text index searches: its content, and its tags, summary, files and
+    /// entities when it has any, one per line.
+    pub fn searched_text(&self) -> std::borrow::Cow<'_, str> {
+        let about = self
+            .tags
+            .iter()
+            .chain(self.summary.iter())
+            .chain(&self.files)
+            .chain(&self.entities);
+        let mut about = about.peekable();
+        if about.peek().is_none() {
+            return std::borrow::Cow::Borrowed(&self.content);
+        }
+        let mut text = self.content.clone();
+        for part in about {
+            text.push('\n');
+            text.push_str(part);
+        }
+        std::borrow::Cow::Owned(text)
+    }
+}
+
 /// A memory to be stored: everything but what the store assigns.
 ///
 /// Build one with [`NewMemory::new`] and the setters, then check it with

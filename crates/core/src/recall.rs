@@ -795,7 +795,7 @@ impl<'a> Estimator<'a> {
             };
             f.set(sf.share.as_str(), share);
         }
-        f.set(COVERAGE, self.terms.coverage(&searched_text(memory)));
+        f.set(COVERAGE, self.terms.coverage(&memory.searched_text()));
         f.set(QUERY_TERMS, self.query_terms);
         let boost = self
             .boosts
@@ -819,27 +819,6 @@ impl<'a> Estimator<'a> {
         s.probability = self.calibration.probability(&f);
         s.features = f;
     }
-}
-
-/// The text of `memory` the lexical index searches: its content, and its tags, summary, files
-/// and entities when it has any.
-fn searched_text(memory: &Memory) -> std::borrow::Cow<'_, str> {
-    let about = memory
-        .tags
-        .iter()
-        .chain(memory.summary.iter())
-        .chain(&memory.files)
-        .chain(&memory.entities);
-    let mut about = about.peekable();
-    if about.peek().is_none() {
-        return std::borrow::Cow::Borrowed(&memory.content);
-    }
-    let mut text = memory.content.clone();
-    for part in about {
-        text.push('\n');
-        text.push_str(part);
-    }
-    std::borrow::Cow::Owned(text)
 }
 
 /// A memory past the select stage, as it will be returned.

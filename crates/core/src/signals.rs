@@ -3,7 +3,9 @@
 //!
 //! They live in core because every mode uses them and they depend on nothing else.
 
+use crate::calibrate::QueryTerms;
 use crate::error::Result;
+use crate::memory::MemoryId;
 use crate::query::Query;
 use crate::rank::Ranker;
 use crate::ranking::{Candidates, Ranking};
@@ -93,11 +95,115 @@ impl Ranker for Spatial {
     }
 }
 
+/// The share of the query's terms a memory holds, from 0 to 1, each term weighted by how
+/// few candidates hold it: the coordination factor of Lucene's classic scoring, with an
+/// inverse document frequency taken over the candidates. BM25 adds up the query's terms one by
+/// one, so a memory that repeats one rare term can outscore one that holds all of them; this
+/// list rewards holding them all, and the rarer ones most. A term held by `n` of `N`
+/// candidates weighs `ln(1 + N / n)`; terms no candidate holds are left out (no candidate
+/// could gain them). Terms are matched stemmed, as the index matches them, over everything it
+/// searches ([`QueryTerms::held`]). It is a lexical list: it ranks the candidates that the
+/// lexical source matched (signal `lexical`), so it runs where that source does, not in
+/// vector-only mode. Without query terms the list is empty.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Coord;
+
+/// The signal of the lexical candidate source, which [`Coord`] reads.
+const LEXICAL: &str = "lexical";
+
+impl Ranker for Coord {
+    fn name(&self) -> &str {
+        "coord"
+    }
+
+    fn signal(&self) -> Option<&str> {
+        Some(LEXICAL)
+    }
+
+    fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
+        let terms = QueryTerms::new(query.text);
+        let Some(lexical) = candidates.signal(LEXICAL) else {
+            return Ok(Ranking::default());
+        };
+        if terms.is_empty() {
+            return Ok(Ranking::default());
+        }
+        let held: Vec<(MemoryId, Vec<bool>)> = candidates
+            .iter()
+            .filter(|c| lexical.get(c.id()).is_some())
+            .map(|c| (c.id(), terms.held(&c.memory.searched_text())))
+            .collect();
+        let n = held.len() as f64;
+        let weights: Vec<f64> = (0..terms.len())
+            .map(|t| {
+                let holders = held.iter().filter(|(_, h)| h[t]).count();
+                if holders == 0 {
+                    0.0
+                } else {
+                    (1.0 + n / holders as f64).ln()
+                }
+            })
+            .collect();
+        let total: f64 = weights.iter().sum();
+        if total == 0.0 {
+            return Ok(Ranking::default());
+        }
+        Ok(Ranking::from_scores(held.into_iter().map(|(id, h)| {
+            let score: f64 = h
+                .iter()
+                .zip(&weights)
+                .filter(|(h, _)| **h)
+                .map(|(_, w)| w)
+                .sum();
+            (id, score / total)
+        })))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_support::memory;
-    use crate::{Candidate, Filter, MemoryId, Near, Timestamp};
+    use crate::{Candidate, Filter, Near, Signal, Timestamp};
+
+    #[test]
+    fn coord_ranks_what_holds_more_of_the_query_first() {
+        let mut tagged = memory(3, "run it first");
+        tagged.tags = vec!["pyright".into()];
+        let cands = Candidates::new(
+            [
+                memory(
+                    1,
+                    "ruff --fix before pyright, or pyright reports stale errors",
+                ),
+                memory(2, "the lint step runs on every push"),
+                tagged,
+                memory(4, "unrelated words only"),
+                memory(5, "ruff pyright ordering, found by meaning alone"),
+            ]
+            .map(Candidate::new),
+        );
+        let f = Filter::default();
+        let query = Query::new("ruff pyright ordering", &f);
+        // Without the lexical source (vector-only mode) it ranks nothing.
+        assert!(Coord.rank(&query, &cands).unwrap().is_empty());
+        // It ranks what the lexical source matched (here every candidate but a fifth).
+        let mut cands = cands;
+        cands.set_signal("lexical", Signal::new([1, 2, 3, 4].map(|id| (id, 1.0))));
+        let r = Coord.rank(&query, &cands).unwrap();
+        let scores: Vec<(MemoryId, f64)> = r.hits().iter().map(|h| (h.id, h.score)).collect();
+        // No candidate holds "ordering": it weighs nothing. "ruff" (one holder of four)
+        // weighs ln 5, "pyright" (two) ln 3. Memory 1 holds both; 3 holds "pyright", by its
+        // tag; the others neither.
+        let pyright = 3f64.ln() / (5f64.ln() + 3f64.ln());
+        assert_eq!(scores[0], (1, 1.0));
+        assert_eq!(scores[1].0, 3);
+        assert!((scores[1].1 - pyright).abs() < 1e-12, "{scores:?}");
+        assert_eq!(scores[2..], [(2, 0.0), (4, 0.0)]);
+        // A query of stopwords gives nothing to hold.
+        let none = Coord.rank(&Query::new("the of", &f), &cands).unwrap();
+        assert!(none.is_empty());
+    }
 
     #[test]
     fn recency_puts_newest_first() {

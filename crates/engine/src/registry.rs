@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use oro_mem_core::config::RecallConfig;
-use oro_mem_core::{AccessFrequency, Config, Error, Fuser, Mode, Ranker, Recency, Result, Spatial};
+use oro_mem_core::{
+    AccessFrequency, Config, Coord, Error, Fuser, Mode, Ranker, Recency, Result, Spatial,
+};
 use oro_mem_fusion::{Rrf, WeightedMax, WeightedScore};
 use oro_mem_rank_bm25::Bm25Ranker;
 use oro_mem_rank_vector::VectorRanker;
@@ -71,8 +73,9 @@ impl Default for Registry {
     /// - sources `lexical` (FTS5 BM25, `recall.depth`) and `vector` (nearest embeddings,
     ///   `recall.vector_depth`, gated at `recall.min_similarity`); `fts` mode runs the first,
     ///   `vector` the second, `hybrid` both;
-    /// - rankers `bm25` (reads `lexical`), `vector` (reads `vector`), `recency`, `access` and
-    ///   `spatial` (the query's point, if any);
+    /// - rankers `bm25` (reads `lexical`), `vector` (reads `vector`), `recency`, `access`,
+    ///   `spatial` (the query's point, if any) and `coord` (the share of the query's terms a
+    ///   memory holds);
     /// - fusers `weighted_score`, `weighted_max` and `rrf` (with `recall.rrf_k`).
     fn default() -> Registry {
         Registry::empty()
@@ -92,6 +95,7 @@ impl Default for Registry {
             .ranker("recency", |_| Ok(Box::new(Recency)))
             .ranker("access", |_| Ok(Box::new(AccessFrequency)))
             .ranker("spatial", |_| Ok(Box::new(Spatial)))
+            .ranker("coord", |_| Ok(Box::new(Coord)))
             .fuser("weighted_score", |_| Ok(Box::new(WeightedScore)))
             .fuser("weighted_max", |_| Ok(Box::new(WeightedMax)))
             .fuser("rrf", |r| Ok(Box::new(Rrf::new(r.rrf_k)?)))
@@ -323,7 +327,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "recall.weights.brevity: no ranker is called \"brevity\"; expected bm25, vector, \
-             recency, access or spatial"
+             recency, access, spatial or coord"
         );
     }
 
@@ -339,7 +343,8 @@ mod tests {
                 ("bm25", 1.0),
                 ("vector", 1.0),
                 ("access", 0.4),
-                ("spatial", 1.0)
+                ("spatial", 1.0),
+                ("coord", 0.5)
             ]
         );
     }

@@ -407,7 +407,8 @@ impl Default for RecallConfig {
 pub struct Weights(BTreeMap<String, f64>);
 
 impl Default for Weights {
-    /// bm25 1.0 (lexical), vector 1.0 (embedding similarity, hybrid only), recency 0.0
+    /// bm25 1.0 (lexical), vector 1.0 (embedding similarity, hybrid only), coord 0.5 (the
+    /// share of the query's terms a memory holds, rarer terms weighing more), recency 0.0
     /// (newest first), access 0.4 (most accessed first), spatial 1.0 (nearest first to the
     /// query's point, when it names one).
     fn default() -> Weights {
@@ -415,6 +416,7 @@ impl Default for Weights {
             [
                 ("bm25", 1.0),
                 ("vector", 1.0),
+                ("coord", 0.5),
                 ("recency", 0.0),
                 ("access", 0.4),
                 ("spatial", 1.0),
@@ -469,27 +471,27 @@ impl Default for Calibrations {
     /// The models fitted by `oro-mem eval --fit-calibration` on SciFact train and LoCoMo dev
     /// (the best 20 candidates of every judged query, plus 300 unrelated pseudo-queries per
     /// store, all irrelevant; `scripts/fit-calibration`), for the default fuser
-    /// (`weighted_max`), weights and session context; see the README's "Retrieval quality"
-    /// for how they score on queries they were not fitted on. They leave out the raw BM25
+    /// (`weighted_max`), weights (`coord` included) and session context; see the README's
+    /// "Retrieval quality" for how they score on queries they were not fitted on. They leave out the raw BM25
     /// score (`lexical`), which depends on the store's size.
     /// Vector-only mode, a measuring mode, has none.
     fn default() -> Calibrations {
         Calibrations {
             fts: Calibration::new([
-                ("intercept", -11.6777),
-                ("coverage", 4.698),
-                ("fused", 3.0242),
-                ("lexical_share", 2.0265),
-                ("query_terms", 1.2246),
+                ("intercept", -11.633),
+                ("coverage", 4.2054),
+                ("fused", 3.4209),
+                ("lexical_share", 2.0845),
+                ("query_terms", 1.1666),
             ]),
             hybrid: Calibration::new([
-                ("intercept", -12.2136),
-                ("coverage", 3.3314),
-                ("fused", 2.2834),
-                ("lexical_share", 2.145),
-                ("query_terms", 0.8926),
-                ("vector", 1.5094),
-                ("vector_share", 2.5463),
+                ("intercept", -12.3316),
+                ("coverage", 2.9645),
+                ("fused", 3.1214),
+                ("lexical_share", 1.6841),
+                ("query_terms", 0.9112),
+                ("vector", 1.595),
+                ("vector_share", 2.4505),
             ]),
             vector: Calibration::default(),
         }
