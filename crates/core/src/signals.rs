@@ -104,7 +104,9 @@ impl Ranker for Spatial {
 /// could gain them). Terms are matched stemmed, as the index matches them, over everything it
 /// searches ([`QueryTerms::held`]). It is a lexical list: it ranks the candidates that the
 /// lexical source matched (signal `lexical`), so it runs where that source does, not in
-/// vector-only mode. Without query terms the list is empty.
+/// vector-only mode. Without query terms the list is empty, and so it is when it ties every
+/// candidate (all hold the same terms, or there is one): like a prior's, such a list tells
+/// nothing apart, and would only lift every fused score alike.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Coord;
 
@@ -148,7 +150,7 @@ impl Ranker for Coord {
         if total == 0.0 {
             return Ok(Ranking::default());
         }
-        Ok(Ranking::from_scores(held.into_iter().map(|(id, h)| {
+        let ranking = Ranking::from_scores(held.into_iter().map(|(id, h)| {
             let score: f64 = h
                 .iter()
                 .zip(&weights)
@@ -156,7 +158,11 @@ impl Ranker for Coord {
                 .map(|(_, w)| w)
                 .sum();
             (id, score / total)
-        })))
+        }));
+        if ranking.is_flat_over(candidates.len()) {
+            return Ok(Ranking::default());
+        }
+        Ok(ranking)
     }
 }
 
@@ -200,6 +206,12 @@ mod tests {
         assert_eq!(scores[1].0, 3);
         assert!((scores[1].1 - pyright).abs() < 1e-12, "{scores:?}");
         assert_eq!(scores[2..], [(2, 0.0), (4, 0.0)]);
+        // Candidates that all hold the same terms tie: the list says nothing.
+        let mut alike = Candidates::new(
+            [memory(1, "ruff first"), memory(2, "then ruff again")].map(Candidate::new),
+        );
+        alike.set_signal("lexical", Signal::new([(1, 2.0), (2, 1.0)]));
+        assert!(Coord.rank(&query, &alike).unwrap().is_empty());
         // A query of stopwords gives nothing to hold.
         let none = Coord.rank(&Query::new("the of", &f), &cands).unwrap();
         assert!(none.is_empty());
