@@ -136,7 +136,9 @@ pub fn group(dataset: &Dataset, q: &EvalQuery) -> String {
 /// group `held`, in any dataset: a fold leaves out the stores derived from its conversation
 /// too, whichever file their examples were read from (`--fit-also`).
 fn same_source(example: &str, held: &str) -> bool {
-    let namespace = |g: &str| g.rsplit_once('/').map_or("", |(_, ns)| ns).to_string();
+    fn namespace(group: &str) -> &str {
+        group.rsplit_once('/').map_or("", |(_, ns)| ns)
+    }
     let ns = namespace(held);
     !ns.is_empty() && namespace(example) == ns
 }
