@@ -188,6 +188,7 @@ order = "score"         # order results by "score" (fused) or "relevance" (the e
 bm25 = 1.0
 vector = 1.0
 coord = 0.5             # the share of the query's terms a memory holds, rarer terms weighing more
+proximity = 0.25        # the share of the query's neighbouring terms it holds close together
 recency = 0.0           # newest first; off because it lowered recall on LoCoMo (see README)
 access = 0.4
 spatial = 1.0           # nearest first to recall --near's point (nothing without one)

@@ -9,7 +9,7 @@
 //! whose coefficients are part of the configuration ([`Calibration`]), one set per mode.
 //! `oro-mem eval --fit-calibration` fits them on judged queries and scores them on others.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::{Deserialize, Serialize};
@@ -269,6 +269,45 @@ impl QueryTerms {
         held
     }
 
+    /// Where the query's word terms occur in `content`: `(position, term)` for every word of
+    /// `content` that stems to word term `term` (an index below [`QueryTerms::word_terms`],
+    /// in the query's order), by increasing position; positions count every word, stopwords
+    /// too. CJK terms are not placed. As [`QueryTerms::held`], it stems only the words that
+    /// begin as some query term does, each distinct word once.
+    pub fn positions(&self, content: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        if self.stems.is_empty() {
+            return out;
+        }
+        let firsts: Vec<char> = self.stems.iter().filter_map(|s| s.chars().next()).collect();
+        let mut seen: HashMap<String, Option<usize>> = HashMap::new();
+        for (p, w) in words(content).enumerate() {
+            let first = w.chars().next().and_then(|c| c.to_lowercase().next());
+            if !first.is_some_and(|c| firsts.contains(&c)) {
+                continue;
+            }
+            let w = w.to_lowercase();
+            let term = match seen.get(&w) {
+                Some(&term) => term,
+                None => {
+                    let stem = self.stemmer.stem(&w);
+                    let term = self.stems.iter().position(|s| *s == stem);
+                    seen.insert(w, term);
+                    term
+                }
+            };
+            if let Some(t) = term {
+                out.push((p, t));
+            }
+        }
+        out
+    }
+
+    /// How many of the query's terms are words (the rest are CJK terms).
+    pub fn word_terms(&self) -> usize {
+        self.stems.len()
+    }
+
     /// The two sides of [`QueryTerms::coverage`]: the share of the query's terms in
     /// `content`, and of `content`'s own terms in the query.
     fn shares(&self, content: &str) -> (f64, f64) {
@@ -365,6 +404,22 @@ mod tests {
         ) {
             let q = QueryTerms::new(&query);
             prop_assert_eq!(q.held(&content), q.analyse(&content).0);
+        }
+
+        #[test]
+        fn positions_place_exactly_the_held_word_terms(
+            query in "[a-zA-Z' ]{0,40}",
+            content in "[a-zA-Z' .,]{0,120}",
+        ) {
+            let q = QueryTerms::new(&query);
+            let at = q.positions(&content);
+            prop_assert!(at.windows(2).all(|w| w[0].0 < w[1].0), "positions increase");
+            let mut placed = vec![false; q.word_terms()];
+            for &(p, t) in &at {
+                prop_assert!(p < words(&content).count());
+                placed[t] = true;
+            }
+            prop_assert_eq!(placed, q.held(&content)[..q.word_terms()].to_vec());
         }
 
         #[test]

@@ -97,6 +97,6 @@ pub use query::{Filter, MetaCondition, MetaOp, Near, Query, MAX_FILTER_VALUES};
 pub use rank::{Fuser, Ranker, Weighted};
 pub use ranking::{Candidate, Candidates, Hit, Neighbour, Ranking, Signal};
 pub use recall::{Pipeline, Recall, Recalled};
-pub use signals::{AccessFrequency, Coord, Recency, Spatial};
+pub use signals::{AccessFrequency, Coord, Proximity, Recency, Spatial};
 pub use store::{CandidateSearch, Embedding, ListOrder, MemoryRead, MemoryWrite, WriteOutcome};
 pub use time::Timestamp;

@@ -124,46 +124,127 @@ impl Ranker for Coord {
 
     fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
         let terms = QueryTerms::new(query.text);
-        let Some(lexical) = candidates.signal(LEXICAL) else {
-            return Ok(Ranking::default());
-        };
         if terms.is_empty() {
             return Ok(Ranking::default());
         }
-        let held: Vec<(MemoryId, Vec<bool>)> = candidates
-            .iter()
-            .filter(|c| lexical.get(c.id()).is_some())
-            .map(|c| (c.id(), terms.held(&c.memory.searched_text())))
-            .collect();
-        let n = held.len() as f64;
-        let weights: Vec<f64> = (0..terms.len())
-            .map(|t| {
-                let holders = held.iter().filter(|(_, h)| h[t]).count();
-                if holders == 0 {
-                    0.0
-                } else {
-                    (1.0 + n / holders as f64).ln()
-                }
-            })
-            .collect();
-        let total: f64 = weights.iter().sum();
-        if total == 0.0 {
-            return Ok(Ranking::default());
-        }
-        let ranking = Ranking::from_scores(held.into_iter().map(|(id, h)| {
-            let score: f64 = h
-                .iter()
-                .zip(&weights)
-                .filter(|(h, _)| **h)
-                .map(|(_, w)| w)
-                .sum();
-            (id, score / total)
-        }));
-        if ranking.is_flat_over(candidates.len()) {
-            return Ok(Ranking::default());
-        }
-        Ok(ranking)
+        let held = lexical_candidates(candidates, |text| terms.held(text));
+        Ok(rare_share(held, terms.len(), candidates.len(), true))
     }
+}
+
+/// Proximity: the share of the query's neighbouring pairs of terms that a memory holds close
+/// together, each pair weighted as [`Coord`] weighs a term, by how few of the lexical
+/// candidates hold it so (`ln(1 + N / n)`).
+///
+/// A pair is two word terms next to each other in the query, stopwords aside ("LGBTQ support
+/// group" has two: "LGBTQ support" and "support group"); a memory holds it when both occur
+/// within [`Proximity::WINDOW`] words of each other, in either order, stemmed as the index
+/// matches them. BM25 and [`Coord`] count terms wherever they are; a memory that holds two of
+/// the query's words side by side is more likely about what the query names together. Like
+/// [`Coord`] it is a lexical list (signal `lexical`), it needs no statistics of the store, a
+/// memory that holds no pair is left out of it, and a list that ties every candidate is
+/// empty.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Proximity;
+
+impl Proximity {
+    /// The largest distance, in words (stopwords count), at which two terms are close: 2 lets
+    /// one word stand between them ("support for group" holds "support group").
+    pub const WINDOW: usize = 2;
+}
+
+impl Ranker for Proximity {
+    fn name(&self) -> &str {
+        "proximity"
+    }
+
+    fn signal(&self) -> Option<&str> {
+        Some(LEXICAL)
+    }
+
+    fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
+        let terms = QueryTerms::new(query.text);
+        let pairs = terms.word_terms().saturating_sub(1);
+        if pairs == 0 {
+            return Ok(Ranking::default());
+        }
+        let held = lexical_candidates(candidates, |text| {
+            close_pairs(&terms.positions(text), pairs, Proximity::WINDOW)
+        });
+        Ok(rare_share(held, pairs, candidates.len(), false))
+    }
+}
+
+/// Which of the `pairs` pairs of neighbouring query terms (`i`, `i + 1`) `at` (positions of
+/// query terms, in increasing position, as [`QueryTerms::positions`] gives them) holds within
+/// `window` words of each other.
+fn close_pairs(at: &[(usize, usize)], pairs: usize, window: usize) -> Vec<bool> {
+    let mut held = vec![false; pairs];
+    for (k, &(p, t)) in at.iter().enumerate() {
+        for &(_, u) in at[k + 1..].iter().take_while(|(q, _)| q - p <= window) {
+            if t.abs_diff(u) == 1 {
+                held[t.min(u)] = true;
+            }
+        }
+    }
+    held
+}
+
+/// For each candidate that the lexical source matched, what `items` says of everything it
+/// searches.
+fn lexical_candidates(
+    candidates: &Candidates,
+    items: impl Fn(&str) -> Vec<bool>,
+) -> Vec<(MemoryId, Vec<bool>)> {
+    let Some(lexical) = candidates.signal(LEXICAL) else {
+        return Vec::new();
+    };
+    candidates
+        .iter()
+        .filter(|c| lexical.get(c.id()).is_some())
+        .map(|c| (c.id(), items(&c.memory.searched_text())))
+        .collect()
+}
+
+/// Scores each memory of `held` by the weighted share of the `items` (query terms, pairs of
+/// them) it holds, an item held by `n` of the `N` memories weighing `ln(1 + N / n)` and items
+/// nobody holds left out. Memories that hold none score 0, or are left out unless
+/// `keep_none`. The ranking is empty when no item is held, or when it would tie all
+/// `candidates` (see [`Ranking::is_flat_over`]).
+fn rare_share(
+    held: Vec<(MemoryId, Vec<bool>)>,
+    items: usize,
+    candidates: usize,
+    keep_none: bool,
+) -> Ranking {
+    let n = held.len() as f64;
+    let weights: Vec<f64> = (0..items)
+        .map(|t| {
+            let holders = held.iter().filter(|(_, h)| h[t]).count();
+            if holders == 0 {
+                0.0
+            } else {
+                (1.0 + n / holders as f64).ln()
+            }
+        })
+        .collect();
+    let total: f64 = weights.iter().sum();
+    if total == 0.0 {
+        return Ranking::default();
+    }
+    let ranking = Ranking::from_scores(held.into_iter().filter_map(|(id, h)| {
+        let score: f64 = h
+            .iter()
+            .zip(&weights)
+            .filter(|(h, _)| **h)
+            .map(|(_, w)| w)
+            .sum();
+        (keep_none || score > 0.0).then_some((id, score / total))
+    }));
+    if ranking.is_flat_over(candidates) {
+        return Ranking::default();
+    }
+    ranking
 }
 
 #[cfg(test)]
@@ -215,6 +296,78 @@ mod tests {
         // A query of stopwords gives nothing to hold.
         let none = Coord.rank(&Query::new("the of", &f), &cands).unwrap();
         assert!(none.is_empty());
+    }
+
+    #[test]
+    fn proximity_ranks_memories_holding_the_query_s_neighbouring_terms_close_together() {
+        let cands = |texts: &[&str]| {
+            let mut c = Candidates::new(
+                texts
+                    .iter()
+                    .zip(1..)
+                    .map(|(t, id)| Candidate::new(memory(id, t))),
+            );
+            c.set_signal(
+                "lexical",
+                Signal::new((1..=texts.len() as i64).map(|id| (id, 1.0))),
+            );
+            c
+        };
+        let f = Filter::default();
+        // Pairs: "lgbtq support" and "support group" (stopwords are not terms).
+        let query = Query::new("When did she go to the LGBTQ support group?", &f);
+        let c = cands(&[
+            "she went to a LGBTQ support group yesterday",
+            "support for the group, and a word on LGBTQ rights",
+            "the group met at noon; support came later; LGBTQ was the theme",
+            "nothing of it here",
+        ]);
+        let r = Proximity.rank(&query, &c).unwrap();
+        let scores: Vec<(MemoryId, f64)> = r.hits().iter().map(|h| (h.id, h.score)).collect();
+        // Memory 1 holds both pairs side by side; 2 holds "support group" with two words
+        // between: too far apart ("support for group" would be close). Memory 3 holds the
+        // terms apart. Only memory 1 holds a pair, so each pair weighs ln 5.
+        assert_eq!(scores, [(1, 1.0)]);
+        let c = cands(&[
+            "she went to a LGBTQ support group yesterday",
+            "support for group, and LGBTQ",
+            "group support",
+            "nothing of it here",
+        ]);
+        let r = Proximity.rank(&query, &c).unwrap();
+        let scores: Vec<(MemoryId, f64)> = r.hits().iter().map(|h| (h.id, h.score)).collect();
+        // "support group" is held by 1, 2 and 3 (one word between, or reversed): ln(1 + 4/3);
+        // "lgbtq support" by 1 alone: ln 5. Memories 2 and 3 tie; 4 holds no pair.
+        let group = (1.0 + 4.0 / 3.0f64).ln();
+        let lgbtq = 5f64.ln();
+        assert_eq!(scores[0], (1, 1.0));
+        assert_eq!([scores[1].0, scores[2].0], [2, 3]);
+        assert!((scores[1].1 - group / (group + lgbtq)).abs() < 1e-12);
+        assert_eq!(scores[1].1, scores[2].1);
+        assert_eq!(scores.len(), 3);
+        // A query of one term has no pair; every candidate holding the pair ties.
+        assert!(Proximity
+            .rank(&Query::new("support", &f), &c)
+            .unwrap()
+            .is_empty());
+        let alike = cands(&["support group", "the support group"]);
+        assert!(Proximity.rank(&query, &alike).unwrap().is_empty());
+        // Without the lexical source (vector-only mode) it ranks nothing.
+        let plain = Candidates::new([Candidate::new(memory(1, "support group"))]);
+        assert!(Proximity.rank(&query, &plain).unwrap().is_empty());
+    }
+
+    #[test]
+    fn close_pairs_are_neighbouring_query_terms_within_the_window() {
+        // Terms 0, 1, 2 at positions 0, 2, 7: pair (0, 1) is 2 apart, (1, 2) 5 apart.
+        let at = [(0, 0), (2, 1), (7, 2)];
+        assert_eq!(close_pairs(&at, 2, 2), [true, false]);
+        assert_eq!(close_pairs(&at, 2, 1), [false, false]);
+        assert_eq!(close_pairs(&at, 2, 5), [true, true]);
+        // Terms 0 and 2 are not neighbours in the query, however close.
+        assert_eq!(close_pairs(&[(0, 0), (1, 2)], 2, 2), [false, false]);
+        // Order does not matter, nor repeated terms.
+        assert_eq!(close_pairs(&[(0, 1), (1, 1), (2, 0)], 1, 2), [true]);
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use oro_mem_core::config::RecallConfig;
 use oro_mem_core::{
-    AccessFrequency, Config, Coord, Error, Fuser, Mode, Ranker, Recency, Result, Spatial,
+    AccessFrequency, Config, Coord, Error, Fuser, Mode, Proximity, Ranker, Recency, Result, Spatial,
 };
 use oro_mem_fusion::{Rrf, WeightedMax, WeightedScore};
 use oro_mem_rank_bm25::Bm25Ranker;
@@ -96,6 +96,7 @@ impl Default for Registry {
             .ranker("access", |_| Ok(Box::new(AccessFrequency)))
             .ranker("spatial", |_| Ok(Box::new(Spatial)))
             .ranker("coord", |_| Ok(Box::new(Coord)))
+            .ranker("proximity", |_| Ok(Box::new(Proximity)))
             .fuser("weighted_score", |_| Ok(Box::new(WeightedScore)))
             .fuser("weighted_max", |_| Ok(Box::new(WeightedMax)))
             .fuser("rrf", |r| Ok(Box::new(Rrf::new(r.rrf_k)?)))
@@ -327,7 +328,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "recall.weights.brevity: no ranker is called \"brevity\"; expected bm25, vector, \
-             recency, access, spatial or coord"
+             recency, access, spatial, coord or proximity"
         );
     }
 
@@ -344,7 +345,8 @@ mod tests {
                 ("vector", 1.0),
                 ("access", 0.4),
                 ("spatial", 1.0),
-                ("coord", 0.5)
+                ("coord", 0.5),
+                ("proximity", 0.25)
             ]
         );
     }

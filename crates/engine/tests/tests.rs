@@ -141,7 +141,7 @@ fn a_ranker_defined_outside_runs_by_configuration() {
         .iter()
         .map(|l| l.name.as_str())
         .collect();
-    assert_eq!(lists, ["bm25", "access", "coord", "brevity"]);
+    assert_eq!(lists, ["bm25", "access", "coord", "proximity", "brevity"]);
 }
 
 #[test]
@@ -153,7 +153,7 @@ fn a_weight_for_an_unregistered_ranker_is_refused_by_name() {
     assert!(err.to_string().contains("recall.weights.brevity"), "{err}");
     assert!(
         err.to_string()
-            .contains("bm25, vector, recency, access, spatial or coord"),
+            .contains("bm25, vector, recency, access, spatial, coord or proximity"),
         "{err}"
     );
 }

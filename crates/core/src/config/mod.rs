@@ -408,7 +408,8 @@ pub struct Weights(BTreeMap<String, f64>);
 
 impl Default for Weights {
     /// bm25 1.0 (lexical), vector 1.0 (embedding similarity, hybrid only), coord 0.5 (the
-    /// share of the query's terms a memory holds, rarer terms weighing more), recency 0.0
+    /// share of the query's terms a memory holds, rarer terms weighing more), proximity 0.25
+    /// (the share of the query's neighbouring terms it holds close together), recency 0.0
     /// (newest first), access 0.4 (most accessed first), spatial 1.0 (nearest first to the
     /// query's point, when it names one).
     fn default() -> Weights {
@@ -417,6 +418,7 @@ impl Default for Weights {
                 ("bm25", 1.0),
                 ("vector", 1.0),
                 ("coord", 0.5),
+                ("proximity", 0.25),
                 ("recency", 0.0),
                 ("access", 0.4),
                 ("spatial", 1.0),
