@@ -230,7 +230,7 @@ pub struct RecallArgs {
     /// The decay's half-life in days (decay.half_life_days); turns decay on
     #[arg(long, value_name = "DAYS")]
     pub decay_half_life: Option<f64>,
-    /// At most this many results, 1 to 100 [default: from config, 5]
+    /// At most this many results, 1 to 100 [default: from config, 3]
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
         .range(1..=oro_mem_core::config::MAX_RESULTS as u64))]
     pub limit: Option<usize>,

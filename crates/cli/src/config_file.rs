@@ -167,7 +167,7 @@ fallback_to_fts = true
 [recall]
 depth = 50              # lexical candidates fetched before ranking
 vector_depth = 50       # (hybrid) nearest-embedding candidates joined with the lexical ones
-max_results = 5         # at most this many memories per recall (1 to 100)
+max_results = 3         # at most this many memories per recall (1 to 100)
 budget_tokens = 500     # token budget for recalled content (tokens = bytes / 4)
 scoring = "fused"       # "fused" (rankers + fusion) or "simple" (min(1, bm25/25) x confidence x decay)
 fusion = "weighted_max"  # "weighted_max" (each list over its best), "weighted_score" (min-max per list) or "rrf"
@@ -205,20 +205,20 @@ spatial = 1.0           # nearest first to recall --near's point (nothing withou
 # no estimate, and min_relevance does nothing.
 # The shipped models were fitted on SciFact train and LoCoMo dev by scripts/fit-calibration.
 [recall.calibration.fts]
-intercept = -11.633
-coverage = 4.2054
-fused = 3.4209
-lexical_share = 2.0845
-query_terms = 1.1666
+intercept = -11.501
+coverage = 4.2287
+fused = 3.9229
+lexical_share = 1.5651
+query_terms = 1.1745
 
 [recall.calibration.hybrid]
-intercept = -12.3316
-coverage = 2.9645
-fused = 3.1214
-lexical_share = 1.6841
-query_terms = 0.9112
-vector = 1.595
-vector_share = 2.4505
+intercept = -12.3371
+coverage = 2.8869
+fused = 3.7332
+lexical_share = 1.2815
+query_terms = 0.9439
+vector = 1.6982
+vector_share = 2.2505
 
 [recall.calibration.vector]
 

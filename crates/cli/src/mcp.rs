@@ -47,7 +47,7 @@ struct SearchArgs {
     /// What the task is about, in plain words; "*" with a session replays that session's
     /// memories in the order they were written.
     query: String,
-    /// Most results, 1 to 100 (default 5).
+    /// Most results, 1 to 100 (default: recall.max_results, 3).
     limit: Option<usize>,
     /// fts, hybrid or vector (default: configured).
     mode: Option<String>,

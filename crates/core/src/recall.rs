@@ -1360,6 +1360,11 @@ mod tests {
                 Boost::new(Some(r#"{"env.kind": "real"}"#), Vec::new(), 1.5).unwrap(),
                 Boost::new(None, vec![Source::Import], 0.5).unwrap(),
             ],
+            max_results: 4,
+            ..RecallConfig::default()
+        };
+        let all = || RecallConfig {
+            max_results: 4,
             ..RecallConfig::default()
         };
         let cands = || {
@@ -1370,7 +1375,7 @@ mod tests {
                 with_meta(4, 0.7, Source::Manual, json!({})),
             ]
         };
-        let plain = run(&pipeline(RecallConfig::default()), cands());
+        let plain = run(&pipeline(all()), cands());
         let boosted = run(&pipeline(config.clone()), cands());
         let ids = |r: &Recall| r.results.iter().map(|r| r.memory.id).collect::<Vec<_>>();
         assert_eq!(ids(&plain), [1, 2, 3, 4]);
@@ -1397,10 +1402,7 @@ mod tests {
         // The relevance estimate reads the evidence, not the preference: a boost changes it
         // not at all.
         let model = Calibration::new([(crate::calibrate::INTERCEPT, -1.0), (FUSED, 3.0)]);
-        let plain = run(
-            &pipeline(RecallConfig::default()).calibration(model.clone()),
-            cands(),
-        );
+        let plain = run(&pipeline(all()).calibration(model.clone()), cands());
         let boosted = run(&pipeline(config).calibration(model), cands());
         for id in 1..=4 {
             assert_eq!(
