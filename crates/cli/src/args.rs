@@ -243,7 +243,7 @@ pub struct RecallArgs {
     /// fused or simple [default: from config]
     #[arg(long, value_parser = parse_scoring)]
     pub scoring: Option<Scoring>,
-    /// Fuser of the rankers' lists: weighted_score, weighted_max or rrf [default: from config]
+    /// Fuser of the rankers' lists: weighted_score, weighted_max, weighted_z or rrf [default: from config]
     #[arg(long, value_parser = parse_fusion)]
     pub fusion: Option<String>,
     #[command(flatten)]

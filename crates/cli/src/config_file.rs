@@ -170,7 +170,7 @@ vector_depth = 50       # (hybrid) nearest-embedding candidates joined with the 
 max_results = 3         # at most this many memories per recall (1 to 100)
 budget_tokens = 500     # token budget for recalled content (tokens = bytes / 4)
 scoring = "fused"       # "fused" (rankers + fusion) or "simple" (min(1, bm25/25) x confidence x decay)
-fusion = "weighted_max"  # "weighted_max" (each list over its best), "weighted_score" (min-max per list) or "rrf"
+fusion = "weighted_max"  # "weighted_max" (each list over its best), "weighted_score" (min-max per list), "weighted_z" (standard scores) or "rrf"
 rrf_k = 20.0            # the RRF constant k (fusion = "rrf")
 min_score = 0.005       # drop results below this final score (fused scoring, fts mode)
 hybrid_min_score = 0.01 # the same in hybrid mode (four lists give larger scores)

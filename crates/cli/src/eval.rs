@@ -873,7 +873,10 @@ mod tests {
             ("k=-1", "number >= 0"),
             ("depth=0", "whole number >= 1"),
             ("decay=maybe", "on or off"),
-            ("fusion=borda", "weighted_score, weighted_max, rrf"),
+            (
+                "fusion=borda",
+                "weighted_score, weighted_max, weighted_z, rrf",
+            ),
             ("mode=semantic", "unknown mode"),
             ("speed=fast", "unknown setting"),
         ] {

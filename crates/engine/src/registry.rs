@@ -6,7 +6,7 @@ use oro_mem_core::config::RecallConfig;
 use oro_mem_core::{
     AccessFrequency, Config, Coord, Error, Fuser, Mode, Proximity, Ranker, Recency, Result, Spatial,
 };
-use oro_mem_fusion::{Rrf, WeightedMax, WeightedScore};
+use oro_mem_fusion::{Rrf, WeightedMax, WeightedScore, WeightedZ};
 use oro_mem_rank_bm25::Bm25Ranker;
 use oro_mem_rank_vector::VectorRanker;
 
@@ -76,7 +76,7 @@ impl Default for Registry {
     /// - rankers `bm25` (reads `lexical`), `vector` (reads `vector`), `recency`, `access`,
     ///   `spatial` (the query's point, if any) and `coord` (the share of the query's terms a
     ///   memory holds);
-    /// - fusers `weighted_score`, `weighted_max` and `rrf` (with `recall.rrf_k`).
+    /// - fusers `weighted_score`, `weighted_max`, `weighted_z` and `rrf` (with `recall.rrf_k`).
     fn default() -> Registry {
         Registry::empty()
             .source("lexical", |c| {
@@ -99,6 +99,7 @@ impl Default for Registry {
             .ranker("proximity", |_| Ok(Box::new(Proximity)))
             .fuser("weighted_score", |_| Ok(Box::new(WeightedScore)))
             .fuser("weighted_max", |_| Ok(Box::new(WeightedMax)))
+            .fuser("weighted_z", |_| Ok(Box::new(WeightedZ)))
             .fuser("rrf", |r| Ok(Box::new(Rrf::new(r.rrf_k)?)))
             .mode(Mode::Fts, ["lexical"])
             .mode(Mode::Hybrid, ["lexical", "vector"])
@@ -294,7 +295,7 @@ mod tests {
         };
         assert_eq!(
             err.to_string(),
-            "unknown fuser \"borda\" in recall.fusion: expected weighted_score, weighted_max or rrf"
+            "unknown fuser \"borda\" in recall.fusion: expected weighted_score, weighted_max, weighted_z or rrf"
         );
     }
 
@@ -303,7 +304,7 @@ mod tests {
         let registry = Registry::default().fuser("rrf", |_| Ok(Box::new(Rrf::new(1.0)?)));
         assert_eq!(
             registry.fuser_names().collect::<Vec<_>>(),
-            ["weighted_score", "weighted_max", "rrf"]
+            ["weighted_score", "weighted_max", "weighted_z", "rrf"]
         );
         let recall = RecallConfig {
             fusion: "rrf".to_string(),

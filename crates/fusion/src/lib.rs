@@ -7,6 +7,8 @@
 //!   to `[0, 1]`. Keeps score gaps that RRF throws away.
 //! - [`WeightedMax`]: as [`WeightedScore`], each list divided by its best score instead of
 //!   min-max normalized, so the weakest candidate keeps what it earned.
+//! - [`WeightedZ`]: as [`WeightedScore`], each list's scores as standard scores (how many
+//!   standard deviations above the list's mean), floored at 0.
 //! - [`Scaled`]: `score(d) = Σ wᵢ · clamp(sᵢ(d) / scale, 0, 1)`, scores on an absolute scale
 //!   (oro-mem's "simple" scoring is BM25 alone at scale 25).
 //!
@@ -200,6 +202,52 @@ impl Fuser for WeightedMax {
     }
 }
 
+/// Weighted sum of standard scores floored at 0: `normᵢ(d) = max((sᵢ(d) − μᵢ) / σᵢ, 0)`, with
+/// `μᵢ` and `σᵢ` the mean and standard deviation of list `i`'s scores.
+///
+/// A distribution-based normalisation: a list's candidates below its own mean get nothing,
+/// and a list whose best stands far above the rest (in standard deviations) weighs more in
+/// that query than one whose scores are bunched, so each query trusts the list that
+/// separates its candidates. A list of one score, or of equal scores, gives nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WeightedZ;
+
+fn standard(ranking: &Ranking) -> impl Iterator<Item = (MemoryId, f64)> + '_ {
+    let hits = ranking.hits();
+    let n = hits.len() as f64;
+    let mean = hits.iter().map(|h| h.score).sum::<f64>() / n.max(1.0);
+    let var = hits.iter().map(|h| (h.score - mean).powi(2)).sum::<f64>() / n.max(1.0);
+    let sd = var.sqrt();
+    hits.iter().map(move |h| {
+        let z = if sd > 0.0 {
+            ((h.score - mean) / sd).max(0.0)
+        } else {
+            0.0
+        };
+        (h.id, z)
+    })
+}
+
+impl Fuser for WeightedZ {
+    fn name(&self) -> &str {
+        "weighted_z"
+    }
+
+    fn fuse(&self, inputs: &[Weighted<'_>], limit: usize) -> Ranking {
+        weighted_sum(inputs, limit, standard)
+    }
+
+    fn contributions(&self, inputs: &[Weighted<'_>], id: MemoryId) -> Vec<f64> {
+        weighted_parts(inputs, id, standard)
+    }
+
+    /// A quarter of a typical weight-1 list's span: its best stands about 3 standard
+    /// deviations above its mean.
+    fn pinned_bonus(&self) -> f64 {
+        0.75
+    }
+}
+
 /// Weighted sum of scores on an absolute scale: `score(d) = Σ wᵢ · clamp(sᵢ(d) / scale, 0, 1)`.
 ///
 /// Unlike [`WeightedScore`], a list's scores are not normalized to its own best, so one weak
@@ -386,6 +434,33 @@ mod tests {
     }
 
     #[test]
+    fn weighted_z_scores_standard_deviations_above_the_mean() {
+        // a: mean 4, sd √12 (scores 10, 2, 2, 2): 1 gets 6 / √12 = √3, the rest 0. b: mean 2,
+        // sd 1 (3, 1): 2 gets 1, 3 gets 0.
+        let a = Ranking::from_scores([(1, 10.0), (2, 2.0), (3, 2.0), (4, 2.0)]);
+        let b = Ranking::from_scores([(2, 3.0), (3, 1.0)]);
+        let lists = [
+            Weighted::new("a", 1.0, &a).unwrap(),
+            Weighted::new("b", 2.0, &b).unwrap(),
+        ];
+        let r = WeightedZ.fuse(&lists, 10);
+        let scores: Vec<_> = r.hits().iter().map(|h| (h.id, h.score)).collect();
+        assert_eq!(ids(&r), [2, 1, 3, 4]);
+        assert_eq!(scores[0].1, 2.0);
+        assert!((scores[1].1 - 3f64.sqrt()).abs() < 1e-12);
+        assert_eq!([scores[2].1, scores[3].1], [0.0, 0.0]);
+        assert_eq!(WeightedZ.contributions(&lists, 2), [0.0, 2.0]);
+        // A list that ties every candidate gives nothing.
+        let flat = Ranking::from_scores([(1, 0.7), (2, 0.7)]);
+        let nothing = [Weighted::new("c", 1.0, &flat).unwrap()];
+        assert!(WeightedZ
+            .fuse(&nothing, 10)
+            .hits()
+            .iter()
+            .all(|h| h.score == 0.0));
+    }
+
+    #[test]
     fn pinned_bonus_is_ten_places_of_rrf_and_a_quarter_of_a_score_list() {
         let bonus = Rrf::new(60.0).unwrap().pinned_bonus();
         assert!((bonus - (1.0 / 61.0 - 1.0 / 71.0)).abs() < 1e-15);
@@ -414,6 +489,7 @@ mod tests {
         fuser_contract(&Rrf::new(1.0).unwrap());
         fuser_contract(&WeightedScore);
         fuser_contract(&WeightedMax);
+        fuser_contract(&WeightedZ);
         fuser_contract(&Scaled::new(4.0).unwrap());
     }
 }

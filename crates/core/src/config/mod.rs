@@ -166,7 +166,8 @@ pub struct RecallConfig {
     /// The fuser, by its registered name: `weighted_max` (the default: each list divided by
     /// its best score; chosen out of sample, by leave-one-conversation-out on LoCoMo dev and
     /// on SciFact train for test, over `weighted_score` and `rrf`; see the README's
-    /// "Retrieval quality"), `weighted_score` (min-max per list) or `rrf`.
+    /// "Retrieval quality"), `weighted_score` (min-max per list), `weighted_z` (standard
+    /// scores, floored at 0) or `rrf`.
     pub fusion: String,
     /// The RRF constant `k`.
     pub rrf_k: f64,
@@ -221,12 +222,12 @@ pub struct RecallConfig {
     /// 0.1 is the bar the benchmarks choose (the lowest at which the unrelated pseudo-queries
     /// the models were fitted with are answered with nothing 5 points above the goals, 90% in
     /// hybrid and 80% in FTS mode, both ways between SciFact and LoCoMo): out of sample it
-    /// answers 92–96% of the other dataset's real questions with nothing in hybrid mode and
-    /// 87–91% in FTS mode, for 0.04 of LoCoMo's useful answers. It is off because the models
-    /// know only stores of thousands of documents: in an agent's store of a few memories the
-    /// one that matters often shares a single word with the task ("pyright errors" and "ruff
-    /// --fix must run before pyright": 0.05), and 10 of the command line's 56 scenario tests
-    /// lose their answer with it.
+    /// answers 92–93% of the other dataset's real questions with nothing in hybrid mode and
+    /// 82% in FTS mode, for 0.04 of LoCoMo's useful answers in hybrid mode (0.02 in FTS). It
+    /// is off because the models know only stores of thousands of documents: in an agent's
+    /// store of a few memories the one that matters often shares a single word with the task
+    /// ("pyright errors" and "ruff --fix must run before pyright": 0.05), and 7 of the
+    /// command line's 59 scenario tests lose their answer with it.
     pub abstain_below: f64,
     /// The relevance model of each mode (see [`crate::calibrate`]).
     pub calibration: Calibrations,
