@@ -14,6 +14,14 @@ fn parse_mode(s: &str) -> Result<Mode, oro_mem_core::Error> {
 }
 
 /// `--scoring`, parsed as the configuration parses it.
+fn parse_probability(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        Ok(p) => Err(format!("must be from 0 to 1, got {p}")),
+        Err(_) => Err(format!("not a number: {s:?}")),
+    }
+}
+
 fn parse_scoring(s: &str) -> Result<Scoring, oro_mem_core::Error> {
     s.parse()
 }
@@ -237,6 +245,10 @@ pub struct RecallArgs {
     /// Token budget for recalled content [default: from config, 500]
     #[arg(long)]
     pub budget: Option<usize>,
+    /// Drop results whose estimated probability of relevance is below this, 0 to 1; 0 keeps
+    /// all [default: from config, 0.02]
+    #[arg(long, value_name = "P", value_parser = parse_probability)]
+    pub min_relevance: Option<f64>,
     /// Lexical candidates fetched before ranking [default: from config, 50]
     #[arg(long)]
     pub depth: Option<usize>,

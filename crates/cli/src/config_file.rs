@@ -180,7 +180,7 @@ near_duplicate = 0.8    # skip a result whose words overlap a better one this mu
 min_confidence = 0.3    # memories less trusted than this are not recalled
 session_context = 0.2   # each neighbour in the result's session adds this x its score / distance
 session_window = 2      # how many places before and after count as neighbours
-min_relevance = 0.0     # drop results whose estimated relevance (see below) is under this; 0 keeps all
+min_relevance = 0.02    # drop results whose estimated relevance (see below) is under this; 0 keeps all
 abstain_below = 0.0     # return nothing when the best result's estimated relevance is under this
 order = "score"         # order results by "score" (fused) or "relevance" (the estimate)
 

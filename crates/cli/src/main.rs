@@ -374,6 +374,9 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
     if let Some(n) = a.budget {
         config.recall.budget_tokens = n;
     }
+    if let Some(p) = a.min_relevance {
+        config.recall.min_relevance = p;
+    }
     if let Some(n) = a.depth {
         config.recall.depth = n;
     }

@@ -66,6 +66,9 @@ struct SearchArgs {
     decay: Option<bool>,
     /// Token budget for the contents (default 500).
     budget: Option<usize>,
+    /// Drop results whose estimated probability of relevance is below this, 0..1; 0 keeps
+    /// all (default: recall.min_relevance, 0.02).
+    min_relevance: Option<f64>,
     /// Also rank by distance from a point: the memories' coordinates are the numeric array
     /// at this metadata path (spatial.object_position).
     near_field: Option<String>,
@@ -161,6 +164,13 @@ impl MemoryServer {
             }
             if let Some(b) = a.budget {
                 config.recall.budget_tokens = b;
+            }
+            if let Some(p) = a.min_relevance {
+                anyhow::ensure!(
+                    (0.0..=1.0).contains(&p),
+                    "min_relevance must be from 0 to 1, got {p}"
+                );
+                config.recall.min_relevance = p;
             }
             if let Some(decay) = a.decay {
                 config.decay.enabled = decay;

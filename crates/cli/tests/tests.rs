@@ -457,11 +457,14 @@ fn a_session_is_listed_in_time_order_and_lends_its_turns_context() {
 
     // The answer (3) and the memory of no session (1) match the query's last words alike;
     // the answer comes first on the strength of the question next to it (2), which
-    // --explain shows. Without session context they tie, and the older (1) comes first.
+    // --explain shows. Without session context they tie, and the older (1) comes first. (No
+    // relevance bar: the order is the point, and 1 is estimated below the default one.)
     let query = [
         "which database for the queue: a single writer?",
         "--no-touch",
         "--explain",
+        "--min-relevance",
+        "0",
     ];
     let order = |v: &serde_json::Value| -> Vec<i64> {
         result_ids(v)
@@ -1051,6 +1054,39 @@ fn recall_estimates_relevance_and_abstains_with_a_reason() {
     // Nothing matches at all.
     let v = env.recall_json(&["kubernetes", "--no-touch"]);
     assert_eq!(v["abstained"]["reason"], "no_candidates", "{v}");
+    // The bar of one call: --min-relevance.
+    let v = env.recall_json(&[weak, "--no-touch", "--min-relevance", "0"]);
+    assert_eq!(result_ids(&v).len(), 2, "{v}");
+    for bad in ["1.5", "-0.1", "high"] {
+        let out = env.run(&["recall", weak, &format!("--min-relevance={bad}")]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(stderr(&out).contains("--min-relevance"), "{}", stderr(&out));
+    }
+    // And of one MCP search.
+    let (_, answers) = mcp_session(
+        env.cmd(&["mcp"]),
+        &[
+            mcp_search(1, serde_json::json!({"query": weak})),
+            mcp_search(2, serde_json::json!({"query": weak, "min_relevance": 0})),
+            mcp_search(3, serde_json::json!({"query": weak, "min_relevance": 1.5})),
+        ],
+    );
+    let found = |id| {
+        mcp_tool_text(&answers, id)["results"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    assert_eq!((found(1), found(2)), (0, 2));
+    let bad = answers.iter().find(|a| a["id"] == 3).unwrap()["result"].clone();
+    assert_eq!(bad["isError"], true, "{bad}");
+    assert!(
+        bad["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("min_relevance must be from 0 to 1, got 1.5"),
+        "{bad}"
+    );
 
     // A misspelt feature is an error that names it and what exists.
     std::fs::write(&config, "[recall.calibration.fts]\nlexcial = 1.0\n").unwrap();
@@ -1548,7 +1584,26 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     // No word of the query is in the memory: full-text search cannot find it.
     let fts = env.recall_json(&["database timeout", "--mode", "fts", "--no-touch"]);
     assert_eq!(result_ids(&fts), Vec::<i64>::new());
+    assert_eq!(fts["abstained"]["reason"], "no_candidates", "{fts:#}");
 
+    // Hybrid mode finds it by meaning, but a match by meaning alone at a cosine of 0.3 is
+    // estimated below the default relevance bar (`recall.min_relevance`): withheld, and said.
+    let withheld = env.recall_json(&["database timeout", "--no-touch"]);
+    assert_eq!(result_ids(&withheld), Vec::<i64>::new());
+    assert_eq!(
+        (
+            &withheld["abstained"]["reason"],
+            &withheld["below_relevance"]
+        ),
+        (&"below_relevance".into(), &1.into()),
+        "{withheld:#}"
+    );
+    // Without the bar, it is recalled.
+    std::fs::write(
+        env.dir.path().join(".oro").join("config.toml"),
+        "mode = \"hybrid\"\n[recall]\nmin_relevance = 0.0\n",
+    )
+    .unwrap();
     let out = env.run(&["recall", "database timeout", "--json", "--no-touch"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let hybrid: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -1717,12 +1772,32 @@ fn without_the_model_hybrid_stores_and_answers_then_embed_catches_up() {
         stderr(&out)
     );
     assert!(stderr(&out).contains("oro-mem embed"), "{}", stderr(&out));
-    // ... and `embed` adds what is missing.
+    // Its relevance is estimated by its words alone, as in FTS mode: a missing embedding is
+    // no evidence against it.
+    let v = env.recall_json(&["request timeouts", "--no-touch"]);
+    assert_eq!(
+        (v["mode"].as_str(), result_ids(&v)),
+        (Some("hybrid"), vec![1])
+    );
+    let features = v["results"][0]["features"].as_object().unwrap();
+    assert!(
+        !features.contains_key("vector") && features.contains_key("coverage"),
+        "{v:#}"
+    );
+    // ... and `embed` adds what is missing: a query sharing no word with the memory finds it
+    // by meaning (and withholds it: a cosine of 0.28 alone is below the relevance bar).
+    let by_meaning = ["the service got slow under load", "--no-touch"];
+    let v = env.recall_json(&by_meaning);
+    assert_eq!(v["abstained"]["reason"], "no_candidates", "{v:#}");
     assert!(env.ok(&["embed"]).contains("embedded 1 memories"));
     assert_eq!(embedded(&env), 1);
-    let v = env.recall_json(&["the service got slow under load", "--no-touch"]);
+    let v = env.recall_json(&by_meaning);
     assert_eq!(v["mode"], "hybrid");
-    assert_eq!(result_ids(&v), [1]);
+    assert_eq!(
+        (&v["candidates"], &v["below_relevance"]),
+        (&1.into(), &1.into()),
+        "{v:#}"
+    );
 }
 
 #[test]
@@ -3078,6 +3153,13 @@ fn the_english_model_gives_no_signal_for_cjk_text() {
         .find(|l| l["name"] == "vector")
         .unwrap();
     assert_eq!(vector["score"], serde_json::Value::Null, "{v:#}");
+    // ... and its relevance is estimated by its words alone, as in FTS mode: a missing cosine
+    // is no evidence against it.
+    let features = cjk["features"].as_object().unwrap();
+    assert!(
+        !features.contains_key("vector") && features.contains_key("coverage"),
+        "{v:#}"
+    );
 }
 
 fn hook_input(name: &str) -> String {
@@ -3173,8 +3255,10 @@ fn boost_rules_and_a_point_rank_what_the_design_notes_rank() {
     ] {
         env.ok(&["remember", content, "--metadata", meta]);
     }
+    // The order is the point: no relevance bar (the third, holding half the query, is near
+    // the default one).
     let ids = |args: &[&str]| {
-        let mut a = vec!["grasp the red cube", "--no-touch"];
+        let mut a = vec!["grasp the red cube", "--no-touch", "--min-relevance", "0"];
         a.extend_from_slice(args);
         result_ids(&env.recall_json(&a))
     };
@@ -3247,7 +3331,7 @@ fn boost_rules_and_a_point_rank_what_the_design_notes_rank() {
                 1,
                 serde_json::json!({"query": "grasp the red cube",
                     "near_field": "spatial.object_position", "near": [0, 0, 0],
-                    "max_distance": 0.5}),
+                    "max_distance": 0.5, "min_relevance": 0}),
             ),
             mcp_search(2, serde_json::json!({"query": "grasp", "near": [0, 0, 0]})),
         ],
@@ -3420,11 +3504,14 @@ fn files_entities_and_summary_make_a_memory_findable_by_what_it_is_about() {
         result_ids(&env.recall_json(&["why is src/store.rs slow?", "--no-touch"])),
         [2]
     );
-    // "open" is a word of the other memory too; the entity puts this one first.
+    // "open" is a word of the other memory too; the entity puts this one first, and the
+    // other, "opens" alone, is below the default relevance bar.
+    let hangs = ["Store::open hangs", "--no-touch", "--min-relevance"];
     assert_eq!(
-        result_ids(&env.recall_json(&["Store::open hangs", "--no-touch"])),
+        result_ids(&env.recall_json(&[&hangs[..], &["0"]].concat())),
         [2, 1]
     );
+    assert_eq!(result_ids(&env.recall_json(&hangs[..2])), [2]);
     let out = env.run(&["remember", "x y z", "--summary", "two\nlines"]);
     assert!(!out.status.success());
     assert!(

@@ -340,9 +340,15 @@ impl QueryTerms {
                 stems.insert(stem);
             }
             held.extend(self.stems.iter().map(|s| stems.contains(s)));
+            // Its runs of CJK text are its own terms too, which no word of the query holds: a
+            // CJK memory is not covered by the query's words through an English tag alone.
+            let cjk_own = words(content)
+                .filter(|w| w.chars().all(crate::text::is_cjk))
+                .collect::<HashSet<_>>()
+                .len();
             if !own.is_empty() {
                 let count = own.iter().filter(|s| self.stems.contains(*s)).count();
-                of_content = count as f64 / own.len() as f64;
+                of_content = count as f64 / (own.len() + cjk_own) as f64;
             }
         }
         if !self.cjk.is_empty() {
@@ -469,6 +475,15 @@ mod tests {
         let cjk = QueryTerms::new("数据库");
         assert_eq!(cjk.coverage("用数据库"), 1.0);
         assert_eq!(cjk.coverage("数据"), 0.5);
+    }
+
+    #[test]
+    fn a_memorys_cjk_text_counts_among_its_own_terms() {
+        let q = QueryTerms::new("database timeout");
+        // The query holds "database" of the memory's two terms, and one of its own two.
+        assert_eq!(q.coverage("数据库连接超时通常是连接池太小 database"), 0.5);
+        assert_eq!(q.coverage("database"), 1.0);
+        assert_eq!(q.coverage("数据库连接超时"), 0.0);
     }
 
     #[test]

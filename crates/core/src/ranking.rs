@@ -1,6 +1,6 @@
 //! Candidates going into rankers and the rankings coming out.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::memory::{Memory, MemoryId};
 
@@ -29,6 +29,8 @@ impl Candidate {
 pub struct Signal {
     floor: Option<f64>,
     scores: HashMap<MemoryId, f64>,
+    /// Candidates whose score was taken away as meaningless ([`Candidates::unscore`]).
+    unjudged: HashSet<MemoryId>,
 }
 
 impl Signal {
@@ -37,6 +39,7 @@ impl Signal {
         Signal {
             floor: None,
             scores: scores.into_iter().collect(),
+            unjudged: HashSet::new(),
         }
     }
 
@@ -50,6 +53,22 @@ impl Signal {
     /// The score of `id`, if the signal has one.
     pub fn get(&self, id: MemoryId) -> Option<f64> {
         self.scores.get(&id).copied()
+    }
+
+    /// True when the signal could not judge `id` ([`Signal::set_unjudged`],
+    /// [`Candidates::unscore`]): its missing score says nothing, unlike a candidate the
+    /// signal ranked too low to score.
+    pub fn unjudged(&self, id: MemoryId) -> bool {
+        self.unjudged.contains(&id)
+    }
+
+    /// Records that the signal could not judge `ids` (a memory without an embedding, say),
+    /// taking away any score it gave them.
+    pub fn set_unjudged(&mut self, ids: impl IntoIterator<Item = MemoryId>) {
+        for id in ids {
+            self.scores.remove(&id);
+            self.unjudged.insert(id);
+        }
     }
 
     /// Scores more candidates; an id already scored keeps its first score.
@@ -137,8 +156,9 @@ impl Candidates {
     }
 
     /// Takes away signal `name`'s score of each candidate for which `unscored` is true (a
-    /// pair the signal cannot judge), and drops the candidates left with no score at all:
-    /// nothing vouches for them. Returns how many scores were taken away.
+    /// pair the signal cannot judge; [`Signal::unjudged`] remembers it), and drops the
+    /// candidates left with no score at all: nothing vouches for them. Returns how many scores
+    /// were taken away.
     pub fn unscore(&mut self, name: &str, mut unscored: impl FnMut(&Candidate) -> bool) -> usize {
         let Some(index) = self.signals.iter().position(|(n, _)| n == name) else {
             return 0;
@@ -146,9 +166,11 @@ impl Candidates {
         let mut taken = 0;
         let signals = &mut self.signals;
         self.items.retain(|c| {
-            if !unscored(c) || signals[index].1.scores.remove(&c.id()).is_none() {
+            let signal = &mut signals[index].1;
+            if !unscored(c) || signal.get(c.id()).is_none() {
                 return true;
             }
+            signal.set_unjudged([c.id()]);
             taken += 1;
             signals.iter().any(|(_, s)| s.get(c.id()).is_some())
         });
@@ -366,8 +388,12 @@ mod tests {
         assert_eq!(c.unscore("vector", |c| c.id() <= 2), 2);
         let ids: Vec<_> = c.iter().map(Candidate::id).collect();
         assert_eq!(ids, [1, 3], "2 had only the vector score");
-        assert_eq!(c.signal("vector").unwrap().get(1), None);
+        let vector = c.signal("vector").unwrap();
+        assert_eq!(vector.get(1), None);
+        // 1 was not judged; 3 was, and a candidate the signal never scored was not unjudged.
+        assert!(vector.unjudged(1) && !vector.unjudged(3) && !vector.unjudged(9));
         assert_eq!(c.signal("lexical").unwrap().get(1), Some(1.0));
+        assert!(!c.signal("lexical").unwrap().unjudged(1));
         assert_eq!(c.unscore("nonexistent", |_| true), 0);
     }
 

@@ -239,6 +239,7 @@ pub struct Pipeline {
     recall: RecallConfig,
     decay: DecayConfig,
     calibration: Calibration,
+    unjudged_calibration: Calibration,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -256,6 +257,7 @@ impl std::fmt::Debug for Pipeline {
             .field("recall", &self.recall)
             .field("decay", &self.decay)
             .field("calibration", &self.calibration)
+            .field("unjudged_calibration", &self.unjudged_calibration)
             .finish()
     }
 }
@@ -270,6 +272,7 @@ impl Pipeline {
             recall,
             decay,
             calibration: Calibration::default(),
+            unjudged_calibration: Calibration::default(),
         }
     }
 
@@ -277,6 +280,17 @@ impl Pipeline {
     /// below the configuration's `min_relevance`.
     pub fn calibration(mut self, calibration: Calibration) -> Pipeline {
         self.calibration = calibration;
+        self
+    }
+
+    /// Estimates with `calibration` instead a candidate that a signal could not judge
+    /// ([`Signal::unjudged`]: a memory in a script the embedding model does not cover, say),
+    /// from its features without that signal and its fused score over the weight of the
+    /// other lists: as a mode without the signal would. Its missing score is no evidence
+    /// against it, which the pipeline's own model would take it for. Without one (the
+    /// default), such a candidate is estimated like any other.
+    pub fn unjudged_calibration(mut self, calibration: Calibration) -> Pipeline {
+        self.unjudged_calibration = calibration;
         self
     }
 
@@ -323,6 +337,17 @@ impl Pipeline {
             .collect()
     }
 
+    /// The signal each list of `inputs` reads (`None` for a prior), in their order.
+    fn list_signals<'p>(&'p self, inputs: &[Weighted<'_>]) -> Vec<Option<&'p str>> {
+        inputs
+            .iter()
+            .map(|i| {
+                let ranker = self.rankers.iter().find(|(r, _)| r.name() == i.name());
+                ranker.and_then(|(r, _)| r.signal())
+            })
+            .collect()
+    }
+
     /// Runs the pipeline over `candidates`: gate ([`Candidates::gate`]) → rank
     /// ([`Pipeline::rank`]) → fuse → session context (from [`Candidates::neighbours`]) →
     /// score → select (estimating relevance as it goes). When
@@ -362,10 +387,14 @@ impl Pipeline {
         out.above_threshold = scored.len();
         let estimator = (!self.calibration.is_empty()).then(|| {
             Estimator::new(
-                &self.calibration,
+                [&self.calibration, &self.unjudged_calibration],
                 query,
                 &candidates,
-                &inputs,
+                Lists {
+                    inputs: &inputs,
+                    signals: self.list_signals(&inputs),
+                    fuser: self.fuser.as_ref(),
+                },
                 self.fuser.pinned_bonus(),
                 Boosts {
                     rules: &self.recall.boost,
@@ -727,32 +756,46 @@ struct Below {
 
 /// Estimates a candidate's probability of relevance from its [`Features`]: per signal,
 /// `ln(1 + score)` and the score's share of the signal's best; [`COVERAGE`]; the fused score
-/// (without the pinned bonus and the boosts: a preference, not evidence) over the total
-/// weight of the lists that ranked anything; and the query's number of terms. What depends on
-/// the query alone is computed once.
+/// over the total weight of the lists that read the query and ranked anything (without the
+/// priors' contributions, the pinned bonus and the boosts: preferences, not evidence, and
+/// absent from the benchmarks the models are fitted on, where nothing has been recalled);
+/// and the query's number of terms. What depends on the query alone is computed once. A
+/// candidate that a signal could not judge is estimated without it, by
+/// [`Pipeline::unjudged_calibration`] when there is one.
 struct Estimator<'a> {
     calibration: &'a Calibration,
+    unjudged_calibration: &'a Calibration,
     terms: QueryTerms,
     query_terms: f64,
     /// Each signal, its two features' names, and its best score.
     signals: Vec<SignalFeatures<'a>>,
-    total_weight: f64,
+    lists: Lists<'a>,
     pinned_bonus: f64,
     boosts: Boosts<'a>,
 }
 
+/// The fused lists as the [`Estimator`] reads them.
+struct Lists<'a> {
+    inputs: &'a [Weighted<'a>],
+    /// The signal each of `inputs` reads (`None`: a prior).
+    signals: Vec<Option<&'a str>>,
+    fuser: &'a dyn Fuser,
+}
+
 impl<'a> Estimator<'a> {
+    /// `calibrations`: the pipeline's model and the one for unjudged candidates.
     fn new(
-        calibration: &'a Calibration,
+        [calibration, unjudged_calibration]: [&'a Calibration; 2],
         query: &Query<'_>,
         candidates: &'a Candidates,
-        inputs: &[Weighted<'_>],
+        lists: Lists<'a>,
         pinned_bonus: f64,
         boosts: Boosts<'a>,
     ) -> Estimator<'a> {
         let terms = QueryTerms::new(query.text);
         Estimator {
             calibration,
+            unjudged_calibration,
             query_terms: (1.0 + terms.len() as f64).ln(),
             terms,
             signals: candidates
@@ -769,11 +812,7 @@ impl<'a> Estimator<'a> {
                     })
                 })
                 .collect(),
-            total_weight: inputs
-                .iter()
-                .filter(|i| !i.ranking().is_empty())
-                .map(Weighted::weight)
-                .sum(),
+            lists,
             pinned_bonus,
             boosts,
         }
@@ -784,8 +823,22 @@ impl<'a> Estimator<'a> {
         let Some(memory) = by_id.get(&s.id) else {
             return;
         };
+        // The signals that could not judge it, when there is a model for such a candidate.
+        let unjudged: Vec<&str> = if self.unjudged_calibration.is_empty() {
+            Vec::new()
+        } else {
+            self.signals
+                .iter()
+                .filter(|sf| sf.signal.unjudged(s.id))
+                .map(|sf| sf.name)
+                .collect()
+        };
         let mut f = Features::default();
-        for sf in &self.signals {
+        for sf in self
+            .signals
+            .iter()
+            .filter(|sf| !unjudged.contains(&sf.name))
+        {
             let positive = sf.signal.get(s.id).unwrap_or(0.0).max(0.0);
             f.set(sf.name, positive.ln_1p());
             let share = if sf.best > 0.0 {
@@ -802,21 +855,46 @@ impl<'a> Estimator<'a> {
             .of
             .get(&s.id)
             .map_or(1.0, |rules| factor(self.boosts.rules, rules));
+        let Lists {
+            inputs,
+            signals,
+            fuser,
+        } = &self.lists;
+        let priors: f64 = fuser
+            .contributions(inputs, s.id)
+            .iter()
+            .zip(signals)
+            .filter(|(_, signal)| signal.is_none())
+            .map(|(c, _)| c)
+            .sum();
         let fused = s.relevance / boost
+            - priors
             - if memory.pinned {
                 self.pinned_bonus
             } else {
                 0.0
             };
+        let total_weight: f64 = inputs
+            .iter()
+            .zip(signals)
+            .filter(|(i, signal)| {
+                !i.ranking().is_empty() && signal.is_some_and(|s| !unjudged.contains(&s))
+            })
+            .map(|(i, _)| i.weight())
+            .sum();
         f.set(
             FUSED,
-            if self.total_weight > 0.0 {
-                fused / self.total_weight
+            if total_weight > 0.0 {
+                fused / total_weight
             } else {
                 0.0
             },
         );
-        s.probability = self.calibration.probability(&f);
+        s.probability = if !unjudged.is_empty() {
+            self.unjudged_calibration.probability(&f)
+        } else {
+            self.calibration.probability(&f)
+        };
         s.features = f;
     }
 }
@@ -950,6 +1028,9 @@ mod tests {
     impl Ranker for CosineField {
         fn name(&self) -> &str {
             "vector"
+        }
+        fn signal(&self) -> Option<&str> {
+            Some("vector")
         }
         fn rank(&self, _: &Query<'_>, c: &Candidates) -> Result<Ranking> {
             Ok(Ranking::from_scores(c.scores("vector")))
@@ -1293,6 +1374,39 @@ mod tests {
         assert!(got[0].1 > recalled(&plain, accessed(&some))[0].1);
     }
 
+    #[test]
+    fn a_prior_lifts_the_score_not_the_estimate() {
+        let config = RecallConfig {
+            min_score: 0.0,
+            max_results: 10,
+            ..RecallConfig::default()
+        };
+        let model = Calibration::new([(crate::calibrate::INTERCEPT, -1.0), (FUSED, 2.0)]);
+        let plain = pipeline(config.clone()).calibration(model.clone());
+        let primed = pipeline(config)
+            .ranker(AccessFrequency, 0.4)
+            .calibration(model);
+        let estimates = |p: &Pipeline| {
+            let f = Filter::default();
+            let c = accessed(&[(1, 3.0, 0), (2, 2.0, 4)]);
+            let r = p.recall(&Query::new("q", &f).now(Timestamp(0)), c).unwrap();
+            let mut e: Vec<_> = r
+                .results
+                .iter()
+                .map(|r| (r.memory.id, r.raw_score, r.probability.unwrap()))
+                .collect();
+            e.sort_by_key(|e| e.0);
+            e
+        };
+        let (before, after) = (estimates(&plain), estimates(&primed));
+        // Accessed, 2 scores higher with the access list ...
+        assert!(after[1].1 > before[1].1, "{after:?} {before:?}");
+        // ... but the evidence that it answers the query is what it was, for both.
+        for (a, b) in after.iter().zip(&before) {
+            assert!((a.2 - b.2).abs() < 1e-12, "{after:?} {before:?}");
+        }
+    }
+
     proptest::proptest! {
         #[test]
         fn equal_access_counts_change_no_score(
@@ -1486,6 +1600,64 @@ mod tests {
         );
         assert_eq!(plain.results[0].probability, None);
         assert!(plain.results[0].features.is_empty());
+    }
+
+    #[test]
+    fn a_candidate_the_vector_list_cannot_judge_is_estimated_by_its_words() {
+        // Two memories hold the query's words alike; the vector list judged 1 and could not
+        // judge 2 (its text in a script the model does not cover, say).
+        let model = Calibration::new([
+            (crate::calibrate::INTERCEPT, -2.0),
+            ("vector", 3.0),
+            (FUSED, 1.0),
+        ]);
+        let words = Calibration::new([(crate::calibrate::INTERCEPT, -1.0), (FUSED, 2.0)]);
+        let recall = |p: &Pipeline| {
+            let f = Filter::default();
+            let mut candidates = Candidates::new(
+                [(1, "alpha beta gamma"), (2, "alpha beta delta")]
+                    .map(|(id, content)| Candidate::new(memory(id, content))),
+            );
+            candidates.set_signal("lexical", Signal::new([(1, 2.0), (2, 2.0)]));
+            candidates.set_signal("vector", Signal::new([(1, 0.6), (2, 0.6)]));
+            candidates.unscore("vector", |c| c.id() == 2);
+            let r = p
+                .recall(&Query::new("alpha beta", &f).now(Timestamp(0)), candidates)
+                .unwrap();
+            let of = |id| {
+                r.results
+                    .iter()
+                    .find(|r| r.memory.id == id)
+                    .unwrap()
+                    .clone()
+            };
+            (of(1), of(2))
+        };
+        let plain = || {
+            pipeline(RecallConfig::default())
+                .ranker(CosineField, 1.0)
+                .calibration(model.clone())
+        };
+        let (judged, unjudged) = recall(&plain().unjudged_calibration(words.clone()));
+        let (judged_before, unjudged_before) = recall(&plain());
+
+        // The judged one is estimated as before, by the pipeline's model.
+        assert_eq!(judged.probability, judged_before.probability);
+        assert_eq!(judged.probability, model.probability(&judged.features));
+        // The other by the words' model, from features without the vector list's ...
+        let f = &unjudged.features;
+        assert_eq!(
+            (f.get("vector"), f.get("vector_share")),
+            (None, None),
+            "{f:?}"
+        );
+        assert_eq!(unjudged.probability, words.probability(f));
+        // ... and its fused score over the BM25 list's weight alone (1 of 2).
+        let fused = |r: &Recalled| r.features.get(FUSED).unwrap();
+        assert!((fused(&unjudged) - 2.0 * fused(&unjudged_before)).abs() < 1e-12);
+        // Without a model for it, its missing cosine counts as 0, as before.
+        assert_eq!(unjudged_before.features.get("vector"), Some(0.0));
+        assert!(unjudged.probability.unwrap() > unjudged_before.probability.unwrap());
     }
 
     #[test]

@@ -446,6 +446,11 @@ fn pipeline_for(
     let mut p = Pipeline::new(fuser, r, config.decay.clone());
     if config.recall.scoring == Scoring::Fused {
         p = p.calibration(calibration.clone());
+        // What the vector list cannot judge (text in a script the model does not cover) is
+        // estimated as FTS mode would, by its words alone.
+        if mode == Mode::Hybrid {
+            p = p.unjudged_calibration(config.recall.calibration.get(Mode::Fts).clone());
+        }
     }
     for (ranker, weight) in rankers {
         if ranker.signal().is_none_or(|s| signals.contains(&s)) {
@@ -523,6 +528,14 @@ fn run_sources(
                 .score(cx, &others)
                 .map_err(|e| (source.needs_embedding(), e))?;
             signal.extend(extra);
+        }
+        if source.leaves_unjudged() {
+            let unjudged: Vec<MemoryId> = ids
+                .iter()
+                .copied()
+                .filter(|&id| signal.get(id).is_none())
+                .collect();
+            signal.set_unjudged(unjudged);
         }
         if let Some(floor) = source.floor() {
             signal = signal.floor(floor);

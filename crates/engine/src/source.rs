@@ -77,6 +77,17 @@ pub trait CandidateSource: Send + Sync {
         None
     }
 
+    /// True when a candidate this source leaves without a score, after
+    /// [`score`](Self::score), is one it could not judge (the vector source: a memory without
+    /// an embedding, or every memory when the query has none) rather than one it judged a
+    /// poor match (the full-text source: no word in common). Such a candidate's relevance is
+    /// estimated without this source's signal
+    /// ([`Pipeline::unjudged_calibration`](oro_mem_core::Pipeline::unjudged_calibration)).
+    /// The default: false.
+    fn leaves_unjudged(&self) -> bool {
+        false
+    }
+
     /// The best candidates for the query.
     ///
     /// # Errors
@@ -166,6 +177,10 @@ impl CandidateSource for Nearest {
 
     fn floor(&self) -> Option<f64> {
         Some(self.min_similarity)
+    }
+
+    fn leaves_unjudged(&self) -> bool {
+        true
     }
 
     fn search(&self, cx: &SourceContext<'_>) -> Result<Search> {
