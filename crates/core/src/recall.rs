@@ -283,12 +283,12 @@ impl Pipeline {
         self
     }
 
-    /// Estimates with `calibration` instead a candidate that a signal could not judge
-    /// ([`Signal::unjudged`]: a memory in a script the embedding model does not cover, say),
-    /// from its features without that signal and its fused score over the weight of the
-    /// other lists: as a mode without the signal would. Its missing score is no evidence
-    /// against it, which the pipeline's own model would take it for. Without one (the
-    /// default), such a candidate is estimated like any other.
+    /// Estimates a candidate that a signal could not judge ([`Signal::unjudged`]: a memory
+    /// without an embedding, say) with `calibration` instead of the pipeline's model, from
+    /// its features without that signal and its fused score over the weight of the other
+    /// lists, as a mode without the signal would. Its missing score is no evidence against
+    /// it, which the pipeline's own model would take it for. Without one (the default), such
+    /// a candidate is estimated like any other.
     pub fn unjudged_calibration(mut self, calibration: Calibration) -> Pipeline {
         self.unjudged_calibration = calibration;
         self
@@ -860,13 +860,21 @@ impl<'a> Estimator<'a> {
             signals,
             fuser,
         } = &self.lists;
-        let priors: f64 = fuser
-            .contributions(inputs, s.id)
+        let any_prior = inputs
             .iter()
             .zip(signals)
-            .filter(|(_, signal)| signal.is_none())
-            .map(|(c, _)| c)
-            .sum();
+            .any(|(i, signal)| signal.is_none() && !i.ranking().is_empty());
+        let priors: f64 = if any_prior {
+            fuser
+                .contributions(inputs, s.id)
+                .iter()
+                .zip(signals)
+                .filter(|(_, signal)| signal.is_none())
+                .map(|(c, _)| c)
+                .sum()
+        } else {
+            0.0
+        };
         let fused = s.relevance / boost
             - priors
             - if memory.pinned {
