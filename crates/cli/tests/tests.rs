@@ -3290,8 +3290,33 @@ fn boost_rules_and_a_point_rank_what_the_design_notes_rank() {
     // distance a memory is left out.
     std::fs::write(&config, &original).unwrap();
     let near = ["--near", "spatial.object_position=0,0,0"];
-    assert_eq!(ids(&near), [1, 2, 3]);
     let far = ["--near", "spatial.object_position=1,1,0"];
+    assert_eq!(ids(&near), [1, 2, 3]);
+    // A point is a preference, not evidence about the query: it moves no estimate.
+    let estimates = |args: &[&str]| -> Vec<(i64, f64)> {
+        let mut a = vec!["grasp the red cube", "--no-touch", "--min-relevance", "0"];
+        a.extend_from_slice(args);
+        let v = env.recall_json(&a);
+        let mut e: Vec<(i64, f64)> = v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let p = r["probability"].as_f64().unwrap();
+                (r["memory"]["id"].as_i64().unwrap(), p)
+            })
+            .collect();
+        e.sort_by_key(|&(id, _)| id);
+        e
+    };
+    let (plain, pointed) = (estimates(&[]), estimates(&far));
+    assert_eq!(plain.len(), 3);
+    for (a, b) in plain.iter().zip(&pointed) {
+        assert!(
+            a.0 == b.0 && (a.1 - b.1).abs() < 1e-9,
+            "{plain:?} {pointed:?}"
+        );
+    }
     assert_eq!(ids(&far), [2, 1, 3]);
     let within = [&near[..], &["--max-distance", "0.5", "--explain"]].concat();
     let mut args = vec!["recall", "grasp the red cube", "--no-touch"];
