@@ -13,7 +13,7 @@ fn parse_mode(s: &str) -> Result<Mode, oro_mem_core::Error> {
     s.parse()
 }
 
-/// `--scoring`, parsed as the configuration parses it.
+/// `--min-relevance`: a probability, 0 to 1.
 fn parse_probability(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
@@ -22,6 +22,7 @@ fn parse_probability(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--scoring`, parsed as the configuration parses it.
 fn parse_scoring(s: &str) -> Result<Scoring, oro_mem_core::Error> {
     s.parse()
 }

@@ -390,11 +390,7 @@ impl Pipeline {
                 [&self.calibration, &self.unjudged_calibration],
                 query,
                 &candidates,
-                Lists {
-                    inputs: &inputs,
-                    signals: self.list_signals(&inputs),
-                    fuser: self.fuser.as_ref(),
-                },
+                Lists::new(&inputs, self.list_signals(&inputs), self.fuser.as_ref()),
                 self.fuser.pinned_bonus(),
                 Boosts {
                     rules: &self.recall.boost,
@@ -780,6 +776,27 @@ struct Lists<'a> {
     /// The signal each of `inputs` reads (`None`: a prior).
     signals: Vec<Option<&'a str>>,
     fuser: &'a dyn Fuser,
+    /// Whether some prior ranked anything (else no candidate has a prior's contribution).
+    any_prior: bool,
+}
+
+impl<'a> Lists<'a> {
+    fn new(
+        inputs: &'a [Weighted<'a>],
+        signals: Vec<Option<&'a str>>,
+        fuser: &'a dyn Fuser,
+    ) -> Lists<'a> {
+        let any_prior = inputs
+            .iter()
+            .zip(&signals)
+            .any(|(i, signal)| signal.is_none() && !i.ranking().is_empty());
+        Lists {
+            inputs,
+            signals,
+            fuser,
+            any_prior,
+        }
+    }
 }
 
 impl<'a> Estimator<'a> {
@@ -859,12 +876,9 @@ impl<'a> Estimator<'a> {
             inputs,
             signals,
             fuser,
+            any_prior,
         } = &self.lists;
-        let any_prior = inputs
-            .iter()
-            .zip(signals)
-            .any(|(i, signal)| signal.is_none() && !i.ranking().is_empty());
-        let priors: f64 = if any_prior {
+        let priors: f64 = if *any_prior {
             fuser
                 .contributions(inputs, s.id)
                 .iter()

@@ -530,9 +530,8 @@ fn run_sources(
             signal.extend(extra);
         }
         if source.leaves_unjudged() {
-            let unjudged: Vec<MemoryId> = ids
-                .iter()
-                .copied()
+            let unjudged: Vec<MemoryId> = others
+                .into_iter()
                 .filter(|&id| signal.get(id).is_none())
                 .collect();
             signal.set_unjudged(unjudged);
