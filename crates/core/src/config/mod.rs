@@ -226,7 +226,7 @@ pub struct RecallConfig {
     /// 82% in FTS mode, for 0.04 of LoCoMo's useful answers in hybrid mode (0.02 in FTS). It
     /// is off because the models know only stores of thousands of documents: in an agent's
     /// store of a few memories the one that matters often shares a single word with the task
-    /// ("pyright errors" and "ruff --fix must run before pyright": 0.05), and 6 of the
+    /// ("pyright errors" and "ruff --fix must run before pyright": 0.05), and 5 of the
     /// command line's 59 scenario tests lose their answer with it. With `min_relevance` at
     /// 0.02 as well, LoCoMo's useful share falls to 0.542, short of the goal of 0.58.
     pub abstain_below: f64,
