@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use oro_mem_core::config::DedupConfig;
-use oro_mem_core::store::MemoryWrite;
+use oro_mem_core::store::{CandidateSearch, MemoryWrite};
 use oro_mem_core::{Config, MemoryType, Mode, NewMemory, Timestamp};
 use oro_mem_engine::Engine;
 use oro_mem_rank_vector::{normalize, Embedder};
@@ -353,7 +353,11 @@ fn build_store_with(
 /// # Panics
 ///
 /// If the store cannot be written (benchmarks only).
-pub fn fill_store<S: MemoryWrite + ?Sized>(store: &mut S, n: usize, embedded: bool) {
+pub fn fill_store<S: CandidateSearch + MemoryWrite + ?Sized>(
+    store: &mut S,
+    n: usize,
+    embedded: bool,
+) {
     let embedder: Option<Arc<dyn Embedder>> = if embedded {
         Some(Arc::new(SyntheticEmbedder))
     } else {
@@ -362,7 +366,11 @@ pub fn fill_store<S: MemoryWrite + ?Sized>(store: &mut S, n: usize, embedded: bo
     fill(store, n, embedder);
 }
 
-fn fill<S: MemoryWrite + ?Sized>(store: &mut S, n: usize, embedder: Option<Arc<dyn Embedder>>) {
+fn fill<S: CandidateSearch + MemoryWrite + ?Sized>(
+    store: &mut S,
+    n: usize,
+    embedder: Option<Arc<dyn Embedder>>,
+) {
     let mut engine = match embedder {
         Some(e) => {
             let config = Config {

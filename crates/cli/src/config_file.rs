@@ -230,6 +230,9 @@ half_life_days = 30.0   # score x 0.5^(age_days / half_life); pinned memories ne
 # preference = 180.0
 # gotcha = 90.0
 
+[embedding]
+session_context = 0.0   # embed a memory as e(text) + this x e(the previous one of its session + text)
+
 [dedup]
 enabled = true
 bm25 = 0.7              # new content scoring > 0.7 of its self-score against a memory is a duplicate

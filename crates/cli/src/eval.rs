@@ -109,6 +109,12 @@ pub fn parse_axis(text: &str) -> Result<Axis> {
         )
     })?;
     let key = key.trim().to_string();
+    if key.starts_with("embedding.") {
+        bail!(
+            "--grid {text:?}: the corpus is embedded once per eval, so {key} cannot vary in a \
+             grid; run eval once per value with --set {key}=V"
+        );
+    }
     let values: Vec<String> = values
         .split(',')
         .map(|v| v.trim().to_string())

@@ -98,5 +98,7 @@ pub use rank::{Fuser, Ranker, Weighted};
 pub use ranking::{Candidate, Candidates, Hit, Neighbour, Ranking, Signal};
 pub use recall::{Pipeline, Recall, Recalled};
 pub use signals::{AccessFrequency, Coord, Proximity, Recency, Spatial};
-pub use store::{CandidateSearch, Embedding, ListOrder, MemoryRead, MemoryWrite, WriteOutcome};
+pub use store::{
+    CandidateSearch, Embedding, ListOrder, MemoryRead, MemoryWrite, ToEmbed, WriteOutcome,
+};
 pub use time::Timestamp;

@@ -124,6 +124,21 @@ pub struct OtherMemory {
     pub embedding: Option<Embedding>,
 }
 
+/// A memory waiting for its embedding, as [`MemoryWrite::claim_unembedded`] hands it out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToEmbed {
+    /// The memory.
+    pub id: MemoryId,
+    /// Its text to embed ([`embedded_text`](crate::memory::embedded_text) of its summary and
+    /// content).
+    pub text: String,
+    /// The text to embed of the memory before it in its session, if it has a session and
+    /// is not the first: the last active memory of the same session and namespace before it
+    /// by creation time and then id. A conversation's turn is understood with the one it
+    /// answers.
+    pub before: Option<String>,
+}
+
 /// An embedding as a store keeps it: the model that made it and the vector.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Embedding {
@@ -305,6 +320,21 @@ pub trait CandidateSearch: MemoryRead {
     ///
     /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
     fn count_unembedded(&self, model: &str) -> Result<u64>;
+
+    /// The creation time and text to embed
+    /// ([`embedded_text`](crate::memory::embedded_text)) of the last active memory of
+    /// `session` in `namespace` created at or before `at` (the latest by creation time and
+    /// then id): the memory a new one of that session written at `at` follows.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
+    fn last_in_session(
+        &self,
+        namespace: &str,
+        session: &str,
+        at: Timestamp,
+    ) -> Result<Option<(Timestamp, String)>>;
 }
 
 /// Changing memories. Each call is atomic: it happens whole or not at all.
@@ -356,8 +386,8 @@ pub trait MemoryWrite {
     /// (none, or one by another model) that no live claim holds, and holds them until `until`
     /// or until their embeddings are stored ([`set_embeddings`](Self::set_embeddings)
     /// releases them); claims that ended at or before `now` no longer count. Returns them by
-    /// ascending id: `(id, text)`, the text to embed
-    /// ([`embedded_text`](crate::memory::embedded_text) of the summary and content).
+    /// ascending id, each with its text and the text of the memory before it in its session
+    /// ([`ToEmbed`]).
     ///
     /// This is how concurrent embedding runs share the work: each claims what the others do
     /// not hold. A claim left by a run that died ends at `until`, and another run takes the
@@ -375,7 +405,7 @@ pub trait MemoryWrite {
         limit: usize,
         now: Timestamp,
         until: Timestamp,
-    ) -> Result<Vec<(MemoryId, String)>>;
+    ) -> Result<Vec<ToEmbed>>;
 
     /// Deletes a memory.
     ///
@@ -548,6 +578,15 @@ impl<T: MemoryStore + ?Sized> CandidateSearch for Box<T> {
     fn count_unembedded(&self, model: &str) -> Result<u64> {
         (**self).count_unembedded(model)
     }
+
+    fn last_in_session(
+        &self,
+        namespace: &str,
+        session: &str,
+        at: Timestamp,
+    ) -> Result<Option<(Timestamp, String)>> {
+        (**self).last_in_session(namespace, session, at)
+    }
 }
 
 impl<T: MemoryStore + ?Sized> MemoryWrite for Box<T> {
@@ -570,7 +609,7 @@ impl<T: MemoryStore + ?Sized> MemoryWrite for Box<T> {
         limit: usize,
         now: Timestamp,
         until: Timestamp,
-    ) -> Result<Vec<(MemoryId, String)>> {
+    ) -> Result<Vec<ToEmbed>> {
         (**self).claim_unembedded(model, after, limit, now, until)
     }
 

@@ -9,7 +9,7 @@ use oro_mem_core::{
     CandidateSearch, Embedding, Error, ErrorKind, MemoryWrite, NewMemory, Result, Timestamp,
     WriteOutcome,
 };
-use oro_mem_rank_vector::Embedder;
+use oro_mem_rank_vector::{normalize, Embedder};
 use serde::Serialize;
 
 use crate::Engine;
@@ -55,7 +55,9 @@ impl Engine {
     ///
     /// In hybrid and vector mode each memory is written with its embedding by the engine's
     /// model: the one it came with when that model made it (same model id and dimension),
-    /// else one made now, all in one call to the model. When the model cannot load, the
+    /// else one made now, all in one call to the model, with the memory before it in its
+    /// session as context ([`embed_in_context`]; the one before may be in the store or
+    /// earlier in `batch`). When the model cannot load, the
     /// memories are stored without embeddings and [`Remembered::warnings`] says why. In FTS
     /// mode no embedding is written.
     ///
@@ -64,7 +66,7 @@ impl Engine {
     /// [`ErrorKind::InvalidInput`] naming the bad memory, before the model runs;
     /// [`ErrorKind::Embedding`] when the model fails; [`ErrorKind::Storage`] when the store
     /// fails. Nothing is written then.
-    pub fn remember<S: MemoryWrite + ?Sized>(
+    pub fn remember<S: CandidateSearch + MemoryWrite + ?Sized>(
         &mut self,
         store: &mut S,
         mut batch: Vec<(NewMemory, Option<Embedding>)>,
@@ -97,15 +99,22 @@ impl Engine {
                     }
                 }
                 if !missing.is_empty() {
-                    let texts: Vec<std::borrow::Cow<'_, str>> = missing
+                    let weight = self.config().embedding.session_context;
+                    let texts: Vec<String> = batch
                         .iter()
-                        .map(|&i| {
-                            let m = &batch[i].0;
-                            embedded_text(m.summary.as_deref(), &m.content)
-                        })
+                        .map(|(m, _)| embedded_text(m.summary.as_deref(), &m.content).into())
                         .collect();
-                    let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
-                    let made = embed_checked(model.as_ref(), &texts)?;
+                    let before = if weight > 0.0 {
+                        before_in_batch(&*store, &batch, &texts, &missing)?
+                    } else {
+                        vec![None; missing.len()]
+                    };
+                    let items: Vec<(&str, Option<&str>)> = missing
+                        .iter()
+                        .zip(&before)
+                        .map(|(&i, b)| (texts[i].as_str(), b.as_deref()))
+                        .collect();
+                    let made = embed_in_context(model.as_ref(), &items, weight)?;
                     for (i, vector) in missing.into_iter().zip(made) {
                         batch[i].1 = Some(Embedding {
                             model: model.model_id().to_string(),
@@ -142,6 +151,7 @@ impl Engine {
     ) -> Result<EmbedProgress> {
         let embedder = self.embedder()?;
         let model = embedder.model_id();
+        let weight = self.config().embedding.session_context;
         let batch_size = batch_size.max(1);
         let claim = i64::try_from(EMBED_CLAIM.as_secs()).unwrap_or(i64::MAX);
         let mut state = EmbedProgress {
@@ -156,11 +166,14 @@ impl Engine {
             let now = Timestamp::now();
             let until = Timestamp(now.0.saturating_add(claim));
             let batch = store.claim_unembedded(model, after, batch_size, now, until)?;
-            let left = if let Some(&(last, _)) = batch.last() {
-                after = last;
-                let texts: Vec<&str> = batch.iter().map(|(_, text)| text.as_str()).collect();
-                let made = embed_checked(embedder.as_ref(), &texts)?;
-                let rows: Vec<_> = batch.iter().map(|&(id, _)| id).zip(made).collect();
+            let left = if let Some(last) = batch.last() {
+                after = last.id;
+                let items: Vec<(&str, Option<&str>)> = batch
+                    .iter()
+                    .map(|m| (m.text.as_str(), m.before.as_deref()))
+                    .collect();
+                let made = embed_in_context(embedder.as_ref(), &items, weight)?;
+                let rows: Vec<_> = batch.iter().map(|m| m.id).zip(made).collect();
                 store.set_embeddings(model, &rows)?;
                 state.done += rows.len() as u64;
                 state.waiting_on = 0;
@@ -183,6 +196,99 @@ impl Engine {
         }
         Ok(state)
     }
+}
+
+/// For each of `batch[missing[k]]`, the text to embed of the memory before it in its
+/// session, if any: the latest of the session (same namespace) before it, by creation time
+/// and then place, among those earlier in `batch` and those in `store` (which come first at
+/// the same time: they were written first). `texts` are `batch`'s texts to embed.
+fn before_in_batch<S: CandidateSearch + ?Sized>(
+    store: &S,
+    batch: &[(NewMemory, Option<Embedding>)],
+    texts: &[String],
+    missing: &[usize],
+) -> Result<Vec<Option<String>>> {
+    let now = Timestamp::now();
+    let at = |m: &NewMemory| m.created_at.unwrap_or(now);
+    let mut out = Vec::with_capacity(missing.len());
+    for &i in missing {
+        let m = &batch[i].0;
+        let Some(session) = m.session.as_deref() else {
+            out.push(None);
+            continue;
+        };
+        let here = (at(m), i);
+        let in_batch = batch
+            .iter()
+            .enumerate()
+            .filter(|(j, (o, _))| {
+                o.session.as_deref() == Some(session)
+                    && o.namespace == m.namespace
+                    && (at(o), *j) < here
+            })
+            .max_by_key(|(j, (o, _))| (at(o), *j));
+        let in_store = store.last_in_session(&m.namespace, session, here.0)?;
+        out.push(match (in_batch, in_store) {
+            (Some((j, (o, _))), Some((t, _))) if at(o) >= t => Some(texts[j].clone()),
+            (_, Some((_, text))) => Some(text),
+            (Some((j, _)), None) => Some(texts[j].clone()),
+            (None, None) => None,
+        });
+    }
+    Ok(out)
+}
+
+/// The most of the text before a memory that goes into its embedding, in bytes (its end: the
+/// part next to the memory). The model reads a few hundred words; this leaves the memory's
+/// own text room.
+const MAX_BEFORE_BYTES: usize = 1000;
+
+/// Embeds `items`, each `(text, before)`: `e(text)` when `before` is `None` or `weight` is 0,
+/// else `e(text) + weight × e(before + "\n" + text)` made unit length (`before` cut to its
+/// last [`MAX_BEFORE_BYTES`]), so a memory is found by what it says in the light of what it
+/// follows. All texts go to the model in one call.
+///
+/// # Errors
+///
+/// [`ErrorKind::Embedding`] when the model fails or returns vectors of the wrong number or
+/// dimension.
+pub fn embed_in_context(
+    embedder: &dyn Embedder,
+    items: &[(&str, Option<&str>)],
+    weight: f64,
+) -> Result<Vec<Vec<f32>>> {
+    let mut texts: Vec<std::borrow::Cow<'_, str>> = items.iter().map(|&(t, _)| t.into()).collect();
+    let mut paired = Vec::new();
+    if weight > 0.0 {
+        for (k, &(text, before)) in items.iter().enumerate() {
+            if let Some(before) = before {
+                paired.push((k, texts.len()));
+                texts.push(format!("{}\n{text}", tail(before, MAX_BEFORE_BYTES)).into());
+            }
+        }
+    }
+    let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
+    let mut made = embed_checked(embedder, &texts)?;
+    let w = weight as f32;
+    for (k, p) in paired {
+        let (alone, with) = made.split_at_mut(p);
+        let v = &mut alone[k];
+        for (x, y) in v.iter_mut().zip(&with[0]) {
+            *x += w * y;
+        }
+        normalize(v);
+    }
+    made.truncate(items.len());
+    Ok(made)
+}
+
+/// The last `max` bytes of `s` at most, starting at a character boundary.
+fn tail(s: &str, max: usize) -> &str {
+    let mut start = s.len().saturating_sub(max);
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..]
 }
 
 /// True when `embedder` would have made `e`: same model id and dimension.

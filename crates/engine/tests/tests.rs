@@ -13,7 +13,8 @@ use oro_mem_core::{
 };
 use oro_mem_engine::testing::{recall_cases, recall_fixture_dir};
 use oro_mem_engine::{
-    CandidateSource, EmbedderLoader, Engine, Found, Registry, Search, SourceContext,
+    embed_in_context, CandidateSource, EmbedderLoader, Engine, Found, Registry, Search,
+    SourceContext,
 };
 use oro_mem_rank_vector::{normalize, Embedder};
 use oro_mem_store_postgres::testing::TestServer;
@@ -405,6 +406,116 @@ fn remember_reuses_embeddings_of_its_model_and_makes_the_rest() {
     fts.remember(&mut s, batch, &off()).unwrap();
     assert_eq!(model.calls(), 3);
     assert_eq!(s.count_unembedded("test/random").unwrap(), 1);
+}
+
+/// A turn of `session` in `namespace`, written at `at`.
+fn turn(text: &str, namespace: &str, session: Option<&str>, at: i64) -> NewMemory {
+    let mut m = NewMemory::new(text, MemoryType::Lesson)
+        .namespace(namespace)
+        .created_at(oro_mem_core::Timestamp(at));
+    m.session = session.map(str::to_string);
+    m
+}
+
+#[test]
+fn a_session_memory_is_embedded_with_the_one_before_it_by_remember_and_embed_alike() {
+    let model = Arc::new(Random::new("test/random", 16));
+    let mut config = Config {
+        mode: Mode::Hybrid,
+        ..Config::default()
+    };
+    config.embedding.session_context = 2.0;
+    let mut engine = Engine::from_config(config)
+        .unwrap()
+        .with_embedder(model.clone());
+    let first = vec![turn("did you go hiking", "me", Some("chat"), 100)];
+    // Out of time order in the batch; the same session name in another namespace; no session.
+    let batch = vec![
+        turn("yes, twice last summer", "me", Some("chat"), 300),
+        turn("where did you go", "me", Some("chat"), 200),
+        turn("a turn elsewhere", "other", Some("chat"), 400),
+        turn("a lesson of no session", "me", None, 500),
+    ];
+    let expected = [
+        ("did you go hiking", None),
+        ("yes, twice last summer", Some("where did you go")),
+        ("where did you go", Some("did you go hiking")),
+        ("a turn elsewhere", None),
+        ("a lesson of no session", None),
+    ];
+    let vectors = embed_in_context(model.as_ref(), &expected, 2.0).unwrap();
+    // By hand, for one: e(text) + 2 e(before \n text), unit length.
+    let alone = model.embed(&["yes, twice last summer"]).unwrap().remove(0);
+    let paired = model
+        .embed(&["where did you go\nyes, twice last summer"])
+        .unwrap()
+        .remove(0);
+    let mut sum: Vec<f32> = alone
+        .iter()
+        .zip(&paired)
+        .map(|(a, p)| a + 2.0 * p)
+        .collect();
+    normalize(&mut sum);
+    assert!(cosine(&vectors[1], &sum) > 1.0 - 1e-5);
+    assert!(
+        cosine(&vectors[1], &alone) < 0.99,
+        "the context changes the vector"
+    );
+    assert!(
+        cosine(
+            &vectors[0],
+            &model.embed(&["did you go hiking"]).unwrap()[0]
+        ) > 1.0 - 1e-5,
+        "a memory first in its session is embedded alone"
+    );
+
+    let check = |s: &Store, how: &str| {
+        for (id, v) in (1..).zip(&vectors) {
+            let got = s.similarities("test/random", v, &[id]).unwrap();
+            assert!(
+                got.len() == 1 && got[0].1 > 1.0 - 1e-5,
+                "{how}: memory {id} {:?}: {got:?}",
+                expected[id as usize - 1]
+            );
+        }
+    };
+    let mut by_remember = Store::open_in_memory().unwrap();
+    for batch in [first.clone(), batch.clone()] {
+        let batch = batch.into_iter().map(|m| (m, None)).collect();
+        engine.remember(&mut by_remember, batch, &off()).unwrap();
+    }
+    check(&by_remember, "remembered");
+
+    let mut by_embed = Store::open_in_memory().unwrap();
+    by_embed
+        .remember_batch(first.into_iter().chain(batch).collect(), &off())
+        .unwrap();
+    engine.embed_missing(&mut by_embed, 2, |_| {}).unwrap();
+    check(&by_embed, "embedded later");
+
+    // Off, each text alone, as before.
+    let mut plain = Engine::from_config(Config {
+        mode: Mode::Hybrid,
+        ..Config::default()
+    })
+    .unwrap()
+    .with_embedder(model.clone());
+    let mut s = Store::open_in_memory().unwrap();
+    s.remember_batch(
+        vec![
+            turn("did you go hiking", "me", Some("chat"), 100),
+            turn("where did you go", "me", Some("chat"), 200),
+        ],
+        &off(),
+    )
+    .unwrap();
+    plain.embed_missing(&mut s, 10, |_| {}).unwrap();
+    let alone = model.embed(&["where did you go"]).unwrap().remove(0);
+    assert!(s.similarities("test/random", &alone, &[2]).unwrap()[0].1 > 1.0 - 1e-5);
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::store::{
     CandidateSearch, ConsolidateReport, Embedding, ListOrder, MemoryRead, MemoryStore, MemoryWrite,
-    OtherMemory, Stats, WriteOutcome,
+    OtherMemory, Stats, ToEmbed, WriteOutcome,
 };
 use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, NewMemory, Result, Status, Timestamp};
 
@@ -69,6 +69,15 @@ impl CandidateSearch for Store {
     fn count_unembedded(&self, model: &str) -> Result<u64> {
         Store::count_unembedded(self, model)
     }
+
+    fn last_in_session(
+        &self,
+        namespace: &str,
+        session: &str,
+        at: Timestamp,
+    ) -> Result<Option<(Timestamp, String)>> {
+        Store::last_in_session(self, namespace, session, at)
+    }
 }
 
 impl MemoryWrite for Store {
@@ -91,7 +100,7 @@ impl MemoryWrite for Store {
         limit: usize,
         now: Timestamp,
         until: Timestamp,
-    ) -> Result<Vec<(MemoryId, String)>> {
+    ) -> Result<Vec<ToEmbed>> {
         Store::claim_unembedded(self, model, after, limit, now, until)
     }
 

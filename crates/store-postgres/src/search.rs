@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use oro_mem_core::text::query_terms;
-use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, Result};
+use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, Result, Timestamp};
 use pgvector::Vector;
 use postgres::GenericClient;
 
@@ -365,5 +365,28 @@ impl Store {
         )?;
         let n: i64 = rows.first().map_or(0, |r| r.get(0));
         Ok(n.max(0) as u64)
+    }
+
+    /// The creation time and text to embed of the last active memory of `session` in
+    /// `namespace` created at or before `at`, by creation time and then id: what a memory of that session written at
+    /// `at` follows. One seek on the session index.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails.
+    pub fn last_in_session(
+        &self,
+        namespace: &str,
+        session: &str,
+        at: Timestamp,
+    ) -> Result<Option<(Timestamp, String)>> {
+        let rows = self.query(
+            "SELECT created_at, coalesce(summary || E'\\n\\n', '') || content FROM memories \
+             WHERE session = $1 AND namespace = $2 AND status = 'active' AND created_at <= $3 \
+             ORDER BY created_at DESC, id DESC LIMIT 1",
+            &[&session, &namespace, &at.as_second()],
+            "cannot read the session's last memory",
+        )?;
+        Ok(rows.first().map(|r| (Timestamp(r.get(0)), r.get(1))))
     }
 }

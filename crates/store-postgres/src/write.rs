@@ -8,7 +8,7 @@
 
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::memory::{check_batch, validate_batch, MAX_ACCESS_COUNT};
-use oro_mem_core::store::{check_vector, Embedding, WriteOutcome};
+use oro_mem_core::store::{check_vector, Embedding, ToEmbed, WriteOutcome};
 use oro_mem_core::text::{self, query_terms};
 use oro_mem_core::{Error, Memory, MemoryId, NewMemory, Result, Timestamp};
 use oro_mem_store_sqlite::analyze::{Analyzer, Document, Fields};
@@ -562,7 +562,8 @@ impl Store {
 
     /// Claims up to `limit` memories with an id above `after`, no embedding by `model` and no
     /// live claim, until `until`; claims that ended at or before `now` are dropped. Returns
-    /// `(id, content)` by ascending id. Two processes never claim the same memory.
+    /// them by ascending id, each with its text and the text of the memory before it in its
+    /// session ([`ToEmbed`]). Two processes never claim the same memory.
     ///
     /// # Errors
     ///
@@ -575,7 +576,7 @@ impl Store {
         limit: usize,
         now: Timestamp,
         until: Timestamp,
-    ) -> Result<Vec<(MemoryId, String)>> {
+    ) -> Result<Vec<ToEmbed>> {
         self.writing(|tx| {
             tx.execute(
                 "DELETE FROM embed_claims WHERE until <= $1",
@@ -584,7 +585,12 @@ impl Store {
             .context("cannot drop ended claims")?;
             let rows = tx
                 .query(
-                    "SELECT m.id, coalesce(m.summary || E'\\n\\n', '') || m.content \
+                    "SELECT m.id, coalesce(m.summary || E'\\n\\n', '') || m.content, \
+                   (SELECT coalesce(p.summary || E'\\n\\n', '') || p.content \
+                    FROM memories p \
+                    WHERE p.session = m.session AND p.namespace = m.namespace \
+                      AND p.status = 'active' AND (p.created_at, p.id) < (m.created_at, m.id) \
+                    ORDER BY p.created_at DESC, p.id DESC LIMIT 1) \
                  FROM memories m \
                  LEFT JOIN embedding_models e ON e.id = m.embedding_model_id \
                  WHERE m.id > $1 AND e.model IS DISTINCT FROM $2 \
@@ -593,8 +599,15 @@ impl Store {
                     &[&after, &model, &to_i64(limit)],
                 )
                 .context("cannot read memories to embed")?;
-            let todo: Vec<(MemoryId, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-            let ids: Vec<MemoryId> = todo.iter().map(|(id, _)| *id).collect();
+            let todo: Vec<ToEmbed> = rows
+                .iter()
+                .map(|r| ToEmbed {
+                    id: r.get(0),
+                    text: r.get(1),
+                    before: r.get(2),
+                })
+                .collect();
+            let ids: Vec<MemoryId> = todo.iter().map(|m| m.id).collect();
             tx.execute(
                 "INSERT INTO embed_claims (memory_id, until) SELECT unnest($1::int8[]), $2",
                 &[&ids, &until.as_second()],

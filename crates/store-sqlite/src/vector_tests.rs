@@ -315,7 +315,11 @@ fn cosine_duplicates_merge_like_lexical_ones() {
 /// What a claim would take, without holding it: a claim that ends when it starts.
 fn unembedded(s: &mut Store, model: &str, after: i64, limit: usize) -> Vec<(i64, String)> {
     let now = Timestamp(1);
-    s.claim_unembedded(model, after, limit, now, now).unwrap()
+    s.claim_unembedded(model, after, limit, now, now)
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.id, m.text))
+        .collect()
 }
 
 #[test]

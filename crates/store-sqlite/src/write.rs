@@ -7,7 +7,9 @@ use std::path::Path;
 
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::memory::{check_batch, validate_batch, MAX_ACCESS_COUNT};
-use oro_mem_core::store::{check_vector, ConsolidateReport, Embedding, OtherMemory, WriteOutcome};
+use oro_mem_core::store::{
+    check_vector, ConsolidateReport, Embedding, OtherMemory, ToEmbed, WriteOutcome,
+};
 use oro_mem_core::text::{self, spaced_cjk};
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Timestamp};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
@@ -191,11 +193,42 @@ impl Store {
             .context("cannot count embeddings")
     }
 
+    /// The creation time and text to embed of the last active memory of `session` in
+    /// `namespace` created at or before `at`, by creation time and then id: what a memory of that session written at
+    /// `at` follows. One seek on the session index.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails.
+    pub fn last_in_session(
+        &self,
+        namespace: &str,
+        session: &str,
+        at: Timestamp,
+    ) -> Result<Option<(Timestamp, String)>> {
+        self.conn
+            .prepare_cached(
+                "SELECT created_at, coalesce(summary || char(10, 10), '') || content \
+                 FROM memories \
+                 WHERE session = ?1 AND namespace = ?2 AND status = 'active' \
+                   AND created_at <= ?3 \
+                 ORDER BY created_at DESC, id DESC LIMIT 1",
+            )
+            .and_then(|mut s| {
+                s.query_row(params![session, namespace, at.as_second()], |r| {
+                    Ok((Timestamp(r.get(0)?), r.get(1)?))
+                })
+                .optional()
+            })
+            .context("cannot read the session's last memory")
+    }
+
     /// Claims up to `limit` memories with an id above `after`, no embedding from `model`
     /// (missing, or made by another model) and no live claim, until `until` or until
     /// [`Store::set_embeddings`] stores theirs; claims that ended at or before `now` are
-    /// dropped. Returns `(id, content)` by ascending id. One transaction: two processes never
-    /// claim the same memory.
+    /// dropped. Returns them by ascending id, each with its text and the text of the memory
+    /// before it in its session ([`ToEmbed`]). One transaction: two processes never claim the
+    /// same memory.
     ///
     /// # Errors
     ///
@@ -207,16 +240,21 @@ impl Store {
         limit: usize,
         now: Timestamp,
         until: Timestamp,
-    ) -> Result<Vec<(MemoryId, String)>> {
+    ) -> Result<Vec<ToEmbed>> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .context("cannot start write transaction")?;
         tx.execute("DELETE FROM embed_claims WHERE until <= ?1", [now.0])
             .context("cannot drop ended claims")?;
-        let todo: Vec<(MemoryId, String)> = tx
+        let todo: Vec<ToEmbed> = tx
             .prepare_cached(
-                "SELECT m.id, coalesce(m.summary || char(10, 10), '') || m.content \
+                "SELECT m.id, coalesce(m.summary || char(10, 10), '') || m.content, \
+                   (SELECT coalesce(p.summary || char(10, 10), '') || p.content \
+                    FROM memories p \
+                    WHERE p.session = m.session AND p.namespace = m.namespace \
+                      AND p.status = 'active' AND (p.created_at, p.id) < (m.created_at, m.id) \
+                    ORDER BY p.created_at DESC, p.id DESC LIMIT 1) \
                  FROM memories m \
                  WHERE m.id > ?1 AND (m.embedding_model IS NULL OR m.embedding_model <> ?2) \
                    AND NOT EXISTS (SELECT 1 FROM embed_claims c WHERE c.memory_id = m.id) \
@@ -224,7 +262,11 @@ impl Store {
             )
             .and_then(|mut s| {
                 s.query_map(params![after, model, to_i64(limit)], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
+                    Ok(ToEmbed {
+                        id: r.get(0)?,
+                        text: r.get(1)?,
+                        before: r.get(2)?,
+                    })
                 })?
                 .collect()
             })
@@ -233,9 +275,9 @@ impl Store {
             let mut claim = tx
                 .prepare_cached("INSERT INTO embed_claims (memory_id, until) VALUES (?1, ?2)")
                 .context("cannot claim memories to embed")?;
-            for (id, _) in &todo {
+            for m in &todo {
                 claim
-                    .execute(params![id, until.0])
+                    .execute(params![m.id, until.0])
                     .context("cannot claim memories to embed")?;
             }
         }

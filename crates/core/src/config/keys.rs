@@ -284,6 +284,12 @@ pub const KEYS: &[Key] = &[
         |c| c.decay.half_life_days,
         |c, v| c.decay.half_life_days = v,
     ),
+    number(
+        "embedding.session_context",
+        Domain::NonNegative,
+        |c| c.embedding.session_context,
+        |c, v| c.embedding.session_context = v,
+    ),
     flag("dedup.enabled", |c, v| c.dedup.enabled = v),
     number(
         "dedup.bm25",

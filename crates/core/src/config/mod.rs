@@ -126,6 +126,8 @@ pub struct Config {
     pub recall: RecallConfig,
     /// Time decay.
     pub decay: DecayConfig,
+    /// How memories are embedded.
+    pub embedding: EmbeddingConfig,
     /// Write-time duplicate detection.
     pub dedup: DedupConfig,
     /// `consolidate` thresholds.
@@ -141,6 +143,7 @@ impl Default for Config {
             fallback_to_fts: true,
             recall: RecallConfig::default(),
             decay: DecayConfig::default(),
+            embedding: EmbeddingConfig::default(),
             dedup: DedupConfig::default(),
             consolidate: ConsolidateConfig::default(),
             serve: ServeConfig::default(),
@@ -546,6 +549,27 @@ impl Default for DecayConfig {
             enabled: false,
             half_life_days: 30.0,
             half_life_by_type: BTreeMap::new(),
+        }
+    }
+}
+
+/// How memories are embedded (hybrid and vector mode).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EmbeddingConfig {
+    /// How much the memory before it in its session weighs in a memory's embedding: the
+    /// vector is `e(text) + session_context × e(previous + text)`, made unit length, where
+    /// `previous` is the text of the session's memory before it. A conversation's turn
+    /// ("yes, twice last summer") is understood with the one it answers. 0 embeds each text
+    /// alone; memories without a session, or first in theirs, are embedded alone anyway.
+    /// Applies to embeddings made from then on (`oro-mem embed` does not redo the others).
+    pub session_context: f64,
+}
+
+impl Default for EmbeddingConfig {
+    fn default() -> EmbeddingConfig {
+        EmbeddingConfig {
+            session_context: 0.0,
         }
     }
 }

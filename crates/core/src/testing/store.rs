@@ -7,10 +7,12 @@
 
 use crate::config::ConsolidateConfig;
 use crate::config::DedupConfig;
+use crate::memory::embedded_text;
 use crate::memory::{MemoryType, NewMemory, Source, Status};
 use crate::query::{Filter, MetaCondition, MetaOp};
 use crate::store::{
-    CandidateSearch, Embedding, ListOrder, MemoryStore, MemoryWrite, OtherMemory, WriteOutcome,
+    CandidateSearch, Embedding, ListOrder, MemoryStore, MemoryWrite, OtherMemory, ToEmbed,
+    WriteOutcome,
 };
 use crate::time::Timestamp;
 use crate::ErrorKind;
@@ -51,6 +53,7 @@ pub fn store_conformance<S: MemoryStore>(mut make: impl FnMut() -> S) {
     embeddings_are_kept_searched_and_replaced(&mut make());
     cosine_duplicates_are_caught(&mut make());
     sessions_are_kept_filtered_and_neighbours_counted(&mut make());
+    claims_carry_the_memory_before_in_the_session(&mut make());
     consolidation_merges_near_duplicates_and_archives_stale_memories(&mut make());
     everything_is_exported_and_merges_back_once(&mut make(), &mut make());
     stats_count_what_is_there(&mut make());
@@ -93,9 +96,10 @@ fn neighbours_by_definition(
     out
 }
 
-fn sessions_are_kept_filtered_and_neighbours_counted<S: CandidateSearch + MemoryWrite>(s: &mut S) {
-    // Two sessions interleaved in time, one in another namespace, and memories without one.
-    let new = (0..12)
+/// Two sessions interleaved in time (three memories to a second), one memory of a session in
+/// another namespace, one with a summary, and memories without a session.
+fn interleaved_sessions() -> Vec<NewMemory> {
+    (0..12)
         .map(|i| {
             let mut m = NewMemory::new(format!("turn {i} about caching"), MemoryType::Lesson)
                 .created_at(Timestamp(1_000 + i / 3));
@@ -107,10 +111,30 @@ fn sessions_are_kept_filtered_and_neighbours_counted<S: CandidateSearch + Memory
             if i == 9 {
                 m = m.namespace("elsewhere");
             }
+            if i == 5 {
+                m.summary = Some("the fifth".to_string());
+            }
             m
         })
-        .collect();
-    let ids = insert(s, new);
+        .collect()
+}
+
+/// Every memory, active or not, oldest first.
+fn everything<S: CandidateSearch>(s: &S) -> Vec<crate::Memory> {
+    [Status::Active, Status::Archived]
+        .into_iter()
+        .flat_map(|status| {
+            let filter = Filter {
+                status: Some(status),
+                ..Filter::default()
+            };
+            s.list(&filter, ListOrder::Oldest, 1_000, 0).expect("list")
+        })
+        .collect()
+}
+
+fn sessions_are_kept_filtered_and_neighbours_counted<S: CandidateSearch + MemoryWrite>(s: &mut S) {
+    let ids = insert(s, interleaved_sessions());
     let morning = Filter {
         session: Some("morning".into()),
         ..Filter::default()
@@ -138,29 +162,7 @@ fn sessions_are_kept_filtered_and_neighbours_counted<S: CandidateSearch + Memory
     );
     // Archive one in the middle of the morning: neighbours count active memories only.
     s.set_status(ids[4], Status::Archived).expect("archive");
-    let all = s
-        .list(
-            &Filter {
-                status: None,
-                ..Filter::default()
-            },
-            ListOrder::Oldest,
-            100,
-            0,
-        )
-        .expect("list");
-    let archived = s
-        .list(
-            &Filter {
-                status: Some(Status::Archived),
-                ..Filter::default()
-            },
-            ListOrder::Oldest,
-            100,
-            0,
-        )
-        .expect("list");
-    let every: Vec<crate::Memory> = all.into_iter().chain(archived).collect();
+    let every = everything(s);
     let some: Vec<&crate::Memory> = every.iter().filter(|m| m.id % 3 != 2).collect();
     for window in [1, 2, 3] {
         let mut got: Vec<_> = s
@@ -176,6 +178,91 @@ fn sessions_are_kept_filtered_and_neighbours_counted<S: CandidateSearch + Memory
             "session neighbours within {window}: same session and namespace, active, by time then id"
         );
     }
+}
+
+/// The text to embed of the memory before `m` in its session, by the definition of
+/// [`ToEmbed::before`], from a full listing.
+fn before_by_definition(all: &[crate::Memory], m: &crate::Memory) -> Option<String> {
+    let session = m.session.as_ref()?;
+    all.iter()
+        .filter(|p| {
+            p.session.as_ref() == Some(session)
+                && p.namespace == m.namespace
+                && p.status == Status::Active
+                && (p.created_at, p.id) < (m.created_at, m.id)
+        })
+        .max_by_key(|p| (p.created_at, p.id))
+        .map(|p| embedded_text(p.summary.as_deref(), &p.content).into_owned())
+}
+
+fn claims_carry_the_memory_before_in_the_session<S: CandidateSearch + MemoryWrite>(s: &mut S) {
+    let ids = insert(s, interleaved_sessions());
+    s.set_status(ids[4], Status::Archived).expect("archive");
+    let every = everything(s);
+    let claimed = s
+        .claim_unembedded("m1", 0, 100, Timestamp(1_000), Timestamp(1_010))
+        .expect("claim");
+    assert_eq!(claimed.len(), ids.len(), "every memory is claimed");
+    for c in &claimed {
+        let m = every
+            .iter()
+            .find(|m| m.id == c.id)
+            .expect("a claimed memory");
+        assert_eq!(
+            c.before,
+            before_by_definition(&every, m),
+            "memory {} ({:?}) follows the last active memory of its session and namespace \
+             before it, by time then id",
+            c.id,
+            m.content
+        );
+    }
+    assert!(
+        claimed.iter().filter(|c| c.before.is_some()).count() >= 4,
+        "the layout has memories that follow others"
+    );
+    assert!(
+        claimed
+            .iter()
+            .any(|c| c.before.as_deref() == Some("the fifth\n\nturn 5 about caching")),
+        "the text before is the one to embed, summary first"
+    );
+
+    // What a new memory written at a time follows: the last active one at or before it.
+    for at in 999..1_005 {
+        for (namespace, session) in [
+            ("default", "morning"),
+            ("default", "evening"),
+            ("elsewhere", "evening"),
+        ] {
+            let expected = every
+                .iter()
+                .filter(|p| {
+                    p.session.as_deref() == Some(session)
+                        && p.namespace == namespace
+                        && p.status == Status::Active
+                        && p.created_at <= Timestamp(at)
+                })
+                .max_by_key(|p| (p.created_at, p.id))
+                .map(|p| {
+                    (
+                        p.created_at,
+                        embedded_text(p.summary.as_deref(), &p.content).into_owned(),
+                    )
+                });
+            assert_eq!(
+                s.last_in_session(namespace, session, Timestamp(at))
+                    .expect("last in session"),
+                expected,
+                "the last of {namespace}/{session} at {at}"
+            );
+        }
+    }
+    assert_eq!(
+        s.last_in_session("default", "nobody's", Timestamp(2_000))
+            .expect("last in session"),
+        None
+    );
 }
 
 fn written_memories_read_back<S: CandidateSearch + MemoryWrite>(s: &mut S) {
@@ -710,6 +797,14 @@ fn duplicates_are_merged_or_skipped<S: CandidateSearch + MemoryWrite>(s: &mut S)
 }
 
 /// A unit vector of 4 along `(x, y)`.
+fn alone(id: crate::MemoryId, text: &str) -> ToEmbed {
+    ToEmbed {
+        id,
+        text: text.to_string(),
+        before: None,
+    }
+}
+
 fn unit(x: f32, y: f32) -> Vec<f32> {
     let n = (x * x + y * y).sqrt();
     vec![x / n, y / n, 0.0, 0.0]
@@ -769,7 +864,7 @@ fn embeddings_are_kept_searched_and_replaced<S: CandidateSearch + MemoryWrite>(s
     assert_eq!(s.count_unembedded("m1").expect("count"), 1);
     let (t0, t1, t2) = (Timestamp(1_000), Timestamp(1_010), Timestamp(1_020));
     let todo = s.claim_unembedded("m1", 0, 10, t0, t1).expect("claim");
-    assert_eq!(todo, [(ids[3], "no vector".to_string())]);
+    assert_eq!(todo, [alone(ids[3], "no vector")]);
     assert!(
         s.claim_unembedded("m1", 0, 10, t0, t1)
             .expect("claim")
@@ -783,17 +878,14 @@ fn embeddings_are_kept_searched_and_replaced<S: CandidateSearch + MemoryWrite>(s
     );
     assert_eq!(
         s.claim_unembedded("m2", ids[0], 2, t1, t2).expect("claim"),
-        [
-            (ids[1], "along y".to_string()),
-            (ids[2], "between".to_string())
-        ],
+        [alone(ids[1], "along y"), alone(ids[2], "between")],
         "after an id, by id, limited"
     );
     assert!(
         s.claim_unembedded("m2", 0, 10, t1, t2)
             .expect("claim")
             .iter()
-            .all(|(id, _)| *id == ids[0]),
+            .all(|m| m.id == ids[0]),
         "claims hold whatever the model"
     );
     let stored = s
@@ -838,7 +930,7 @@ fn embeddings_are_kept_searched_and_replaced<S: CandidateSearch + MemoryWrite>(s
     let (t3, t4) = (Timestamp(2_000), Timestamp(2_010));
     let claimed = s.claim_unembedded("m1", 0, 10, t3, t4).expect("claim");
     assert_eq!(
-        claimed.iter().map(|c| c.0).collect::<Vec<_>>(),
+        claimed.iter().map(|c| c.id).collect::<Vec<_>>(),
         [ids[0], ids[3]]
     );
     s.set_embeddings("m1", &[(ids[3], unit(1.0, 1.0))])
@@ -847,7 +939,7 @@ fn embeddings_are_kept_searched_and_replaced<S: CandidateSearch + MemoryWrite>(s
         s.claim_unembedded("m2", 0, 10, t3, t4)
             .expect("claim")
             .iter()
-            .map(|c| c.0)
+            .map(|c| c.id)
             .collect::<Vec<_>>(),
         [ids[1], ids[2], ids[3]],
         "storing an embedding ends its memory's claim"
