@@ -212,13 +212,13 @@ lexical_share = 1.5651
 query_terms = 1.1745
 
 [recall.calibration.hybrid]
-intercept = -12.3371
-coverage = 2.8869
-fused = 3.7332
-lexical_share = 1.2815
-query_terms = 0.9439
-vector = 1.6982
-vector_share = 2.2505
+intercept = -13.1295
+coverage = 3.0264
+fused = 2.9466
+lexical_share = 1.3819
+query_terms = 0.9472
+vector = 1.6849
+vector_share = 3.7322
 
 [recall.calibration.vector]
 
@@ -231,7 +231,7 @@ half_life_days = 30.0   # score x 0.5^(age_days / half_life); pinned memories ne
 # gotcha = 90.0
 
 [embedding]
-session_context = 0.0   # embed a memory as e(text) + this x e(the previous one of its session + text)
+session_context = 3.0   # embed a memory as e(text) + this x e(the previous one of its session + text)
 
 [dedup]
 enabled = true

@@ -1,10 +1,11 @@
 //! The write path: the engine embeds what is written (its model, its decision) and hands the
 //! vectors to the store, which only keeps them.
 
-use oro_mem_core::config::DedupConfig;
-use oro_mem_core::memory::{embedded_text, validate_batch};
+use std::collections::HashMap;
 use std::time::Duration;
 
+use oro_mem_core::config::DedupConfig;
+use oro_mem_core::memory::{embedded_text, validate_batch};
 use oro_mem_core::{
     CandidateSearch, Embedding, Error, ErrorKind, MemoryWrite, NewMemory, Result, Timestamp,
     WriteOutcome,
@@ -56,8 +57,8 @@ impl Engine {
     /// In hybrid and vector mode each memory is written with its embedding by the engine's
     /// model: the one it came with when that model made it (same model id and dimension),
     /// else one made now, all in one call to the model, with the memory before it in its
-    /// session as context ([`embed_in_context`]; the one before may be in the store or
-    /// earlier in `batch`). When the model cannot load, the
+    /// session as context under `embedding.session_context` ([`embed_in_context`]; the one
+    /// before may be in the store or earlier in `batch`). When the model cannot load, the
     /// memories are stored without embeddings and [`Remembered::warnings`] says why. In FTS
     /// mode no embedding is written.
     ///
@@ -129,9 +130,10 @@ impl Engine {
     }
 
     /// Embeds every memory of `store` that has no embedding by the engine's model (none, or
-    /// one by another model), `batch_size` at a time, each batch stored in one transaction,
-    /// calling `progress` before the first and after each. Interrupted, it keeps every
-    /// finished batch; run again, it goes on from there.
+    /// one by another model), with the memory before it in its session as context as
+    /// [`remember`](Engine::remember) does, `batch_size` at a time, each batch stored in one
+    /// transaction, calling `progress` before the first and after each. Interrupted, it keeps
+    /// every finished batch; run again, it goes on from there.
     ///
     /// Runs at the same time share the work: each batch is claimed first
     /// ([`MemoryWrite::claim_unembedded`]), and a run skips what another holds. When only
@@ -209,7 +211,18 @@ fn before_in_batch<S: CandidateSearch + ?Sized>(
     missing: &[usize],
 ) -> Result<Vec<Option<String>>> {
     let now = Timestamp::now();
-    let at = |m: &NewMemory| m.created_at.unwrap_or(now);
+    let at = |j: usize| batch[j].0.created_at.unwrap_or(now);
+    // Each session's memories in the batch, in order.
+    let mut sessions: HashMap<(&str, &str), Vec<(Timestamp, usize)>> = HashMap::new();
+    for (j, (m, _)) in batch.iter().enumerate() {
+        if let Some(session) = m.session.as_deref() {
+            sessions
+                .entry((m.namespace.as_str(), session))
+                .or_default()
+                .push((at(j), j));
+        }
+    }
+    sessions.values_mut().for_each(|v| v.sort_unstable());
     let mut out = Vec::with_capacity(missing.len());
     for &i in missing {
         let m = &batch[i].0;
@@ -217,21 +230,14 @@ fn before_in_batch<S: CandidateSearch + ?Sized>(
             out.push(None);
             continue;
         };
-        let here = (at(m), i);
-        let in_batch = batch
-            .iter()
-            .enumerate()
-            .filter(|(j, (o, _))| {
-                o.session.as_deref() == Some(session)
-                    && o.namespace == m.namespace
-                    && (at(o), *j) < here
-            })
-            .max_by_key(|(j, (o, _))| (at(o), *j));
-        let in_store = store.last_in_session(&m.namespace, session, here.0)?;
+        let episode = &sessions[&(m.namespace.as_str(), session)];
+        let place = episode.partition_point(|&e| e < (at(i), i));
+        let in_batch = place.checked_sub(1).map(|p| episode[p]);
+        let in_store = store.last_in_session(&m.namespace, session, at(i))?;
         out.push(match (in_batch, in_store) {
-            (Some((j, (o, _))), Some((t, _))) if at(o) >= t => Some(texts[j].clone()),
+            (Some((t, j)), Some((stored, _))) if t >= stored => Some(texts[j].clone()),
             (_, Some((_, text))) => Some(text),
-            (Some((j, _)), None) => Some(texts[j].clone()),
+            (Some((_, j)), None) => Some(texts[j].clone()),
             (None, None) => None,
         });
     }

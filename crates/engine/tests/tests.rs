@@ -494,12 +494,14 @@ fn a_session_memory_is_embedded_with_the_one_before_it_by_remember_and_embed_ali
     check(&by_embed, "embedded later");
 
     // Off, each text alone, as before.
-    let mut plain = Engine::from_config(Config {
+    let mut off_config = Config {
         mode: Mode::Hybrid,
         ..Config::default()
-    })
-    .unwrap()
-    .with_embedder(model.clone());
+    };
+    off_config.embedding.session_context = 0.0;
+    let mut plain = Engine::from_config(off_config)
+        .unwrap()
+        .with_embedder(model.clone());
     let mut s = Store::open_in_memory().unwrap();
     s.remember_batch(
         vec![
