@@ -251,7 +251,7 @@ const MAX_BEFORE_BYTES: usize = 1000;
 
 /// Embeds `items`, each `(text, before)`: `e(text)` when `before` is `None` or `weight` is 0,
 /// else `e(text) + weight × e(before + "\n" + text)` made unit length (`before` cut to its
-/// last [`MAX_BEFORE_BYTES`]), so a memory is found by what it says in the light of what it
+/// last 1,000 bytes), so a memory is found by what it says in the light of what it
 /// follows. All texts go to the model in one call.
 ///
 /// # Errors
