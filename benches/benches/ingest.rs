@@ -10,6 +10,8 @@
 //! - `ingest/minilm`: embeddings from all-MiniLM-L6-v2 (needs `scripts/fetch-model`; skipped
 //!   with a note when the model is missing). The model dominates: this is the hybrid-mode
 //!   write cost a user sees.
+//! - `ingest/minilm_session`: the same, the 100 memories turns of one session, so each but
+//!   the first is embedded with the one before it too (`embedding.session_context`).
 //!
 //! Run: `cargo bench -p oro-mem-benches --bench ingest`.
 
@@ -26,9 +28,15 @@ use oro_mem_store_sqlite::Store;
 
 const EXISTING: usize = 10_000;
 
-/// A case: its name, the template store it copies, the embedder it writes with, and whether
-/// dedup is on.
-type Case<'a> = (&'static str, &'a Path, Option<Arc<dyn Embedder>>, bool);
+/// A case: its name, the template store it copies, the embedder it writes with, whether
+/// dedup is on, and the session its memories are written in, if any.
+type Case<'a> = (
+    &'static str,
+    &'a Path,
+    Option<Arc<dyn Embedder>>,
+    bool,
+    Option<&'static str>,
+);
 const BATCH: usize = 100;
 
 fn ingest(c: &mut Criterion) {
@@ -47,24 +55,26 @@ fn ingest(c: &mut Criterion) {
         }
     };
     let mut cases: Vec<Case<'_>> = vec![
-        ("fts", &plain, None, true),
-        ("fts_no_dedup", &plain, None, false),
+        ("fts", &plain, None, true, None),
+        ("fts_no_dedup", &plain, None, false, None),
         (
             "synthetic_vectors",
             &embedded,
             Some(Arc::new(SyntheticEmbedder)),
             true,
+            None,
         ),
     ];
     if let Some(m) = minilm {
-        cases.push(("minilm", &plain, Some(m), true));
+        cases.push(("minilm", &plain, Some(m.clone()), true, None));
+        cases.push(("minilm_session", &plain, Some(m), true, Some("bench")));
     }
 
     let mut group = c.benchmark_group("ingest");
     group.throughput(Throughput::Elements(BATCH as u64));
     group.sample_size(10);
     let copy = dir.path().join("copy.db");
-    for (name, template, embedder, dedup_on) in cases {
+    for (name, template, embedder, dedup_on, session) in cases {
         let dedup = DedupConfig {
             enabled: dedup_on,
             ..DedupConfig::default()
@@ -85,7 +95,11 @@ fn ingest(c: &mut Criterion) {
                     };
                     let batch: Vec<_> = texts
                         .iter()
-                        .map(|t| (NewMemory::new(t.clone(), MemoryType::Lesson), None))
+                        .map(|t| {
+                            let mut m = NewMemory::new(t.clone(), MemoryType::Lesson);
+                            m.session = session.map(str::to_string);
+                            (m, None)
+                        })
                         .collect();
                     (engine, store, batch)
                 },

@@ -384,6 +384,7 @@ fn evaluate(
             scores: QueryScores::of(&ranked, &dataset.qrels[&q.id]),
             latency_ms,
             category: q.category.clone(),
+            namespace: q.namespace.clone(),
         });
     }
     Ok(out)

@@ -167,6 +167,8 @@ pub struct QueryResult {
     pub latency_ms: f64,
     /// `metadata.category` of the query, if any.
     pub category: Option<String>,
+    /// The namespace the query searched (a LoCoMo conversation), if any.
+    pub namespace: Option<String>,
 }
 
 /// Mean scores and latency percentiles over a set of queries.
@@ -184,23 +186,32 @@ pub struct Summary {
     /// The same per `metadata.category`, when queries have one.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub by_category: BTreeMap<String, Summary>,
+    /// The same per namespace, when queries have one: what leaving one out chooses from.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_namespace: BTreeMap<String, Summary>,
 }
 
 impl Summary {
-    /// Summarizes `results`, with a breakdown by category when any result has one.
+    /// Summarizes `results`, with a breakdown by category and by namespace when any result
+    /// has one.
     pub fn of(results: &[QueryResult]) -> Summary {
-        let mut groups: BTreeMap<&str, Vec<&QueryResult>> = BTreeMap::new();
-        for r in results {
-            if let Some(c) = &r.category {
-                groups.entry(c).or_default().push(r);
+        let by = |key: fn(&QueryResult) -> Option<&String>| {
+            let mut groups: BTreeMap<&str, Vec<&QueryResult>> = BTreeMap::new();
+            for r in results {
+                if let Some(k) = key(r) {
+                    groups.entry(k).or_default().push(r);
+                }
             }
+            groups
+                .into_iter()
+                .map(|(k, rs)| (k.to_string(), Summary::flat(rs.into_iter())))
+                .collect()
+        };
+        Summary {
+            by_category: by(|r| r.category.as_ref()),
+            by_namespace: by(|r| r.namespace.as_ref()),
+            ..Summary::flat(results.iter())
         }
-        let mut out = Summary::flat(results.iter());
-        out.by_category = groups
-            .into_iter()
-            .map(|(c, rs)| (c.to_string(), Summary::flat(rs.into_iter())))
-            .collect();
-        out
     }
 
     fn flat<'a>(results: impl Iterator<Item = &'a QueryResult> + Clone) -> Summary {
@@ -212,6 +223,7 @@ impl Summary {
             latency_p50_ms: percentile(&latencies, 50.0),
             latency_p95_ms: percentile(&latencies, 95.0),
             by_category: BTreeMap::new(),
+            by_namespace: BTreeMap::new(),
         }
     }
 }
@@ -326,7 +338,7 @@ mod tests {
     }
 
     #[test]
-    fn summary_means_and_breaks_down_by_category() {
+    fn summary_means_and_breaks_down_by_category_and_namespace() {
         let r = |id: &str, ndcg: f64, ms: f64, cat: Option<&str>| QueryResult {
             id: id.to_string(),
             scores: QueryScores {
@@ -335,6 +347,7 @@ mod tests {
             },
             latency_ms: ms,
             category: cat.map(str::to_string),
+            namespace: Some(if id == "3" { "conv-2" } else { "conv-1" }.to_string()),
         };
         let s = Summary::of(&[
             r("1", 1.0, 1.0, Some("a")),
@@ -347,6 +360,9 @@ mod tests {
         assert_eq!(s.by_category["a"].queries, 2);
         assert!(close(s.by_category["a"].mean.ndcg_10, 0.75));
         assert!(close(s.by_category["b"].mean.ndcg_10, 0.0));
+        assert_eq!(s.by_namespace["conv-1"].queries, 2);
+        assert!(close(s.by_namespace["conv-1"].mean.ndcg_10, 0.5));
+        assert!(close(s.by_namespace["conv-2"].mean.ndcg_10, 0.5));
         assert!(Summary::of(&[r("1", 1.0, 1.0, None)])
             .by_category
             .is_empty());

@@ -175,6 +175,7 @@ mod tests {
             },
             latency_ms: 1.0,
             category: None,
+            namespace: None,
         }
     }
 
