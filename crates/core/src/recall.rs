@@ -778,6 +778,8 @@ struct Lists<'a> {
     fuser: &'a dyn Fuser,
     /// Whether some prior ranked anything (else no candidate has a prior's contribution).
     any_prior: bool,
+    /// The total weight of the lists that read a signal and ranked anything.
+    weight: f64,
 }
 
 impl<'a> Lists<'a> {
@@ -790,12 +792,28 @@ impl<'a> Lists<'a> {
             .iter()
             .zip(&signals)
             .any(|(i, signal)| signal.is_none() && !i.ranking().is_empty());
-        Lists {
+        let mut lists = Lists {
             inputs,
             signals,
             fuser,
             any_prior,
-        }
+            weight: 0.0,
+        };
+        lists.weight = lists.weight_without(&[]);
+        lists
+    }
+
+    /// The total weight of the lists that read a signal, other than `unjudged`, and ranked
+    /// anything.
+    fn weight_without(&self, unjudged: &[&str]) -> f64 {
+        self.inputs
+            .iter()
+            .zip(&self.signals)
+            .filter(|(i, signal)| {
+                !i.ranking().is_empty() && signal.is_some_and(|s| !unjudged.contains(&s))
+            })
+            .map(|(i, _)| i.weight())
+            .sum()
     }
 }
 
@@ -877,6 +895,7 @@ impl<'a> Estimator<'a> {
             signals,
             fuser,
             any_prior,
+            ..
         } = &self.lists;
         let priors: f64 = if *any_prior {
             fuser
@@ -896,14 +915,11 @@ impl<'a> Estimator<'a> {
             } else {
                 0.0
             };
-        let total_weight: f64 = inputs
-            .iter()
-            .zip(signals)
-            .filter(|(i, signal)| {
-                !i.ranking().is_empty() && signal.is_some_and(|s| !unjudged.contains(&s))
-            })
-            .map(|(i, _)| i.weight())
-            .sum();
+        let total_weight = if unjudged.is_empty() {
+            self.lists.weight
+        } else {
+            self.lists.weight_without(&unjudged)
+        };
         f.set(
             FUSED,
             if total_weight > 0.0 {

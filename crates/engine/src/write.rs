@@ -1,6 +1,7 @@
 //! The write path: the engine embeds what is written (its model, its decision) and hands the
 //! vectors to the store, which only keeps them.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -101,9 +102,9 @@ impl Engine {
                 }
                 if !missing.is_empty() {
                     let weight = self.config().embedding.session_context;
-                    let texts: Vec<String> = batch
+                    let texts: Vec<Cow<'_, str>> = batch
                         .iter()
-                        .map(|(m, _)| embedded_text(m.summary.as_deref(), &m.content).into())
+                        .map(|(m, _)| embedded_text(m.summary.as_deref(), &m.content))
                         .collect();
                     let before = if weight > 0.0 {
                         before_in_batch(&*store, &batch, &texts, &missing)?
@@ -113,7 +114,7 @@ impl Engine {
                     let items: Vec<(&str, Option<&str>)> = missing
                         .iter()
                         .zip(&before)
-                        .map(|(&i, b)| (texts[i].as_str(), b.as_deref()))
+                        .map(|(&i, b)| (texts[i].as_ref(), b.as_deref()))
                         .collect();
                     let made = embed_in_context(model.as_ref(), &items, weight)?;
                     for (i, vector) in missing.into_iter().zip(made) {
@@ -204,12 +205,12 @@ impl Engine {
 /// session, if any: the latest of the session (same namespace) before it, by creation time
 /// and then place, among those earlier in `batch` and those in `store` (which come first at
 /// the same time: they were written first). `texts` are `batch`'s texts to embed.
-fn before_in_batch<S: CandidateSearch + ?Sized>(
+fn before_in_batch<'t, S: CandidateSearch + ?Sized>(
     store: &S,
     batch: &[(NewMemory, Option<Embedding>)],
-    texts: &[String],
+    texts: &'t [Cow<'t, str>],
     missing: &[usize],
-) -> Result<Vec<Option<String>>> {
+) -> Result<Vec<Option<Cow<'t, str>>>> {
     let now = Timestamp::now();
     let at = |j: usize| batch[j].0.created_at.unwrap_or(now);
     // Each session's memories in the batch, in order.
@@ -235,9 +236,9 @@ fn before_in_batch<S: CandidateSearch + ?Sized>(
         let in_batch = place.checked_sub(1).map(|p| episode[p]);
         let in_store = store.last_in_session(&m.namespace, session, at(i))?;
         out.push(match (in_batch, in_store) {
-            (Some((t, j)), Some((stored, _))) if t >= stored => Some(texts[j].clone()),
-            (_, Some((_, text))) => Some(text),
-            (Some((_, j)), None) => Some(texts[j].clone()),
+            (Some((t, j)), Some((stored, _))) if t >= stored => Some(Cow::Borrowed(&*texts[j])),
+            (_, Some((_, text))) => Some(Cow::Owned(text)),
+            (Some((_, j)), None) => Some(Cow::Borrowed(&*texts[j])),
             (None, None) => None,
         });
     }
@@ -263,7 +264,7 @@ pub fn embed_in_context(
     items: &[(&str, Option<&str>)],
     weight: f64,
 ) -> Result<Vec<Vec<f32>>> {
-    let mut texts: Vec<std::borrow::Cow<'_, str>> = items.iter().map(|&(t, _)| t.into()).collect();
+    let mut texts: Vec<Cow<'_, str>> = items.iter().map(|&(t, _)| t.into()).collect();
     let mut paired = Vec::new();
     if weight > 0.0 {
         for (k, &(text, before)) in items.iter().enumerate() {
