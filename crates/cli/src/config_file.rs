@@ -222,6 +222,24 @@ vector_share = 3.7322
 
 [recall.calibration.vector]
 
+# The answerable model of each mode: the estimated chance that the store holds anything about
+# the query, from features of the query (the best cosine of any candidate, `vector_best`; the
+# most of the query any candidate covers, `coverage_best`; its number of terms). Every
+# estimate above is multiplied by it, so a query about nothing the store knows gets nothing.
+# Empty: no such factor. Fitted with the relevance models by scripts/fit-calibration.
+# None in FTS mode by default: from words alone it costs a store of a few memories too many of
+# its answers (see README). For a large store, the fitted model is
+#   intercept = -13.6316, coverage_best = 19.2693, query_terms = 2.9429
+[recall.answerable.fts]
+
+[recall.answerable.hybrid]
+intercept = -12.8558
+coverage_best = 8.5272
+query_terms = 0.5044
+vector_best = 28.3311
+
+[recall.answerable.vector]
+
 [decay]
 enabled = false         # off because it lowered recall on LoCoMo (see README)
 half_life_days = 30.0   # score x 0.5^(age_days / half_life); pinned memories never decay
@@ -249,7 +267,9 @@ idle_minutes = 30.0     # `oro-mem serve` stops after this long without a reques
 
 #[cfg(test)]
 mod tests {
-    use oro_mem_core::config::{CALIBRATION_PREFIX, HALF_LIFE_BY_TYPE_PREFIX, KEYS, WEIGHT_PREFIX};
+    use oro_mem_core::config::{
+        ANSWERABLE_PREFIX, CALIBRATION_PREFIX, HALF_LIFE_BY_TYPE_PREFIX, KEYS, WEIGHT_PREFIX,
+    };
 
     use super::*;
 
@@ -261,7 +281,8 @@ mod tests {
                 if !t.is_empty()
                     && !prefix.ends_with("weights")
                     && !prefix.ends_with("_by_type")
-                    && !prefix.ends_with("calibration") =>
+                    && !prefix.ends_with("calibration")
+                    && !prefix.ends_with("answerable") =>
             {
                 for (k, v) in t {
                     let key = if prefix.is_empty() {
@@ -280,7 +301,12 @@ mod tests {
     /// of weights and per-type half-lives), which core checks against `Config`'s fields.
     fn config_keys() -> Vec<String> {
         let mut all: Vec<String> = KEYS.iter().map(|k| k.name.to_string()).collect();
-        for family in [WEIGHT_PREFIX, HALF_LIFE_BY_TYPE_PREFIX, CALIBRATION_PREFIX] {
+        for family in [
+            WEIGHT_PREFIX,
+            HALF_LIFE_BY_TYPE_PREFIX,
+            CALIBRATION_PREFIX,
+            ANSWERABLE_PREFIX,
+        ] {
             all.push(family.trim_end_matches('.').to_string());
         }
         all.sort();

@@ -566,7 +566,10 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
                 &mut warnings,
             )?;
             // The rest of the row (--unrelated) uses the model fitted on everything.
-            let run = fit::calibrated(run, fitted.calibration.clone());
+            let run = fit::calibrated(
+                run,
+                &(fitted.calibration.clone(), fitted.answerable.clone()),
+            );
             (results, Some(fitted), run)
         } else {
             let mut run_engine = engine
@@ -790,7 +793,7 @@ fn table(report: &Report) -> String {
                     f.examples,
                     f.relevant,
                     f.log_loss,
-                    fit::as_toml(r.mode, &f.calibration)
+                    fit::as_toml(r.mode, f)
                 );
             }
         }

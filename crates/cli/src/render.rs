@@ -125,6 +125,13 @@ pub fn funnel(recall: &Recall, min_similarity: f64) -> String {
         );
     }
     let _ = write!(s, ", {} above the minimum score", recall.above_threshold);
+    if let Some(a) = recall.answerable {
+        let _ = write!(
+            s,
+            ", {a:.2} estimated chance the store holds anything about the query \
+             (recall.answerable)"
+        );
+    }
     if recall.below_relevance > 0 {
         let _ = write!(
             s,

@@ -1585,6 +1585,10 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     let fts = env.recall_json(&["database timeout", "--mode", "fts", "--no-touch"]);
     assert_eq!(result_ids(&fts), Vec::<i64>::new());
     assert_eq!(fts["abstained"]["reason"], "no_candidates", "{fts:#}");
+    // FTS mode has no answerable model by default.
+    let fts = env.recall_json(&["rustfmt", "--mode", "fts", "--no-touch"]);
+    assert_eq!(result_ids(&fts), [2], "{fts:#}");
+    assert_eq!(fts.get("answerable"), None, "{fts:#}");
 
     // Hybrid mode finds it by meaning, but a match by meaning alone at a cosine of 0.3 is
     // estimated below the default relevance bar (`recall.min_relevance`): withheld, and said.
@@ -1598,6 +1602,14 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
         (&"below_relevance".into(), &1.into()),
         "{withheld:#}"
     );
+    // Hybrid mode's answerable model judges the store unlikely to know about the query:
+    // a factor of every estimate, reported.
+    let answerable = withheld["answerable"].as_f64().unwrap();
+    assert!(answerable < 0.5, "{withheld:#}");
+    // A query the store knows about passes it: the memory it names is returned.
+    let known = env.recall_json(&["Makefiles need tabs before recipe lines", "--no-touch"]);
+    assert_eq!(result_ids(&known), [3], "{known:#}");
+    assert!(known["answerable"].as_f64().unwrap() > 0.5, "{known:#}");
     // Without the bar, it is recalled.
     std::fs::write(
         env.dir.path().join(".oro").join("config.toml"),
@@ -1657,7 +1669,9 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     assert!(
         explained.ends_with(
             "3 candidates, 2 dropped (no query word, cosine < 0.3), 1 above the minimum \
-             score, 1 shown (count, budget, near-duplicates); answered by vec_only\n"
+             score, 0.03 estimated chance the store holds anything about the query \
+             (recall.answerable), 1 shown (count, budget, near-duplicates); answered by \
+             vec_only\n"
         ),
         "{explained}"
     );

@@ -40,9 +40,26 @@ pub const QUERY_TERMS: &str = "query_terms";
 /// signal divided by the best score any candidate has in it (0 without a score).
 pub const SHARE_SUFFIX: &str = "_share";
 
+/// The suffix of a signal's query feature: `<signal>_best`, `ln(1 + score)` of the best
+/// score any candidate has in the signal (see [`COVERAGE_BEST`]).
+pub const BEST_SUFFIX: &str = "_best";
+
+/// The largest [`COVERAGE`] of any candidate of the query. Like `<signal>_best`, it is a
+/// feature of the query, the same for each of its candidates: how well the store's best
+/// match answers it at all. The [answerable](crate::config::RecallConfig::answerable) model
+/// reads these, to tell a query the store knows something about from one it does not.
+pub const COVERAGE_BEST: &str = "coverage_best";
+
 /// The features that do not depend on which candidate sources run; each source's signal adds
-/// two more, `<signal>` (`ln(1 + score)`, scores below 0 counted as 0) and `<signal>_share`.
-pub const FIXED_FEATURES: [&str; 3] = [COVERAGE, FUSED, QUERY_TERMS];
+/// three more, `<signal>` (`ln(1 + score)`, scores below 0 counted as 0), `<signal>_share`
+/// and `<signal>_best`.
+pub const FIXED_FEATURES: [&str; 4] = [COVERAGE, COVERAGE_BEST, FUSED, QUERY_TERMS];
+
+/// True when feature `name` is a feature of the query rather than of one candidate:
+/// [`QUERY_TERMS`], [`COVERAGE_BEST`] and every `<signal>_best`.
+pub fn is_query_feature(name: &str) -> bool {
+    name == QUERY_TERMS || name == COVERAGE_BEST || name.ends_with(BEST_SUFFIX)
+}
 
 /// One candidate's features, by name (see [`FIXED_FEATURES`] and [`SHARE_SUFFIX`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -104,6 +121,11 @@ impl Calibration {
         self.0.get(name).copied().unwrap_or(0.0)
     }
 
+    /// True when the model has a coefficient for `name` (even 0): what a recall must compute.
+    pub fn reads(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
+
     /// Every coefficient, by name.
     pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> {
         self.0.iter().map(|(n, c)| (n.as_str(), *c))
@@ -146,7 +168,10 @@ impl Calibration {
             let known = name == INTERCEPT
                 || FIXED_FEATURES.contains(&name)
                 || signals.iter().any(|s| {
-                    name == *s || name.strip_suffix(SHARE_SUFFIX).is_some_and(|n| n == *s)
+                    name == *s
+                        || [SHARE_SUFFIX, BEST_SUFFIX]
+                            .iter()
+                            .any(|suffix| name.strip_suffix(suffix).is_some_and(|n| n == *s))
                 });
             if !known {
                 let mut names = vec![INTERCEPT.to_string()];
@@ -154,6 +179,7 @@ impl Calibration {
                 for s in signals {
                     names.push(s.to_string());
                     names.push(format!("{s}{SHARE_SUFFIX}"));
+                    names.push(format!("{s}{BEST_SUFFIX}"));
                 }
                 return Err(Error::config(format!(
                     "{what}.{name}: unknown feature; expected one of {}",

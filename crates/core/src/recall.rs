@@ -9,7 +9,8 @@
 use serde::Serialize;
 
 use crate::calibrate::{
-    Calibration, Features, QueryTerms, COVERAGE, FUSED, QUERY_TERMS, SHARE_SUFFIX,
+    Calibration, Features, QueryTerms, BEST_SUFFIX, COVERAGE, COVERAGE_BEST, FUSED, QUERY_TERMS,
+    SHARE_SUFFIX,
 };
 use crate::config::{Boost, DecayConfig, Order, RecallConfig};
 use crate::error::Result;
@@ -226,6 +227,10 @@ pub struct Recall {
     pub unsure: usize,
     /// Why nothing was returned, when nothing was.
     pub abstained: Option<Abstention>,
+    /// The estimated probability that the store holds anything relevant to the query (the
+    /// [`Pipeline::answerable`] factor of every estimate), when there is such a model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answerable: Option<f64>,
     /// The lists (rankers, by name) that ranked at least one candidate, in pipeline order.
     pub ranked_by: Vec<String>,
     /// Problems that did not stop recall (a ranker that failed, ...).
@@ -240,6 +245,8 @@ pub struct Pipeline {
     decay: DecayConfig,
     calibration: Calibration,
     unjudged_calibration: Calibration,
+    answerable: Calibration,
+    unjudged_answerable: Calibration,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -258,6 +265,8 @@ impl std::fmt::Debug for Pipeline {
             .field("decay", &self.decay)
             .field("calibration", &self.calibration)
             .field("unjudged_calibration", &self.unjudged_calibration)
+            .field("answerable", &self.answerable)
+            .field("unjudged_answerable", &self.unjudged_answerable)
             .finish()
     }
 }
@@ -273,6 +282,8 @@ impl Pipeline {
             decay,
             calibration: Calibration::default(),
             unjudged_calibration: Calibration::default(),
+            answerable: Calibration::default(),
+            unjudged_answerable: Calibration::default(),
         }
     }
 
@@ -291,6 +302,24 @@ impl Pipeline {
     /// a candidate is estimated like any other.
     pub fn unjudged_calibration(mut self, calibration: Calibration) -> Pipeline {
         self.unjudged_calibration = calibration;
+        self
+    }
+
+    /// Multiplies every estimate by `calibration`'s probability that the store holds
+    /// anything relevant to the query, from the query's features (the best candidate's
+    /// coverage and each signal's best score: see
+    /// [`RecallConfig::answerable`](crate::config::RecallConfig::answerable)). Without one
+    /// (the default), or without a relevance model, there is no such factor.
+    pub fn answerable(mut self, calibration: Calibration) -> Pipeline {
+        self.answerable = calibration;
+        self
+    }
+
+    /// The answerable model for a candidate estimated by [`Pipeline::unjudged_calibration`],
+    /// as a mode without the signal that could not judge it would have it. Without one (the
+    /// default), such a candidate's estimate has no answerable factor.
+    pub fn unjudged_answerable(mut self, calibration: Calibration) -> Pipeline {
+        self.unjudged_answerable = calibration;
         self
     }
 
@@ -387,7 +416,12 @@ impl Pipeline {
         out.above_threshold = scored.len();
         let estimator = (!self.calibration.is_empty()).then(|| {
             Estimator::new(
-                [&self.calibration, &self.unjudged_calibration],
+                [
+                    &self.calibration,
+                    &self.unjudged_calibration,
+                    &self.answerable,
+                    &self.unjudged_answerable,
+                ],
                 query,
                 &candidates,
                 Lists::new(&inputs, self.list_signals(&inputs), self.fuser.as_ref()),
@@ -405,6 +439,7 @@ impl Pipeline {
             }
             scored.sort_by(|a, b| b.raw.total_cmp(&a.raw).then(a.id.cmp(&b.id)));
         }
+        out.answerable = estimator.as_ref().and_then(|e| e.answerable);
         let mut below = Below::default();
         out.results = self
             .select(scored, &by_id, estimator.as_ref(), &mut below)
@@ -755,14 +790,25 @@ struct Below {
 /// over the total weight of the lists that read the query and ranked anything (without the
 /// priors' contributions, the pinned bonus and the boosts: preferences, not evidence, and
 /// absent from the benchmarks the models are fitted on, where nothing has been recalled);
-/// and the query's number of terms. What depends on the query alone is computed once. A
-/// candidate that a signal could not judge is estimated without it, by
-/// [`Pipeline::unjudged_calibration`] when there is one.
+/// and the features of the query ([`is_query_feature`](crate::calibrate::is_query_feature):
+/// its number of terms, each signal's best score, and the best coverage when a model reads
+/// it), computed once, as is the [`Pipeline::answerable`] factor they give. A candidate that a signal could not
+/// judge is estimated without it, by [`Pipeline::unjudged_calibration`] when there is one.
 struct Estimator<'a> {
     calibration: &'a Calibration,
     unjudged_calibration: &'a Calibration,
     terms: QueryTerms,
-    query_terms: f64,
+    /// Every candidate's [`COVERAGE`], when a model reads [`COVERAGE_BEST`] (else each is
+    /// computed as it is estimated).
+    coverage: HashMap<MemoryId, f64>,
+    /// The features of the query, the same for every candidate.
+    query: Features,
+    /// The [`Pipeline::answerable`] model's probability for the query (none without a
+    /// model).
+    answerable: Option<f64>,
+    /// The same by [`Pipeline::unjudged_answerable`], for the candidates a signal could not
+    /// judge.
+    unjudged_answerable: Option<f64>,
     /// Each signal, its two features' names, and its best score.
     signals: Vec<SignalFeatures<'a>>,
     lists: Lists<'a>,
@@ -818,9 +864,10 @@ impl<'a> Lists<'a> {
 }
 
 impl<'a> Estimator<'a> {
-    /// `calibrations`: the pipeline's model and the one for unjudged candidates.
+    /// `models`: the pipeline's relevance model, the one for unjudged candidates, and the
+    /// answerable models for judged and unjudged candidates.
     fn new(
-        [calibration, unjudged_calibration]: [&'a Calibration; 2],
+        [calibration, unjudged_calibration, answerable, unjudged_answerable]: [&'a Calibration; 4],
         query: &Query<'_>,
         candidates: &'a Candidates,
         lists: Lists<'a>,
@@ -828,25 +875,56 @@ impl<'a> Estimator<'a> {
         boosts: Boosts<'a>,
     ) -> Estimator<'a> {
         let terms = QueryTerms::new(query.text);
+        let signals: Vec<SignalFeatures<'a>> = candidates
+            .signal_names()
+            .filter_map(|name| {
+                Some(SignalFeatures {
+                    name,
+                    share: format!("{name}{SHARE_SUFFIX}"),
+                    signal: candidates.signal(name)?,
+                    best: candidates
+                        .scores(name)
+                        .map(|(_, s)| s)
+                        .fold(0.0f64, f64::max),
+                })
+            })
+            .collect();
+        let models = [
+            calibration,
+            unjudged_calibration,
+            answerable,
+            unjudged_answerable,
+        ];
+        let mut features = Features::default();
+        features.set(QUERY_TERMS, (1.0 + terms.len() as f64).ln());
+        // Every candidate's coverage costs a tenth of a millisecond or two at 50 candidates
+        // per list: only when a model reads the best of them.
+        let mut coverage = HashMap::new();
+        if models.iter().any(|m| m.reads(COVERAGE_BEST)) {
+            coverage = candidates
+                .iter()
+                .map(|c| (c.id(), terms.coverage(&c.memory.searched_text())))
+                .collect();
+            features.set(
+                COVERAGE_BEST,
+                coverage.values().copied().fold(0.0f64, f64::max),
+            );
+        }
+        for sf in &signals {
+            features.set(
+                format!("{}{BEST_SUFFIX}", sf.name),
+                sf.best.max(0.0).ln_1p(),
+            );
+        }
         Estimator {
             calibration,
             unjudged_calibration,
-            query_terms: (1.0 + terms.len() as f64).ln(),
             terms,
-            signals: candidates
-                .signal_names()
-                .filter_map(|name| {
-                    Some(SignalFeatures {
-                        name,
-                        share: format!("{name}{SHARE_SUFFIX}"),
-                        signal: candidates.signal(name)?,
-                        best: candidates
-                            .scores(name)
-                            .map(|(_, s)| s)
-                            .fold(0.0f64, f64::max),
-                    })
-                })
-                .collect(),
+            coverage,
+            answerable: answerable.probability(&features),
+            unjudged_answerable: unjudged_answerable.probability(&features),
+            query: features,
+            signals,
             lists,
             pinned_bonus,
             boosts,
@@ -868,7 +946,7 @@ impl<'a> Estimator<'a> {
                 .map(|sf| sf.name)
                 .collect()
         };
-        let mut f = Features::default();
+        let mut f = self.query.clone();
         for sf in self
             .signals
             .iter()
@@ -883,8 +961,11 @@ impl<'a> Estimator<'a> {
             };
             f.set(sf.share.as_str(), share);
         }
-        f.set(COVERAGE, self.terms.coverage(&memory.searched_text()));
-        f.set(QUERY_TERMS, self.query_terms);
+        let coverage = match self.coverage.get(&s.id) {
+            Some(&c) => c,
+            None => self.terms.coverage(&memory.searched_text()),
+        };
+        f.set(COVERAGE, coverage);
         let boost = self
             .boosts
             .of
@@ -928,11 +1009,15 @@ impl<'a> Estimator<'a> {
                 0.0
             },
         );
-        s.probability = if !unjudged.is_empty() {
-            self.unjudged_calibration.probability(&f)
+        let (relevance, answerable) = if !unjudged.is_empty() {
+            (
+                self.unjudged_calibration.probability(&f),
+                self.unjudged_answerable,
+            )
         } else {
-            self.calibration.probability(&f)
+            (self.calibration.probability(&f), self.answerable)
         };
+        s.probability = relevance.map(|p| p * answerable.unwrap_or(1.0));
         s.features = f;
     }
 }
@@ -1641,6 +1726,145 @@ mod tests {
     }
 
     #[test]
+    fn query_features_are_the_same_for_every_candidate() {
+        let cands = || {
+            vec![
+                candidate(1, "the login test is flaky on CI", 3.0),
+                candidate(2, "login page colours", 1.0),
+            ]
+        };
+        // The best coverage is computed for a model that reads it, even at 0.
+        let reads = Calibration::new([(crate::calibrate::INTERCEPT, 50.0), (COVERAGE_BEST, 0.0)]);
+        let r = run_query(
+            &calibrated(0.0, Order::Score).answerable(reads),
+            "flaky login test",
+            cands(),
+        );
+        for res in &r.results {
+            let f = &res.features;
+            assert_eq!(
+                f.get(COVERAGE_BEST),
+                Some(1.0),
+                "the best candidate's coverage"
+            );
+            assert!((f.get("lexical_best").unwrap() - 4f64.ln()).abs() < 1e-12);
+            assert!((f.get(QUERY_TERMS).unwrap() - 4f64.ln()).abs() < 1e-12);
+        }
+        assert!(r.answerable.unwrap() > 0.999);
+        // Without an answerable model: no factor, and no best coverage computed.
+        let plain = run_query(&calibrated(0.0, Order::Score), "flaky login test", cands());
+        assert_eq!(plain.answerable, None);
+        assert_eq!(plain.results[0].features.get(COVERAGE_BEST), None);
+        assert!(plain.results[0].features.get("lexical_best").is_some());
+        for (a, b) in r.results.iter().zip(&plain.results) {
+            assert_eq!(a.features.get(COVERAGE), b.features.get(COVERAGE));
+        }
+    }
+
+    #[test]
+    fn the_answerable_model_scales_every_estimate_and_can_leave_nothing() {
+        // The store's best match covers little of the query: the query is likely about
+        // something the store does not know.
+        let answerable =
+            Calibration::new([(crate::calibrate::INTERCEPT, -3.0), (COVERAGE_BEST, 6.0)]);
+        let cands = || {
+            vec![
+                candidate(1, "the login test is flaky on CI", 3.0),
+                candidate(2, "login page colours", 1.0),
+            ]
+        };
+        let plain = run_query(&calibrated(0.0, Order::Score), "flaky login test", cands());
+        let scaled = run_query(
+            &calibrated(0.0, Order::Score).answerable(answerable.clone()),
+            "flaky login test",
+            cands(),
+        );
+        let a = scaled.answerable.unwrap();
+        assert!((a - crate::calibrate::sigmoid(3.0)).abs() < 1e-12, "{a}");
+        for (p, s) in plain.results.iter().zip(&scaled.results) {
+            let (p, s) = (p.probability.unwrap(), s.probability.unwrap());
+            assert!((s - p * a).abs() < 1e-12, "{p} x {a} != {s}");
+        }
+        let json = serde_json::to_value(&scaled).unwrap();
+        assert_eq!(json["answerable"].as_f64(), Some(a));
+
+        // A query whose best candidate covers a third (one of its three words is the query's):
+        // the factor is sigmoid(-1), and with a bar between the two, the same candidate
+        // passes one pipeline, not the other.
+        let query = "flaky login test timeout";
+        let cand = || vec![candidate(2, "login page colours", 1.0)];
+        let alone = run_query(&calibrated(0.0, Order::Score), query, cand());
+        let p = alone.results[0].probability.unwrap();
+        let a = crate::calibrate::sigmoid(-1.0);
+        let bar = p * (1.0 + a) / 2.0;
+        let kept = run_query(&calibrated(bar, Order::Score), query, cand());
+        assert_eq!(kept.results.len(), 1);
+        let dropped = run_query(
+            &calibrated(bar, Order::Score).answerable(answerable),
+            query,
+            cand(),
+        );
+        assert!(dropped.results.is_empty());
+        assert!(matches!(
+            dropped.abstained,
+            Some(Abstention::BelowRelevance { .. })
+        ));
+        assert!((dropped.answerable.unwrap() - a).abs() < 1e-12);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_answerable_factor_only_lowers_estimates_and_only_removes_results(
+            memories in proptest::collection::vec(
+                (proptest::sample::select(vec![
+                    "login test flaky", "page colours", "flaky network", "test runner",
+                    "deploy script", "login",
+                ]), 0.1f64..10.0),
+                1..8,
+            ),
+            bar in 0.0f64..0.5,
+            coefficient in 0.0f64..10.0,
+        ) {
+            let cands = || {
+                memories
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (text, bm25))| candidate(i as MemoryId + 1, text, *bm25))
+                    .collect::<Vec<_>>()
+            };
+            let config = RecallConfig {
+                min_relevance: bar,
+                max_results: 20,
+                budget_tokens: 10_000,
+                near_duplicate: 2.0,
+                ..RecallConfig::default()
+            };
+            let model = Calibration::new([
+                (crate::calibrate::INTERCEPT, -2.0),
+                (COVERAGE, 4.0),
+                ("lexical", 1.0),
+            ]);
+            let plain = pipeline(config.clone()).calibration(model.clone());
+            let gated = pipeline(config).calibration(model).answerable(Calibration::new([
+                (crate::calibrate::INTERCEPT, -1.0),
+                (COVERAGE_BEST, coefficient),
+            ]));
+            let query = "flaky login test";
+            let without = run_query(&plain, query, cands());
+            let with = run_query(&gated, query, cands());
+            let a = with.answerable.unwrap();
+            proptest::prop_assert!((0.0..=1.0).contains(&a));
+            for r in &with.results {
+                let p = r.probability.unwrap();
+                proptest::prop_assert!((0.0..=1.0).contains(&p) && p >= bar);
+                let same = without.results.iter().find(|w| w.memory.id == r.memory.id);
+                proptest::prop_assert!(same.is_some(), "a result only the gated pipeline has");
+                proptest::prop_assert!(p <= same.unwrap().probability.unwrap() + 1e-12);
+            }
+        }
+    }
+
+    #[test]
     fn a_candidate_the_vector_list_cannot_judge_is_estimated_by_its_words() {
         // Two memories hold the query's words alike; the vector list judged 1 and could not
         // judge 2 (its text in a script the model does not cover, say).
@@ -1696,6 +1920,41 @@ mod tests {
         // Without a model for it, its missing cosine counts as 0, as before.
         assert_eq!(unjudged_before.features.get("vector"), Some(0.0));
         assert!(unjudged.probability.unwrap() > unjudged_before.probability.unwrap());
+
+        // Answerable models: the judged one gets the pipeline's factor, the unjudged one the
+        // words' model's, each from the same features of the query.
+        let by_vector =
+            Calibration::new([(crate::calibrate::INTERCEPT, 0.0), ("vector_best", 1.0)]);
+        let by_words =
+            Calibration::new([(crate::calibrate::INTERCEPT, -1.0), (COVERAGE_BEST, 1.0)]);
+        let (judged_a, unjudged_a) = recall(
+            &plain()
+                .unjudged_calibration(words.clone())
+                .answerable(by_vector.clone())
+                .unjudged_answerable(by_words.clone()),
+        );
+        let factor = |m: &Calibration, r: &Recalled| m.probability(&r.features).unwrap();
+        // The unjudged candidate's features hold the judged one's best cosine.
+        assert_eq!(unjudged_a.features.get("vector_best"), Some(0.6f64.ln_1p()));
+        assert!(
+            (judged_a.probability.unwrap()
+                - judged.probability.unwrap() * factor(&by_vector, &judged_a))
+            .abs()
+                < 1e-12
+        );
+        assert!(
+            (unjudged_a.probability.unwrap()
+                - unjudged.probability.unwrap() * factor(&by_words, &unjudged_a))
+            .abs()
+                < 1e-12
+        );
+        // Without a words' answerable model, the unjudged one has no factor.
+        let (_, unjudged_b) = recall(
+            &plain()
+                .unjudged_calibration(words.clone())
+                .answerable(by_vector),
+        );
+        assert_eq!(unjudged_b.probability, unjudged.probability);
     }
 
     #[test]

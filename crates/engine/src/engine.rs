@@ -3,7 +3,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use oro_mem_core::config::CALIBRATION_PREFIX;
+use oro_mem_core::config::{ANSWERABLE_PREFIX, CALIBRATION_PREFIX};
 use oro_mem_core::text::is_mostly_cjk;
 use oro_mem_core::{
     Candidate, CandidateSearch, Candidates, Config, Error, Filter, Fuser, Memory, MemoryId,
@@ -443,13 +443,19 @@ fn pipeline_for(
     };
     let calibration = config.recall.calibration.get(mode);
     calibration.check(&format!("{CALIBRATION_PREFIX}{mode}"), signals)?;
+    let answerable = config.recall.answerable.get(mode);
+    answerable.check(&format!("{ANSWERABLE_PREFIX}{mode}"), signals)?;
     let mut p = Pipeline::new(fuser, r, config.decay.clone());
     if config.recall.scoring == Scoring::Fused {
-        p = p.calibration(calibration.clone());
+        p = p
+            .calibration(calibration.clone())
+            .answerable(answerable.clone());
         // What the vector list cannot judge (text in a script the model does not cover) is
         // estimated as FTS mode would, by its words alone.
         if mode == Mode::Hybrid {
-            p = p.unjudged_calibration(config.recall.calibration.get(Mode::Fts).clone());
+            p = p
+                .unjudged_calibration(config.recall.calibration.get(Mode::Fts).clone())
+                .unjudged_answerable(config.recall.answerable.get(Mode::Fts).clone());
         }
     }
     for (ranker, weight) in rankers {

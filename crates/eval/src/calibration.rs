@@ -9,7 +9,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use oro_mem_core::calibrate::{sigmoid, Calibration, Features, INTERCEPT};
+use oro_mem_core::calibrate::{
+    is_query_feature, sigmoid, Calibration, Features, INTERCEPT, QUERY_TERMS,
+};
 use serde::{Deserialize, Serialize};
 
 /// One candidate of one judged query, as a training example.
@@ -49,21 +51,68 @@ impl Example {
     }
 }
 
+/// The group of the examples of unrelated queries: asked of a store that knows nothing about
+/// them (`oro-mem eval --fit-unrelated`).
+pub const UNRELATED_GROUP: &str = "unrelated";
+
 /// The L2 penalty on every coefficient but the intercept. Small next to the thousands of
 /// examples a fit sees: it only keeps coefficients finite when some feature separates the
 /// examples perfectly.
 pub const L2: f64 = 1.0;
 
-/// Fits a logistic model of `relevant` on every feature the examples have, with an
+/// Fits a relevance model: a logistic model of `relevant` on every feature of a candidate
+/// the examples have, and the query's number of terms ([`QUERY_TERMS`]), but not the other
+/// features of the query ([`is_query_feature`]: they are [`fit_answerable`]'s), with an
 /// [`L2`] penalty. Deterministic. Fewer than two examples, or examples of one class only,
 /// give a model of the intercept alone (the share of relevant ones, kept off 0 and 1).
-// Matrix arithmetic reads best with indices.
-#[allow(clippy::needless_range_loop)]
 pub fn fit<'a>(examples: impl IntoIterator<Item = &'a Example>) -> Calibration {
     let examples: Vec<&Example> = examples.into_iter().collect();
+    logistic(
+        &examples,
+        |name| name == QUERY_TERMS || !is_query_feature(name),
+        L2,
+    )
+}
+
+/// Fits an answerable model: whether a query was asked of the store it is about, from the
+/// features of the query ([`is_query_feature`]), one example per query (its group and id):
+/// the queries of [`UNRELATED_GROUP`] were not, every other was. The [`L2`] penalty is
+/// scaled to the queries' number, so that it weighs on each as [`fit`]'s does on each
+/// candidate.
+pub fn fit_answerable<'a>(examples: impl IntoIterator<Item = &'a Example>) -> Calibration {
+    let mut candidates = 0usize;
+    let mut queries: BTreeMap<(&str, &str), Example> = BTreeMap::new();
+    for e in examples {
+        candidates += 1;
+        queries
+            .entry((e.group.as_str(), e.query.as_str()))
+            .or_insert_with(|| Example {
+                group: e.group.clone(),
+                query: e.query.clone(),
+                doc: None,
+                relevant: e.group != UNRELATED_GROUP,
+                features: e
+                    .features
+                    .iter()
+                    .filter(|(n, _)| is_query_feature(n))
+                    .map(|(n, v)| (n.clone(), *v))
+                    .collect(),
+            });
+    }
+    let queries: Vec<&Example> = queries.values().collect();
+    let l2 = L2 * queries.len() as f64 / candidates.max(1) as f64;
+    logistic(&queries, |_| true, l2)
+}
+
+/// The logistic model of `relevant` on the features of `examples` that `uses` admits, with
+/// an L2 penalty of `l2` on every coefficient but the intercept (Newton's method).
+// Matrix arithmetic reads best with indices.
+#[allow(clippy::needless_range_loop)]
+fn logistic(examples: &[&Example], uses: impl Fn(&str) -> bool, l2: f64) -> Calibration {
     let names: Vec<&str> = examples
         .iter()
         .flat_map(|e| e.features.keys().map(String::as_str))
+        .filter(|n| uses(n))
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -90,7 +139,7 @@ pub fn fit<'a>(examples: impl IntoIterator<Item = &'a Example>) -> Calibration {
     for _ in 0..100 {
         let mut gradient = vec![0.0; d];
         let mut hessian = vec![vec![0.0; d]; d];
-        for (x, e) in rows.iter().zip(&examples) {
+        for (x, e) in rows.iter().zip(examples) {
             let z: f64 = x.iter().zip(&w).map(|(a, b)| a * b).sum();
             let p = sigmoid(z);
             let residual = p - f64::from(u8::from(e.relevant));
@@ -103,8 +152,8 @@ pub fn fit<'a>(examples: impl IntoIterator<Item = &'a Example>) -> Calibration {
             }
         }
         for i in 1..d {
-            gradient[i] += L2 * w[i];
-            hessian[i][i] += L2;
+            gradient[i] += l2 * w[i];
+            hessian[i][i] += l2;
         }
         for i in 0..d {
             for j in 0..i {
@@ -243,6 +292,71 @@ mod tests {
         assert_eq!(c.iter().count(), 1);
         assert!(c.get(INTERCEPT) < -2.0);
         assert_eq!(fit(&[]).iter().count(), 1);
+    }
+
+    #[test]
+    fn the_relevance_model_leaves_the_query_to_the_answerable_model() {
+        let mut examples = logistic_sample();
+        for (i, e) in examples.iter_mut().enumerate() {
+            e.features.insert("vector_best".into(), (i % 7) as f64);
+            e.features.insert("coverage_best".into(), (i % 5) as f64);
+            e.features.insert(QUERY_TERMS.into(), (i % 3) as f64);
+        }
+        let c = fit(&examples);
+        let names: Vec<&str> = c.iter().map(|(n, _)| n).collect();
+        assert_eq!(names, [INTERCEPT, QUERY_TERMS, "x"]);
+    }
+
+    /// `n` candidates of each of `queries` queries of `group`, the query's best cosine
+    /// `best(q)` and one candidate feature that varies.
+    fn queries(group: &str, queries: usize, best: impl Fn(usize) -> f64) -> Vec<Example> {
+        let mut out = Vec::new();
+        for q in 0..queries {
+            for c in 0..5 {
+                out.push(Example {
+                    group: group.into(),
+                    query: format!("q{q}"),
+                    doc: None,
+                    relevant: group != UNRELATED_GROUP && c == 0,
+                    features: BTreeMap::from([
+                        ("x".to_string(), c as f64),
+                        ("vector_best".to_string(), best(q)),
+                    ]),
+                });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_answerable_model_tells_queries_about_the_store_from_others() {
+        // Related queries have a best cosine from 0.4 up, unrelated ones up to 0.3; the same
+        // id in two groups is two queries.
+        let mut examples = queries("locomo/conv-1", 50, |q| 0.4 + q as f64 / 100.0);
+        examples.extend(queries(UNRELATED_GROUP, 50, |q| 0.3 - q as f64 / 200.0));
+        let c = fit_answerable(&examples);
+        let names: Vec<&str> = c.iter().map(|(n, _)| n).collect();
+        assert_eq!(names, [INTERCEPT, "vector_best"], "query features only");
+        let p = |best: f64| {
+            let mut f = Features::default();
+            f.set("vector_best", best);
+            c.probability(&f).unwrap()
+        };
+        assert!(p(0.8) > 0.9 && p(0.1) < 0.1, "{c:?}");
+        assert!(p(0.45) > 0.5 && p(0.25) < 0.5, "{c:?}");
+        // One example per query, whatever its number of candidates; the penalty is scaled to
+        // the candidates' number, so with one candidate per query it weighs five times as
+        // much on the same queries.
+        let once: Vec<Example> = examples
+            .iter()
+            .filter(|e| e.features["x"] == 0.0)
+            .cloned()
+            .collect();
+        let single = fit_answerable(&once);
+        assert!(
+            single.get("vector_best") < c.get("vector_best"),
+            "{single:?}"
+        );
     }
 
     #[test]

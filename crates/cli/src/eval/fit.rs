@@ -7,10 +7,10 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use oro_mem_core::calibrate::{Calibration, INTERCEPT};
+use oro_mem_core::calibrate::{Calibration, COVERAGE_BEST, INTERCEPT};
 use oro_mem_core::{Config, Filter, Query};
 use oro_mem_engine::Engine;
-use oro_mem_eval::calibration::{fit, log_loss, Example};
+use oro_mem_eval::calibration::{fit, fit_answerable, log_loss, Example, UNRELATED_GROUP};
 use oro_mem_eval::metrics::QueryResult;
 use oro_mem_eval::{Dataset, EvalQuery};
 use serde::Serialize;
@@ -26,8 +26,11 @@ pub const FIT_DEPTH: usize = 20;
 pub struct Fitted {
     /// How the scored queries were kept out of the fit.
     pub method: String,
-    /// The model fitted on every example (this dataset's and `--fit-also`'s): the one to ship.
+    /// The relevance model fitted on every example (this dataset's and `--fit-also`'s): the
+    /// one to ship.
     pub calibration: Calibration,
+    /// The answerable model fitted on every query of those examples.
+    pub answerable: Calibration,
     /// Its mean log loss on those examples (in sample).
     pub log_loss: f64,
     /// How many examples it was fitted on.
@@ -39,6 +42,18 @@ pub struct Fitted {
 /// Pseudo-queries the corpus knows nothing about, from `other`'s corpus: the title, or else
 /// the first sentence, of `n` of its documents spread over it (cut at 200 bytes).
 pub fn unrelated_queries(other: &Dataset, n: usize) -> Vec<EvalQuery> {
+    if std::env::var_os("EXP_UNREL").is_some() {
+        return other
+            .queries
+            .iter()
+            .map(|q| EvalQuery {
+                id: format!("{}/{}", other.name(), q.id),
+                text: q.text.clone(),
+                namespace: None,
+                category: None,
+            })
+            .collect();
+    }
     let step = (other.docs.len() / n.max(1)).max(1);
     other
         .docs
@@ -91,6 +106,12 @@ pub fn collect(
     if config.recall.calibration.get(mode).is_empty() {
         config.recall.calibration.get_mut(mode).set(INTERCEPT, 0.0);
     }
+    // The best coverage is computed only for a model that reads it; a coefficient of 0
+    // changes no estimate.
+    let answerable = config.recall.answerable.get_mut(mode);
+    if !answerable.reads(COVERAGE_BEST) {
+        answerable.set(COVERAGE_BEST, 0.0);
+    }
     let mut engine = engine.reconfigured(config)?;
     let mut out = Vec::new();
     for q in queries {
@@ -110,7 +131,7 @@ pub fn collect(
                 let relevant = dataset.qrels[&q.id].get(doc).is_some_and(|&g| g > 0);
                 (group(dataset, q), relevant)
             } else {
-                ("unrelated".to_string(), false)
+                (UNRELATED_GROUP.to_string(), false)
             };
             out.push(Example::new(
                 group,
@@ -182,10 +203,11 @@ pub fn write_examples(path: &Path, examples: &[Example]) -> Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// `run`'s configuration with `calibration` as its mode's model.
-pub fn calibrated(run: &Run, calibration: Calibration) -> Run {
+/// `run`'s configuration with `relevance` and `answerable` as its mode's models.
+pub fn calibrated(run: &Run, (relevance, answerable): &(Calibration, Calibration)) -> Run {
     let mut config: Config = run.config.clone();
-    *config.recall.calibration.get_mut(config.mode) = calibration;
+    *config.recall.calibration.get_mut(config.mode) = relevance.clone();
+    *config.recall.answerable.get_mut(config.mode) = answerable.clone();
     Run {
         settings: run.settings.clone(),
         config,
@@ -215,12 +237,22 @@ pub fn score(
     holdout: Holdout<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<(Vec<QueryResult>, Fitted)> {
-    let all = fit(examples.iter().chain(also));
+    let models = |held_out: Option<&str>| {
+        let used = || {
+            examples
+                .iter()
+                .chain(also)
+                .filter(move |e| held_out.is_none_or(|g| e.group != g && !same_source(&e.group, g)))
+        };
+        (fit(used()), fit_answerable(used()))
+    };
+    let all = models(None);
     let relevant = examples.iter().chain(also).filter(|e| e.relevant).count();
     let fitted = |method: &str| Fitted {
         method: method.to_string(),
-        log_loss: log_loss(&all, examples.iter().chain(also)),
-        calibration: all.clone(),
+        log_loss: log_loss(&all.0, examples.iter().chain(also)),
+        calibration: all.0.clone(),
+        answerable: all.1.clone(),
         examples: examples.len() + also.len(),
         relevant,
     };
@@ -233,38 +265,41 @@ pub fn score(
             let groups: BTreeSet<String> = queries.iter().map(|q| group(dataset, q)).collect();
             let mut results = Vec::with_capacity(queries.len());
             for g in &groups {
-                let model = fit(examples
-                    .iter()
-                    .chain(also)
-                    .filter(|e| e.group != *g && !same_source(&e.group, g)));
+                let model = models(Some(g));
                 let held: Vec<EvalQuery> = queries
                     .iter()
                     .filter(|q| group(dataset, q) == *g)
                     .cloned()
                     .collect();
-                results.extend(score_on(&calibrated(run, model), dataset, &held)?);
+                results.extend(score_on(&calibrated(run, &model), dataset, &held)?);
             }
             (results, fitted("fitted leaving each namespace out"))
         }
         Holdout::Split(other, queries) => (
-            score_on(&calibrated(run, all.clone()), other, queries)?,
+            score_on(&calibrated(run, &all), other, queries)?,
             fitted(&format!(
                 "fitted on another split, scored on {}",
                 other.split
             )),
         ),
         Holdout::InSample(queries) => (
-            score_on(&calibrated(run, all.clone()), dataset, queries)?,
+            score_on(&calibrated(run, &all), dataset, queries)?,
             fitted("fitted and scored on the same queries (in sample)"),
         ),
     })
 }
 
-/// `calibration` as the configuration file's section for `mode`.
-pub fn as_toml(mode: oro_mem_core::Mode, calibration: &Calibration) -> String {
-    let mut s = format!("[recall.calibration.{mode}]\n");
-    for (n, c) in calibration.iter() {
-        s.push_str(&format!("{n} = {}\n", (c * 1e4).round() / 1e4));
+/// `fitted`'s models as the configuration file's sections for `mode`.
+pub fn as_toml(mode: oro_mem_core::Mode, fitted: &Fitted) -> String {
+    let mut s = String::new();
+    for (table, model) in [
+        ("calibration", &fitted.calibration),
+        ("answerable", &fitted.answerable),
+    ] {
+        s.push_str(&format!("[recall.{table}.{mode}]\n"));
+        for (n, c) in model.iter() {
+            s.push_str(&format!("{n} = {}\n", (c * 1e4).round() / 1e4));
+        }
     }
     s
 }

@@ -154,6 +154,10 @@ pub const HALF_LIFE_BY_TYPE_PREFIX: &str = "decay.half_life_by_type.";
 /// names are checked by the engine, which knows the candidate sources).
 pub const CALIBRATION_PREFIX: &str = "recall.calibration.";
 
+/// The prefix of an answerable model's coefficient: `recall.answerable.<mode>.<name>`, as
+/// [`CALIBRATION_PREFIX`]'s (see [`RecallConfig::answerable`](super::RecallConfig::answerable)).
+pub const ANSWERABLE_PREFIX: &str = "recall.answerable.";
+
 /// Every key with one value (the weights, per-type half-lives and calibration coefficients
 /// are families of keys under [`WEIGHT_PREFIX`], [`HALF_LIFE_BY_TYPE_PREFIX`] and
 /// [`CALIBRATION_PREFIX`]).
@@ -368,10 +372,13 @@ impl Config {
             self.decay.half_life_by_type.insert(t, v);
             return Ok(());
         }
-        if let Some(rest) = name.strip_prefix(CALIBRATION_PREFIX) {
+        let model = [CALIBRATION_PREFIX, ANSWERABLE_PREFIX]
+            .into_iter()
+            .find_map(|prefix| Some((prefix, name.strip_prefix(prefix)?)));
+        if let Some((prefix, rest)) = model {
             let (mode, feature) = rest.split_once('.').ok_or_else(|| {
                 Error::config(format!(
-                    "{name}: expected {CALIBRATION_PREFIX}<mode>.<intercept or feature>"
+                    "{name}: expected {prefix}<mode>.<intercept or feature>"
                 ))
             })?;
             let mode: Mode = mode.parse()?;
@@ -383,14 +390,20 @@ impl Config {
                 .ok_or_else(|| {
                     Error::config(format!("{name} must be a finite number, got {value:?}"))
                 })?;
-            self.recall.calibration.get_mut(mode).set(feature, v);
+            let models = if prefix == CALIBRATION_PREFIX {
+                self.recall.calibration.get_mut(mode)
+            } else {
+                self.recall.answerable.get_mut(mode)
+            };
+            models.set(feature, v);
             return Ok(());
         }
         let key = key(name).ok_or_else(|| {
             let names: Vec<&str> = KEYS.iter().map(|k| k.name).collect();
             Error::config(format!(
                 "unknown setting {name:?}: expected one of {}, {WEIGHT_PREFIX}<ranker>, \
-                 {HALF_LIFE_BY_TYPE_PREFIX}<type> or {CALIBRATION_PREFIX}<mode>.<feature>",
+                 {HALF_LIFE_BY_TYPE_PREFIX}<type>, {CALIBRATION_PREFIX}<mode>.<feature> or \
+                 {ANSWERABLE_PREFIX}<mode>.<feature>",
                 names.join(", ")
             ))
         })?;
@@ -456,11 +469,16 @@ impl Config {
             }
         }
         for mode in Mode::ALL {
-            for (feature, v) in self.recall.calibration.get(mode).iter() {
-                if !v.is_finite() {
-                    return Err(Error::config(format!(
-                        "{CALIBRATION_PREFIX}{mode}.{feature} must be a finite number, got {v}"
-                    )));
+            for (prefix, model) in [
+                (CALIBRATION_PREFIX, self.recall.calibration.get(mode)),
+                (ANSWERABLE_PREFIX, self.recall.answerable.get(mode)),
+            ] {
+                for (feature, v) in model.iter() {
+                    if !v.is_finite() {
+                        return Err(Error::config(format!(
+                            "{prefix}{mode}.{feature} must be a finite number, got {v}"
+                        )));
+                    }
                 }
             }
         }
@@ -477,8 +495,13 @@ mod tests {
     fn keys(value: &toml::Value, prefix: &str, out: &mut Vec<String>) {
         match value {
             toml::Value::Table(t)
-                if ![WEIGHT_PREFIX, HALF_LIFE_BY_TYPE_PREFIX, CALIBRATION_PREFIX]
-                    .contains(&format!("{prefix}.").as_str()) =>
+                if ![
+                    WEIGHT_PREFIX,
+                    HALF_LIFE_BY_TYPE_PREFIX,
+                    CALIBRATION_PREFIX,
+                    ANSWERABLE_PREFIX,
+                ]
+                .contains(&format!("{prefix}.").as_str()) =>
             {
                 for (k, v) in t {
                     let key = if prefix.is_empty() {
@@ -503,6 +526,7 @@ mod tests {
         table.push(WEIGHT_PREFIX.trim_end_matches('.').to_string());
         table.push(HALF_LIFE_BY_TYPE_PREFIX.trim_end_matches('.').to_string());
         table.push(CALIBRATION_PREFIX.trim_end_matches('.').to_string());
+        table.push(ANSWERABLE_PREFIX.trim_end_matches('.').to_string());
         // A list of rules, written in the file only ([[recall.boost]]).
         table.push("recall.boost".to_string());
         table.sort();
@@ -561,8 +585,13 @@ mod tests {
         assert!(c.set("decay.half_life_by_type.insight", "7").is_err());
         c.set("recall.calibration.hybrid.coverage", "-1.5").unwrap();
         assert_eq!(c.recall.calibration.hybrid.get("coverage"), -1.5);
+        c.set("recall.answerable.fts.coverage_best", "2.5").unwrap();
+        assert_eq!(c.recall.answerable.fts.get("coverage_best"), 2.5);
+        assert_eq!(c.recall.calibration.fts.get("coverage_best"), 0.0);
         for bad in [
             ("recall.calibration.hybrid.coverage", "inf"),
+            ("recall.answerable.hybrid.vector_best", "NaN"),
+            ("recall.answerable.hybrid", "1"),
             ("recall.calibration.sparse.coverage", "1"),
             ("recall.calibration.hybrid", "1"),
         ] {

@@ -16,7 +16,8 @@ use crate::query::MetaCondition;
 mod keys;
 
 pub use keys::{
-    key, Domain, Key, CALIBRATION_PREFIX, HALF_LIFE_BY_TYPE_PREFIX, KEYS, WEIGHT_PREFIX,
+    key, Domain, Key, ANSWERABLE_PREFIX, CALIBRATION_PREFIX, HALF_LIFE_BY_TYPE_PREFIX, KEYS,
+    WEIGHT_PREFIX,
 };
 
 /// Which retrieval a recall uses.
@@ -209,32 +210,41 @@ pub struct RecallConfig {
     /// dropped; when none is left, recall returns nothing and says why. 0 keeps everything.
     ///
     /// 0.02 is the lowest bar that meets the goals for what is injected on LoCoMo dev, each
-    /// conversation scored by models fitted without it: hybrid returns 2.76 results per
-    /// question (3.00 without it), one of them judged relevant for 60.2% of questions (62.3%),
-    /// at pooled precision 0.226 (0.215); SciFact test stays useful for 62.3% of claims. It
-    /// answers a quarter of the other dataset's questions with nothing in hybrid mode (5% or
-    /// less without), and in stores of ten memories nearly doubles precision. It withholds a
-    /// match by meaning alone at a low cosine ("database timeout" for "SQLite lock contention:
-    /// ...", cosine 0.31, estimate 0.008): 0 has it back. See the README for the table.
+    /// conversation scored by models fitted without it: hybrid returns 2.75 results per
+    /// question (3.00 without it), one of them judged relevant for 60.1% of questions (62.3%),
+    /// at pooled precision 0.226 (0.215); SciFact test stays useful for 62.0% of claims. With
+    /// the [`answerable`](RecallConfig::answerable) model it answers 98% and 92% of the other
+    /// dataset's questions with nothing in hybrid mode (5% or less without the bar; FTS mode,
+    /// which has no such model by default, 5% and 2%), and in stores of ten memories nearly
+    /// doubles precision. It withholds a match by meaning alone at a low cosine ("database
+    /// timeout" for "SQLite lock contention: ...", cosine 0.31): 0 has it back. See the README
+    /// for the table.
     pub min_relevance: f64,
     /// When the best result's estimated probability of relevance (see `calibration`) is
     /// below this, recall returns nothing and says why: the query is likely about nothing the
     /// store knows. Unlike `min_relevance`, it drops no result of a query it answers; 0 (the
     /// default) answers every query.
     ///
-    /// 0.1 is the bar the benchmarks choose (the lowest at which the unrelated pseudo-queries
-    /// the models were fitted with are answered with nothing 5 points above the goals, 90% in
-    /// hybrid and 80% in FTS mode, both ways between SciFact and LoCoMo): out of sample it
-    /// answers 92–94% of the other dataset's real questions with nothing in hybrid mode and
-    /// 82% in FTS mode, for 0.04 of LoCoMo's useful answers in hybrid mode (0.02 in FTS). It
-    /// is off because the models know only stores of thousands of documents: in an agent's
-    /// store of a few memories the one that matters often shares a single word with the task
+    /// In hybrid mode the [`answerable`](RecallConfig::answerable) model already answers 98%
+    /// and 92% of the other dataset's questions with nothing, and 0.1 would add the last
+    /// points (99%) for 0.044 of LoCoMo's useful answers. In FTS mode, which has no
+    /// answerable model by default, 0.1 answers 82% of them with nothing both ways, for
+    /// 0.016 of LoCoMo's useful answers: the setting for a large FTS-mode store. It is off
+    /// because the models know only stores of thousands of documents: in an agent's store of
+    /// a few memories the one that matters often shares a single word with the task
     /// ("pyright errors" and "ruff --fix must run before pyright": 0.05), and 5 of the
-    /// command line's 59 scenario tests lose their answer with it. With `min_relevance` at
-    /// 0.02 as well, LoCoMo's useful share falls to 0.558, short of the goal of 0.58.
+    /// command line's 59 scenario tests lose their answer with it.
     pub abstain_below: f64,
     /// The relevance model of each mode (see [`crate::calibrate`]).
     pub calibration: Calibrations,
+    /// The answerable model of each mode: the estimated probability that the store holds
+    /// anything relevant to the query at all, from features of the query and its best
+    /// candidates ([`is_query_feature`](crate::calibrate::is_query_feature): the best cosine,
+    /// the most of the query any candidate covers, the query's length). Each result's
+    /// estimated relevance is the relevance model's times this, so that a query about
+    /// something the store does not know gets nothing past `min_relevance` even though its
+    /// best match, next to the other candidates, looks like an answer. Empty: no such factor.
+    pub answerable: AnswerableModels,
     /// What orders the results: `score` (the fused score × confidence × decay) or
     /// `relevance` (the estimated probability of relevance × confidence × decay, when the
     /// mode has a calibration).
@@ -396,6 +406,7 @@ impl Default for RecallConfig {
             min_relevance: 0.02,
             abstain_below: 0.0,
             calibration: Calibrations::default(),
+            answerable: AnswerableModels::default(),
             order: Order::Score,
             boost: Vec::new(),
         }
@@ -509,25 +520,75 @@ impl Default for Calibrations {
     }
 }
 
-impl Calibrations {
-    /// The model of `mode`.
-    pub fn get(&self, mode: Mode) -> &Calibration {
-        match mode {
-            Mode::Fts => &self.fts,
-            Mode::Hybrid => &self.hybrid,
-            Mode::Vector => &self.vector,
-        }
-    }
+/// The answerable model of each mode ([`RecallConfig::answerable`]), fitted on its own as
+/// [`Calibrations`] are. A separate type from [`Calibrations`] only for its defaults: a file
+/// that sets one mode's table keeps the shipped models of the others.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AnswerableModels {
+    /// FTS-only mode.
+    pub fts: Calibration,
+    /// Hybrid mode.
+    pub hybrid: Calibration,
+    /// Vector-only mode.
+    pub vector: Calibration,
+}
 
-    /// The model of `mode`, to change.
-    pub fn get_mut(&mut self, mode: Mode) -> &mut Calibration {
-        match mode {
-            Mode::Fts => &mut self.fts,
-            Mode::Hybrid => &mut self.hybrid,
-            Mode::Vector => &mut self.vector,
+impl Default for AnswerableModels {
+    /// Hybrid mode's model as fitted by `oro-mem eval --fit-calibration` with the relevance
+    /// models (see [`Calibrations::default`]), on one example per query: the features of the
+    /// query, and whether it was asked of the store it is about (judged queries) or of
+    /// another (the unrelated pseudo-queries). Out of sample it answers 98% and 92% of the
+    /// other dataset's questions with nothing (27% and 21% without it), for 0.002 of
+    /// LoCoMo's useful answers and 0.03 of a ten-memory store's.
+    ///
+    /// None for FTS mode: its features of the query are words alone, and the model fitted
+    /// for it (`intercept = -13.6316`, `coverage_best = 19.2693`, `query_terms = 2.9429`)
+    /// costs a store of ten memories 0.11 of its useful answers (0.850 → 0.744), a task
+    /// often sharing a single word with the memory that matters. It answers 91% and 51% of
+    /// the other dataset's questions with nothing (5% and 2% without); set it for a large
+    /// store. Vector-only mode, a measuring mode, has none either.
+    fn default() -> AnswerableModels {
+        AnswerableModels {
+            fts: Calibration::default(),
+            hybrid: Calibration::new([
+                ("intercept", -12.8558),
+                ("coverage_best", 8.5272),
+                ("query_terms", 0.5044),
+                ("vector_best", 28.3311),
+            ]),
+            vector: Calibration::default(),
         }
     }
 }
+
+/// `get` and `get_mut` by mode for a set of per-mode models.
+macro_rules! per_mode {
+    ($models:ty) => {
+        impl $models {
+            /// The model of `mode`.
+            pub fn get(&self, mode: Mode) -> &Calibration {
+                match mode {
+                    Mode::Fts => &self.fts,
+                    Mode::Hybrid => &self.hybrid,
+                    Mode::Vector => &self.vector,
+                }
+            }
+
+            /// The model of `mode`, to change.
+            pub fn get_mut(&mut self, mode: Mode) -> &mut Calibration {
+                match mode {
+                    Mode::Fts => &mut self.fts,
+                    Mode::Hybrid => &mut self.hybrid,
+                    Mode::Vector => &mut self.vector,
+                }
+            }
+        }
+    };
+}
+
+per_mode!(Calibrations);
+per_mode!(AnswerableModels);
 
 /// Time decay: `0.5^(age_days / half_life_days)`; pinned memories never decay.
 ///
