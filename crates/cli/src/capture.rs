@@ -193,12 +193,14 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
     let would_add = new.len();
     let mut tally = Tally::default();
     let mut reused = 0;
+    let mut reembedded = 0;
     if !a.dry_run && !new.is_empty() {
         let dedup = dedup_config(ctx.engine.config(), false);
         // One transaction: all of it lands or none. The worker's embeddings of the model
         // this store uses are written, not remade.
         let done = ctx.remember(new, &dedup, &mut std::io::stderr())?;
         reused = done.reused;
+        reembedded = done.reembedded;
         for o in &done.outcomes {
             tally.add(o);
         }
@@ -217,6 +219,7 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
             v["merged"] = tally.merged.into();
             v["skipped"] = tally.skipped.into();
             v["embeddings_reused"] = reused.into();
+            v["reembedded"] = reembedded.into();
         }
         println!("{v}");
     } else if a.dry_run {
@@ -228,12 +231,20 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
     } else {
         println!(
             "{other}: {total} memories, {present} already here; copied {}, merged {} into \
-             near-duplicates, skipped {} duplicates{}",
+             near-duplicates, skipped {} duplicates{}{}",
             tally.stored,
             tally.merged,
             tally.skipped,
             if reused > 0 {
                 format!("; {reused} embeddings reused")
+            } else {
+                String::new()
+            },
+            if reembedded > 0 {
+                format!(
+                    "; {reembedded} memories here embedded again with a copied one now \
+                     before them in their session"
+                )
             } else {
                 String::new()
             }

@@ -265,6 +265,9 @@ impl MemoryServer {
             if let Some(why) = &answer.recall.abstained {
                 out["abstained"] = serde_json::json!(why);
             }
+            if let (true, Some(a)) = (explain, answer.recall.answerable) {
+                out["answerable"] = ((a * 1000.0).round() / 1000.0).into();
+            }
             Ok(out)
         })
     }

@@ -1610,6 +1610,25 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     let known = env.recall_json(&["Makefiles need tabs before recipe lines", "--no-touch"]);
     assert_eq!(result_ids(&known), [3], "{known:#}");
     assert!(known["answerable"].as_f64().unwrap() > 0.5, "{known:#}");
+    // MCP search shows it with `explain`, and the estimate it scales.
+    let (_, answers) = mcp_session(
+        env.cmd(&["mcp"]),
+        &[
+            mcp_search(
+                1,
+                serde_json::json!({"query": "database timeout", "explain": true}),
+            ),
+            mcp_search(2, serde_json::json!({"query": "database timeout"})),
+        ],
+    );
+    let explained = mcp_tool_text(&answers, 1);
+    let a = explained["answerable"].as_f64().unwrap();
+    assert!((a - answerable).abs() < 1e-3, "{explained:#}");
+    assert_eq!(
+        explained["abstained"]["reason"], "below_relevance",
+        "{explained:#}"
+    );
+    assert_eq!(mcp_tool_text(&answers, 2).get("answerable"), None);
     // Without the bar, it is recalled.
     std::fs::write(
         env.dir.path().join(".oro").join("config.toml"),
@@ -2561,6 +2580,10 @@ fn merge_between_hybrid_stores_reuses_the_workers_embeddings() {
     assert_eq!(
         (out["copied"].as_i64(), out["embeddings_reused"].as_i64()),
         (Some(2), Some(2))
+    );
+    assert_eq!(
+        out["reembedded"], 0,
+        "no sessions: no memory follows another"
     );
     let vector = |db: &Path, content: &str| -> Vec<u8> {
         rusqlite::Connection::open(db)

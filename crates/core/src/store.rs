@@ -335,6 +335,21 @@ pub trait CandidateSearch: MemoryRead {
         session: &str,
         at: Timestamp,
     ) -> Result<Option<(Timestamp, String)>>;
+
+    /// The id, creation time and text to embed of the first active memory of `session` in
+    /// `namespace` created after `at` (the earliest by creation time and then id): the memory
+    /// that a new one of that session written at `at` comes before, when it is written into
+    /// the middle of its session, and whose embedding then has a new memory before it.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
+    fn next_in_session(
+        &self,
+        namespace: &str,
+        session: &str,
+        at: Timestamp,
+    ) -> Result<Option<(MemoryId, Timestamp, String)>>;
 }
 
 /// Changing memories. Each call is atomic: it happens whole or not at all.
@@ -586,6 +601,15 @@ impl<T: MemoryStore + ?Sized> CandidateSearch for Box<T> {
         at: Timestamp,
     ) -> Result<Option<(Timestamp, String)>> {
         (**self).last_in_session(namespace, session, at)
+    }
+
+    fn next_in_session(
+        &self,
+        namespace: &str,
+        session: &str,
+        at: Timestamp,
+    ) -> Result<Option<(MemoryId, Timestamp, String)>> {
+        (**self).next_in_session(namespace, session, at)
     }
 }
 

@@ -8,8 +8,8 @@ use std::time::Duration;
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::memory::{embedded_text, validate_batch};
 use oro_mem_core::{
-    CandidateSearch, Embedding, Error, ErrorKind, MemoryWrite, NewMemory, Result, Timestamp,
-    WriteOutcome,
+    CandidateSearch, Embedding, Error, ErrorKind, MemoryId, MemoryWrite, NewMemory, Result,
+    Timestamp, WriteOutcome,
 };
 use oro_mem_rank_vector::{normalize, Embedder};
 use serde::Serialize;
@@ -24,6 +24,10 @@ pub struct Remembered {
     /// Embeddings that came with the memories, of the engine's model, written as they were
     /// instead of embedding the text again.
     pub reused: usize,
+    /// Memories already stored whose embedding was made again, because a memory of the batch
+    /// was written into their session just before them (an older creation time than theirs):
+    /// their embedding holds the memory before them ([`embed_in_context`]).
+    pub reembedded: usize,
     /// Problems that did not stop the write: the model could not load, so the memories were
     /// stored without embeddings ([`Engine::embed_missing`] adds them later).
     pub warnings: Vec<String>,
@@ -88,7 +92,7 @@ impl Engine {
         } else {
             None
         };
-        match model {
+        match &model {
             None => batch.iter_mut().for_each(|(_, e)| *e = None),
             Some(model) => {
                 let mut missing = Vec::new();
@@ -126,8 +130,60 @@ impl Engine {
                 }
             }
         }
+        let weight = self.config().embedding.session_context;
+        let follow = match &model {
+            Some(model) if weight > 0.0 => Some((model.clone(), followers(&*store, &batch)?)),
+            _ => None,
+        };
+        let texts: Vec<String> = match &follow {
+            Some((_, f)) if !f.is_empty() => batch
+                .iter()
+                .map(|(m, _)| embedded_text(m.summary.as_deref(), &m.content).into_owned())
+                .collect(),
+            _ => Vec::new(),
+        };
         done.outcomes = store.remember_embedded(batch, dedup)?;
+        if let Some((model, followers)) = follow {
+            done.reembedded =
+                self.reembed_followers(store, model.as_ref(), &followers, &texts, &done.outcomes)?;
+        }
         Ok(done)
+    }
+
+    /// Embeds again each memory of `followers` that a memory of the batch was inserted
+    /// before (per `outcomes`), with the last such memory's text (of `texts`) as the one
+    /// before it. Returns how many.
+    fn reembed_followers<S: MemoryWrite + ?Sized>(
+        &self,
+        store: &mut S,
+        model: &dyn Embedder,
+        followers: &[Follower],
+        texts: &[String],
+        outcomes: &[WriteOutcome],
+    ) -> Result<usize> {
+        let mut before: HashMap<MemoryId, (&Follower, usize)> = HashMap::new();
+        for f in followers {
+            if !matches!(outcomes[f.preceded_by], WriteOutcome::Inserted { .. }) {
+                continue;
+            }
+            let last = before.entry(f.id).or_insert((f, f.preceded_by));
+            if (f.preceded_at, f.preceded_by) > (last.0.preceded_at, last.1) {
+                *last = (f, f.preceded_by);
+            }
+        }
+        if before.is_empty() {
+            return Ok(0);
+        }
+        let mut chosen: Vec<(&Follower, usize)> = before.into_values().collect();
+        chosen.sort_by_key(|(f, _)| f.id);
+        let items: Vec<(&str, Option<&str>)> = chosen
+            .iter()
+            .map(|(f, i)| (f.text.as_str(), Some(texts[*i].as_str())))
+            .collect();
+        let made = embed_in_context(model, &items, self.config().embedding.session_context)?;
+        let rows: Vec<(MemoryId, Vec<f32>)> = chosen.iter().map(|(f, _)| f.id).zip(made).collect();
+        store.set_embeddings(model.model_id(), &rows)?;
+        Ok(rows.len())
     }
 
     /// Embeds every memory of `store` that has no embedding by the engine's model (none, or
@@ -241,6 +297,45 @@ fn before_in_batch<'t, S: CandidateSearch + ?Sized>(
             (Some((_, j)), None) => Some(Cow::Borrowed(&*texts[j])),
             (None, None) => None,
         });
+    }
+    Ok(out)
+}
+
+/// A memory of the store that a memory of a batch comes before in its session: the first
+/// active memory of that session created after it ([`CandidateSearch::next_in_session`]).
+#[derive(Debug)]
+struct Follower {
+    /// The stored memory.
+    id: MemoryId,
+    /// Its text to embed.
+    text: String,
+    /// The batch's memory before it (its place in the batch), and when that one was created.
+    preceded_by: usize,
+    preceded_at: Timestamp,
+}
+
+/// For each memory of `batch` in a session, the memory of the store it comes before, if
+/// any: the one whose embedding, made with the memory before it, is out of date once the
+/// batch is written. Read before the batch is written.
+fn followers<S: CandidateSearch + ?Sized>(
+    store: &S,
+    batch: &[(NewMemory, Option<Embedding>)],
+) -> Result<Vec<Follower>> {
+    let now = Timestamp::now();
+    let mut out = Vec::new();
+    for (i, (m, _)) in batch.iter().enumerate() {
+        let Some(session) = m.session.as_deref() else {
+            continue;
+        };
+        let at = m.created_at.unwrap_or(now);
+        if let Some((id, _, text)) = store.next_in_session(&m.namespace, session, at)? {
+            out.push(Follower {
+                id,
+                text,
+                preceded_by: i,
+                preceded_at: at,
+            });
+        }
     }
     Ok(out)
 }

@@ -516,6 +516,80 @@ fn a_session_memory_is_embedded_with_the_one_before_it_by_remember_and_embed_ali
     assert!(s.similarities("test/random", &alone, &[2]).unwrap()[0].1 > 1.0 - 1e-5);
 }
 
+#[test]
+fn a_memory_written_into_the_middle_of_its_session_reembeds_the_one_after_it() {
+    let model = Arc::new(Random::new("test/random", 16));
+    let mut config = Config {
+        mode: Mode::Hybrid,
+        ..Config::default()
+    };
+    config.embedding.session_context = 2.0;
+    let mut engine = Engine::from_config(config)
+        .unwrap()
+        .with_embedder(model.clone());
+    let first = vec![
+        turn("did you go hiking", "me", Some("chat"), 100),
+        turn("yes, twice last summer", "me", Some("chat"), 300),
+        turn("the same session elsewhere", "other", Some("chat"), 250),
+    ];
+    // Both come before "yes, twice last summer"; the later of them is now the one before it.
+    let later = vec![
+        turn("where did you go", "me", Some("chat"), 200),
+        turn("hm, hiking?", "me", Some("chat"), 150),
+    ];
+    let expected = [
+        ("did you go hiking", None),
+        ("yes, twice last summer", Some("where did you go")),
+        ("the same session elsewhere", None),
+        ("where did you go", Some("hm, hiking?")),
+        ("hm, hiking?", Some("did you go hiking")),
+    ];
+    let vectors = embed_in_context(model.as_ref(), &expected, 2.0).unwrap();
+    let check = |s: &Store, how: &str| {
+        for (id, v) in (1..).zip(&vectors) {
+            let got = s.similarities("test/random", v, &[id]).unwrap();
+            assert!(
+                got.len() == 1 && got[0].1 > 1.0 - 1e-5,
+                "{how}: memory {id} {:?}: {got:?}",
+                expected[id as usize - 1]
+            );
+        }
+    };
+
+    let mut by_remember = Store::open_in_memory().unwrap();
+    let batch = |b: &[NewMemory]| b.iter().cloned().map(|m| (m, None)).collect();
+    let done = engine
+        .remember(&mut by_remember, batch(&first), &off())
+        .unwrap();
+    assert_eq!(done.reembedded, 0, "written in order");
+    let calls = model.calls();
+    let done = engine
+        .remember(&mut by_remember, batch(&later), &off())
+        .unwrap();
+    assert_eq!(done.reembedded, 1, "{done:?}");
+    assert_eq!(model.calls(), calls + 2, "the batch, then the one after it");
+    check(&by_remember, "remembered into the middle");
+
+    // The same as a store embedded once everything is in it.
+    let mut by_embed = Store::open_in_memory().unwrap();
+    by_embed
+        .remember_batch(first.into_iter().chain(later).collect(), &off())
+        .unwrap();
+    engine.embed_missing(&mut by_embed, 10, |_| {}).unwrap();
+    check(&by_embed, "embedded later");
+
+    // A memory written after the last of its session changes no other.
+    let done = engine
+        .remember(
+            &mut by_remember,
+            batch(&[turn("Mount Rainier", "me", Some("chat"), 400)]),
+            &off(),
+        )
+        .unwrap();
+    assert_eq!(done.reembedded, 0);
+    check(&by_remember, "after the last");
+}
+
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }

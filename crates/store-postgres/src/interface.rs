@@ -78,6 +78,15 @@ impl CandidateSearch for Store {
     ) -> Result<Option<(Timestamp, String)>> {
         Store::last_in_session(self, namespace, session, at)
     }
+
+    fn next_in_session(
+        &self,
+        namespace: &str,
+        session: &str,
+        at: Timestamp,
+    ) -> Result<Option<(MemoryId, Timestamp, String)>> {
+        Store::next_in_session(self, namespace, session, at)
+    }
 }
 
 impl MemoryWrite for Store {

@@ -389,4 +389,29 @@ impl Store {
         )?;
         Ok(rows.first().map(|r| (Timestamp(r.get(0)), r.get(1))))
     }
+
+    /// The id, creation time and text to embed of the first active memory of `session` in
+    /// `namespace` created after `at`, by creation time and then id: what a memory of that
+    /// session written at `at` comes before. One seek on the session index.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails.
+    pub fn next_in_session(
+        &self,
+        namespace: &str,
+        session: &str,
+        at: Timestamp,
+    ) -> Result<Option<(MemoryId, Timestamp, String)>> {
+        let rows = self.query(
+            "SELECT id, created_at, coalesce(summary || E'\\n\\n', '') || content FROM memories \
+             WHERE session = $1 AND namespace = $2 AND status = 'active' AND created_at > $3 \
+             ORDER BY created_at, id LIMIT 1",
+            &[&session, &namespace, &at.as_second()],
+            "cannot read the session's next memory",
+        )?;
+        Ok(rows
+            .first()
+            .map(|r| (r.get(0), Timestamp(r.get(1)), r.get(2))))
+    }
 }

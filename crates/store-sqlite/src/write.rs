@@ -223,6 +223,36 @@ impl Store {
             .context("cannot read the session's last memory")
     }
 
+    /// The id, creation time and text to embed of the first active memory of `session` in
+    /// `namespace` created after `at`, by creation time and then id: what a memory of that
+    /// session written at `at` comes before. One seek on the session index.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails.
+    pub fn next_in_session(
+        &self,
+        namespace: &str,
+        session: &str,
+        at: Timestamp,
+    ) -> Result<Option<(MemoryId, Timestamp, String)>> {
+        self.conn
+            .prepare_cached(
+                "SELECT id, created_at, coalesce(summary || char(10, 10), '') || content \
+                 FROM memories \
+                 WHERE session = ?1 AND namespace = ?2 AND status = 'active' \
+                   AND created_at > ?3 \
+                 ORDER BY created_at, id LIMIT 1",
+            )
+            .and_then(|mut s| {
+                s.query_row(params![session, namespace, at.as_second()], |r| {
+                    Ok((r.get(0)?, Timestamp(r.get(1)?), r.get(2)?))
+                })
+                .optional()
+            })
+            .context("cannot read the session's next memory")
+    }
+
     /// Claims up to `limit` memories with an id above `after`, no embedding from `model`
     /// (missing, or made by another model) and no live claim, until `until` or until
     /// [`Store::set_embeddings`] stores theirs; claims that ended at or before `now` are

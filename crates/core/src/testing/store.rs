@@ -263,6 +263,46 @@ fn claims_carry_the_memory_before_in_the_session<S: CandidateSearch + MemoryWrit
             .expect("last in session"),
         None
     );
+
+    // What a new memory written at a time comes before: the first active one after it.
+    let mut found = 0;
+    for at in 999..1_005 {
+        for (namespace, session) in [
+            ("default", "morning"),
+            ("default", "evening"),
+            ("elsewhere", "evening"),
+        ] {
+            let expected = every
+                .iter()
+                .filter(|p| {
+                    p.session.as_deref() == Some(session)
+                        && p.namespace == namespace
+                        && p.status == Status::Active
+                        && p.created_at > Timestamp(at)
+                })
+                .min_by_key(|p| (p.created_at, p.id))
+                .map(|p| {
+                    (
+                        p.id,
+                        p.created_at,
+                        embedded_text(p.summary.as_deref(), &p.content).into_owned(),
+                    )
+                });
+            found += usize::from(expected.is_some());
+            assert_eq!(
+                s.next_in_session(namespace, session, Timestamp(at))
+                    .expect("next in session"),
+                expected,
+                "the next of {namespace}/{session} after {at}"
+            );
+        }
+    }
+    assert!(found >= 4, "the layout has memories after others");
+    assert_eq!(
+        s.next_in_session("default", "nobody's", Timestamp(0))
+            .expect("next in session"),
+        None
+    );
 }
 
 fn written_memories_read_back<S: CandidateSearch + MemoryWrite>(s: &mut S) {
