@@ -42,18 +42,6 @@ pub struct Fitted {
 /// Pseudo-queries the corpus knows nothing about, from `other`'s corpus: the title, or else
 /// the first sentence, of `n` of its documents spread over it (cut at 200 bytes).
 pub fn unrelated_queries(other: &Dataset, n: usize) -> Vec<EvalQuery> {
-    if std::env::var_os("EXP_UNREL").is_some() {
-        return other
-            .queries
-            .iter()
-            .map(|q| EvalQuery {
-                id: format!("{}/{}", other.name(), q.id),
-                text: q.text.clone(),
-                namespace: None,
-                category: None,
-            })
-            .collect();
-    }
     let step = (other.docs.len() / n.max(1)).max(1);
     other
         .docs
