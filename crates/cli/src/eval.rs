@@ -566,10 +566,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
                 &mut warnings,
             )?;
             // The rest of the row (--unrelated) uses the model fitted on everything.
-            let run = fit::calibrated(
-                run,
-                &(fitted.calibration.clone(), fitted.answerable.clone()),
-            );
+            let run = fit::calibrated(run, &fitted.calibration, &fitted.answerable);
             (results, Some(fitted), run)
         } else {
             let mut run_engine = engine

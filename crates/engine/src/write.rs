@@ -92,6 +92,7 @@ impl Engine {
         } else {
             None
         };
+        let weight = self.config().embedding.session_context;
         match &model {
             None => batch.iter_mut().for_each(|(_, e)| *e = None),
             Some(model) => {
@@ -105,7 +106,6 @@ impl Engine {
                     }
                 }
                 if !missing.is_empty() {
-                    let weight = self.config().embedding.session_context;
                     let texts: Vec<Cow<'_, str>> = batch
                         .iter()
                         .map(|(m, _)| embedded_text(m.summary.as_deref(), &m.content))
@@ -130,60 +130,16 @@ impl Engine {
                 }
             }
         }
-        let weight = self.config().embedding.session_context;
-        let follow = match &model {
-            Some(model) if weight > 0.0 => Some((model.clone(), followers(&*store, &batch)?)),
-            _ => None,
-        };
-        let texts: Vec<String> = match &follow {
-            Some((_, f)) if !f.is_empty() => batch
-                .iter()
-                .map(|(m, _)| embedded_text(m.summary.as_deref(), &m.content).into_owned())
-                .collect(),
+        let followers = match &model {
+            Some(_) if weight > 0.0 => followers(&*store, &batch)?,
             _ => Vec::new(),
         };
         done.outcomes = store.remember_embedded(batch, dedup)?;
-        if let Some((model, followers)) = follow {
+        if let (Some(model), false) = (&model, followers.is_empty()) {
             done.reembedded =
-                self.reembed_followers(store, model.as_ref(), &followers, &texts, &done.outcomes)?;
+                reembed_followers(store, model.as_ref(), weight, &followers, &done.outcomes)?;
         }
         Ok(done)
-    }
-
-    /// Embeds again each memory of `followers` that a memory of the batch was inserted
-    /// before (per `outcomes`), with the last such memory's text (of `texts`) as the one
-    /// before it. Returns how many.
-    fn reembed_followers<S: MemoryWrite + ?Sized>(
-        &self,
-        store: &mut S,
-        model: &dyn Embedder,
-        followers: &[Follower],
-        texts: &[String],
-        outcomes: &[WriteOutcome],
-    ) -> Result<usize> {
-        let mut before: HashMap<MemoryId, (&Follower, usize)> = HashMap::new();
-        for f in followers {
-            if !matches!(outcomes[f.preceded_by], WriteOutcome::Inserted { .. }) {
-                continue;
-            }
-            let last = before.entry(f.id).or_insert((f, f.preceded_by));
-            if (f.preceded_at, f.preceded_by) > (last.0.preceded_at, last.1) {
-                *last = (f, f.preceded_by);
-            }
-        }
-        if before.is_empty() {
-            return Ok(0);
-        }
-        let mut chosen: Vec<(&Follower, usize)> = before.into_values().collect();
-        chosen.sort_by_key(|(f, _)| f.id);
-        let items: Vec<(&str, Option<&str>)> = chosen
-            .iter()
-            .map(|(f, i)| (f.text.as_str(), Some(texts[*i].as_str())))
-            .collect();
-        let made = embed_in_context(model, &items, self.config().embedding.session_context)?;
-        let rows: Vec<(MemoryId, Vec<f32>)> = chosen.iter().map(|(f, _)| f.id).zip(made).collect();
-        store.set_embeddings(model.model_id(), &rows)?;
-        Ok(rows.len())
     }
 
     /// Embeds every memory of `store` that has no embedding by the engine's model (none, or
@@ -309,9 +265,11 @@ struct Follower {
     id: MemoryId,
     /// Its text to embed.
     text: String,
-    /// The batch's memory before it (its place in the batch), and when that one was created.
-    preceded_by: usize,
+    /// The batch's memory before it: when it was created, its place in the batch, and its
+    /// text to embed.
     preceded_at: Timestamp,
+    preceded_by: usize,
+    before: String,
 }
 
 /// For each memory of `batch` in a session, the memory of the store it comes before, if
@@ -332,12 +290,48 @@ fn followers<S: CandidateSearch + ?Sized>(
             out.push(Follower {
                 id,
                 text,
-                preceded_by: i,
                 preceded_at: at,
+                preceded_by: i,
+                before: embedded_text(m.summary.as_deref(), &m.content).into_owned(),
             });
         }
     }
     Ok(out)
+}
+
+/// Embeds again each memory of `followers` that a memory of the batch was inserted before
+/// (per `outcomes`), with the last such memory as the one before it, and stores the vectors.
+/// Returns how many.
+fn reembed_followers<S: MemoryWrite + ?Sized>(
+    store: &mut S,
+    model: &dyn Embedder,
+    weight: f64,
+    followers: &[Follower],
+    outcomes: &[WriteOutcome],
+) -> Result<usize> {
+    let mut last: HashMap<MemoryId, &Follower> = HashMap::new();
+    for f in followers {
+        if !matches!(outcomes[f.preceded_by], WriteOutcome::Inserted { .. }) {
+            continue;
+        }
+        let kept = last.entry(f.id).or_insert(f);
+        if (f.preceded_at, f.preceded_by) > (kept.preceded_at, kept.preceded_by) {
+            *kept = f;
+        }
+    }
+    if last.is_empty() {
+        return Ok(0);
+    }
+    let mut chosen: Vec<&Follower> = last.into_values().collect();
+    chosen.sort_by_key(|f| f.id);
+    let items: Vec<(&str, Option<&str>)> = chosen
+        .iter()
+        .map(|f| (f.text.as_str(), Some(f.before.as_str())))
+        .collect();
+    let made = embed_in_context(model, &items, weight)?;
+    let rows: Vec<(MemoryId, Vec<f32>)> = chosen.iter().map(|f| f.id).zip(made).collect();
+    store.set_embeddings(model.model_id(), &rows)?;
+    Ok(rows.len())
 }
 
 /// The most of the text before a memory that goes into its embedding, in bytes (its end: the

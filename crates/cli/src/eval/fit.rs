@@ -192,7 +192,7 @@ pub fn write_examples(path: &Path, examples: &[Example]) -> Result<()> {
 }
 
 /// `run`'s configuration with `relevance` and `answerable` as its mode's models.
-pub fn calibrated(run: &Run, (relevance, answerable): &(Calibration, Calibration)) -> Run {
+pub fn calibrated(run: &Run, relevance: &Calibration, answerable: &Calibration) -> Run {
     let mut config: Config = run.config.clone();
     *config.recall.calibration.get_mut(config.mode) = relevance.clone();
     *config.recall.answerable.get_mut(config.mode) = answerable.clone();
@@ -259,19 +259,23 @@ pub fn score(
                     .filter(|q| group(dataset, q) == *g)
                     .cloned()
                     .collect();
-                results.extend(score_on(&calibrated(run, &model), dataset, &held)?);
+                results.extend(score_on(
+                    &calibrated(run, &model.0, &model.1),
+                    dataset,
+                    &held,
+                )?);
             }
             (results, fitted("fitted leaving each namespace out"))
         }
         Holdout::Split(other, queries) => (
-            score_on(&calibrated(run, &all), other, queries)?,
+            score_on(&calibrated(run, &all.0, &all.1), other, queries)?,
             fitted(&format!(
                 "fitted on another split, scored on {}",
                 other.split
             )),
         ),
         Holdout::InSample(queries) => (
-            score_on(&calibrated(run, &all), dataset, queries)?,
+            score_on(&calibrated(run, &all.0, &all.1), dataset, queries)?,
             fitted("fitted and scored on the same queries (in sample)"),
         ),
     })
