@@ -93,6 +93,20 @@ impl Ctx {
         }
         Ok(done)
     }
+
+    /// Embeds `ids` again through the engine (in hybrid mode): memories whose embeddings the
+    /// store dropped when the memory before them in their session was archived, reactivated
+    /// or deleted. What could not be done is a line on `err`; `oro-mem embed` does it later.
+    fn reembed(&mut self, ids: &[oro_mem_core::MemoryId], err: &mut dyn Write) -> Result<()> {
+        let done = self.engine.reembed(&mut self.store, ids)?;
+        for w in &done.warnings {
+            writeln!(
+                err,
+                "oro-mem: {w} (run `oro-mem embed` once the model is in place)"
+            )?;
+        }
+        Ok(())
+    }
 }
 
 fn open(cli: &Cli, access: Access) -> Result<Ctx> {
@@ -590,15 +604,18 @@ fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()>
             }
         }
         MemoriesCommand::Forget { ids, archive } => {
+            let mut unembedded = Vec::new();
             for id in ids {
                 if *archive {
-                    ctx.store.set_status(*id, Status::Archived)?;
+                    unembedded.extend(ctx.store.set_status(*id, Status::Archived)?);
                     writeln!(io.out, "archived {id}")?;
                 } else {
-                    ctx.store.forget(*id)?;
+                    unembedded.extend(ctx.store.forget(*id)?);
                     writeln!(io.out, "forgot {id}")?;
                 }
             }
+            // One of them may have been forgotten after its embedding was dropped.
+            ctx.reembed(&unembedded, io.err)?;
         }
         MemoriesCommand::Pin { id, unpin } => {
             ctx.store.set_pinned(*id, !unpin)?;
@@ -828,6 +845,7 @@ fn consolidate(ctx: &mut Ctx, a: &args::ConsolidateArgs, io: &mut Io<'_>) -> Res
         Timestamp::now(),
         a.dry_run,
     )?;
+    ctx.reembed(&report.unembedded, io.err)?;
     if a.json {
         writeln!(io.out, "{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(());

@@ -355,15 +355,26 @@ impl MemoryServer {
     ) -> Result<CallToolResult, ErrorData> {
         let archive = a.archive.unwrap_or(false);
         let done = self.with(|s| {
-            if archive {
-                s.store.set_status(a.id, oro_mem_core::Status::Archived)
+            let unembedded = if archive {
+                s.store.set_status(a.id, oro_mem_core::Status::Archived)?
             } else {
-                s.store.forget(a.id)
-            }
+                s.store.forget(a.id)?
+            };
+            s.engine.reembed(&mut s.store, &unembedded)
         });
         match done {
-            Ok(()) if archive => ok(serde_json::json!({ "archived": a.id })),
-            Ok(()) => ok(serde_json::json!({ "forgotten": a.id })),
+            Ok(r) => {
+                let mut out = if archive {
+                    serde_json::json!({ "archived": a.id })
+                } else {
+                    serde_json::json!({ "forgotten": a.id })
+                };
+                out["reembedded"] = r.done.into();
+                if !r.warnings.is_empty() {
+                    out["warnings"] = serde_json::json!(r.warnings);
+                }
+                ok(out)
+            }
             Err(e) => tool_error(e),
         }
     }

@@ -2544,6 +2544,75 @@ fn extract_stores_markers_reports_malformed_ones_and_dedups_on_rerun() {
     );
 }
 
+/// Memory `id`'s embedding in `env`'s store, as floats.
+fn vector_of(env: &Env, id: i64) -> Vec<f32> {
+    let blob: Vec<u8> = rusqlite::Connection::open(env.db())
+        .unwrap()
+        .query_row("SELECT embedding FROM memories WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    blob.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[test]
+fn forgetting_or_archiving_a_memory_reembeds_the_next_of_its_session() {
+    let run = [
+        "ruff --fix must run before pyright, or pyright reports the unused imports",
+        "PostgreSQL refuses to run as root: create a user for the server",
+        "the deploy script waits for the lint job",
+    ];
+    let env = hybrid_env();
+    for text in run {
+        env.ok(&["remember", text, "--session", "run1"]);
+    }
+    // The vectors the last memory should have: written after the first alone, or alone.
+    let after_first = hybrid_env();
+    for text in [run[0], run[2]] {
+        after_first.ok(&["remember", text, "--session", "run1"]);
+    }
+    let alone = hybrid_env();
+    alone.ok(&["remember", run[2], "--session", "run1"]);
+    let was = vector_of(&env, 3);
+    assert!(cosine(&was, &vector_of(&after_first, 2)) < 0.999);
+
+    assert_eq!(env.ok(&["memories", "forget", "2"]), "forgot 2\n");
+    assert_eq!(embedded(&env), 2, "every memory left has its vector");
+    let now = vector_of(&env, 3);
+    assert!(
+        cosine(&now, &vector_of(&after_first, 2)) > 0.9999,
+        "the last memory is embedded after the first: {}",
+        cosine(&now, &vector_of(&after_first, 2))
+    );
+
+    let out = env.run(&["memories", "forget", "--archive", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "", "nothing is left for `oro-mem embed`");
+    assert!(cosine(&vector_of(&env, 3), &vector_of(&alone, 1)) > 0.9999);
+
+    // In FTS mode the memory waits for `oro-mem embed`, which gives it the same vector.
+    let fts = hybrid_env();
+    for text in run {
+        fts.ok(&["remember", text, "--session", "run1"]);
+    }
+    std::fs::write(
+        fts.dir.path().join(".oro").join("config.toml"),
+        "mode = \"fts\"\n",
+    )
+    .unwrap();
+    fts.ok(&["memories", "forget", "2"]);
+    assert_eq!(embedded(&fts), 1, "the last memory's vector is dropped");
+    fts.ok(&["embed"]);
+    assert_eq!(embedded(&fts), 2);
+    assert!(cosine(&vector_of(&fts, 3), &vector_of(&after_first, 2)) > 0.9999);
+}
+
 #[test]
 fn merge_between_hybrid_stores_reuses_the_workers_embeddings() {
     let worker = hybrid_env();

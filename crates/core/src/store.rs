@@ -82,6 +82,9 @@ pub struct ConsolidateReport {
     pub merged: Vec<(MemoryId, MemoryId, f64)>,
     /// Stale low-confidence memories archived.
     pub archived: Vec<MemoryId>,
+    /// Memories whose embeddings were dropped because the memory before them in their
+    /// session was merged away or archived (see [`MemoryWrite::forget`]); empty on a dry run.
+    pub unembedded: Vec<MemoryId>,
     /// True when nothing was written.
     pub dry_run: bool,
 }
@@ -350,6 +353,16 @@ pub trait CandidateSearch: MemoryRead {
         session: &str,
         at: Timestamp,
     ) -> Result<Option<(MemoryId, Timestamp, String)>>;
+
+    /// Each memory of `ids` that exists, by ascending id, with its text to embed and the text
+    /// of the memory before it in its session ([`ToEmbed`]), as
+    /// [`MemoryWrite::claim_unembedded`] hands them out but without a claim: for embedding
+    /// again memories whose embeddings a change of the one before them dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
+    fn to_embed(&self, ids: &[MemoryId]) -> Result<Vec<ToEmbed>>;
 }
 
 /// Changing memories. Each call is atomic: it happens whole or not at all.
@@ -422,12 +435,17 @@ pub trait MemoryWrite {
         until: Timestamp,
     ) -> Result<Vec<ToEmbed>>;
 
-    /// Deletes a memory.
+    /// Deletes a memory. Returns the memories whose embeddings it dropped in the same
+    /// transaction: the next active memory of its session, when it was active, since that
+    /// one's embedding was made with it as the memory before it ([`ToEmbed::before`]). They
+    /// wait to be embedded again ([`MemoryWrite::claim_unembedded`],
+    /// [`CandidateSearch::to_embed`]), so no embedding holds the text of a memory that is
+    /// gone.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when there is none.
-    fn forget(&mut self, id: MemoryId) -> Result<()>;
+    fn forget(&mut self, id: MemoryId) -> Result<Vec<MemoryId>>;
 
     /// Pins or unpins a memory.
     ///
@@ -436,12 +454,15 @@ pub trait MemoryWrite {
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when there is none.
     fn set_pinned(&mut self, id: MemoryId, pinned: bool) -> Result<()>;
 
-    /// Archives or reactivates a memory.
+    /// Archives or reactivates a memory. Returns the memories whose embeddings it dropped in
+    /// the same transaction, by ascending id, as [`MemoryWrite::forget`] does: when the status changes, the
+    /// next active memory of its session (the memory before it is now another one), and a
+    /// reactivated memory itself (the one before it may have changed while it was archived).
     ///
     /// # Errors
     ///
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when there is none.
-    fn set_status(&mut self, id: MemoryId, status: Status) -> Result<()>;
+    fn set_status(&mut self, id: MemoryId, status: Status) -> Result<Vec<MemoryId>>;
 
     /// Records that recall returned `ids`: `return_count += 1` each, saturating at
     /// [`MAX_ACCESS_COUNT`](crate::memory::MAX_ACCESS_COUNT).
@@ -611,6 +632,10 @@ impl<T: MemoryStore + ?Sized> CandidateSearch for Box<T> {
     ) -> Result<Option<(MemoryId, Timestamp, String)>> {
         (**self).next_in_session(namespace, session, at)
     }
+
+    fn to_embed(&self, ids: &[MemoryId]) -> Result<Vec<ToEmbed>> {
+        (**self).to_embed(ids)
+    }
 }
 
 impl<T: MemoryStore + ?Sized> MemoryWrite for Box<T> {
@@ -637,7 +662,7 @@ impl<T: MemoryStore + ?Sized> MemoryWrite for Box<T> {
         (**self).claim_unembedded(model, after, limit, now, until)
     }
 
-    fn forget(&mut self, id: MemoryId) -> Result<()> {
+    fn forget(&mut self, id: MemoryId) -> Result<Vec<MemoryId>> {
         (**self).forget(id)
     }
 
@@ -645,7 +670,7 @@ impl<T: MemoryStore + ?Sized> MemoryWrite for Box<T> {
         (**self).set_pinned(id, pinned)
     }
 
-    fn set_status(&mut self, id: MemoryId, status: Status) -> Result<()> {
+    fn set_status(&mut self, id: MemoryId, status: Status) -> Result<Vec<MemoryId>> {
         (**self).set_status(id, status)
     }
 

@@ -58,4 +58,4 @@ mod write;
 pub use engine::{Answer, EmbedderLoader, Engine, Gathered};
 pub use registry::{FuserFactory, RankerFactory, Registry, SourceFactory};
 pub use source::{CandidateSource, Found, Lexical, Nearest, QueryEmbedding, Search, SourceContext};
-pub use write::{embed_in_context, EmbedProgress, Remembered, EMBED_CLAIM};
+pub use write::{embed_in_context, EmbedProgress, Reembedded, Remembered, EMBED_CLAIM};

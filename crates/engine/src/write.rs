@@ -33,6 +33,16 @@ pub struct Remembered {
     pub warnings: Vec<String>,
 }
 
+/// What [`Engine::reembed`] did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Reembedded {
+    /// Memories embedded again.
+    pub done: usize,
+    /// Why memories were left without an embedding (the model could not load or failed):
+    /// [`Engine::embed_missing`] adds them later.
+    pub warnings: Vec<String>,
+}
+
 /// How far [`Engine::embed_missing`] has gone.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct EmbedProgress {
@@ -138,6 +148,60 @@ impl Engine {
         if let (Some(model), false) = (&model, followers.is_empty()) {
             done.reembedded =
                 reembed_followers(store, model.as_ref(), weight, &followers, &done.outcomes)?;
+        }
+        Ok(done)
+    }
+
+    /// Embeds `ids` again, each with the memory now before it in its session as context, in
+    /// hybrid and vector mode: the memories whose embeddings a store dropped when the memory
+    /// before them was archived, reactivated or deleted ([`MemoryWrite::forget`],
+    /// [`MemoryWrite::set_status`], a consolidation's `unembedded`). In FTS mode, or when the
+    /// model cannot load or fails, they stay without an embedding, [`Reembedded::warnings`]
+    /// says why (not in FTS mode), and [`Engine::embed_missing`] adds them later.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when the store fails.
+    pub fn reembed<S: CandidateSearch + MemoryWrite + ?Sized>(
+        &mut self,
+        store: &mut S,
+        ids: &[MemoryId],
+    ) -> Result<Reembedded> {
+        let mut done = Reembedded::default();
+        if ids.is_empty() || !self.config().mode.uses_vectors() {
+            return Ok(done);
+        }
+        let left = |e: Error| {
+            format!(
+                "{e}; {} left without an embedding",
+                match ids {
+                    [id] => format!("memory {id} is"),
+                    _ => format!("{} memories are", ids.len()),
+                }
+            )
+        };
+        let model = match self.embedder() {
+            Ok(model) => model,
+            Err(e) => {
+                done.warnings.push(left(e));
+                return Ok(done);
+            }
+        };
+        let todo = store.to_embed(ids)?;
+        let items: Vec<(&str, Option<&str>)> = todo
+            .iter()
+            .map(|m| (m.text.as_str(), m.before.as_deref()))
+            .collect();
+        match embed_in_context(
+            model.as_ref(),
+            &items,
+            self.config().embedding.session_context,
+        ) {
+            Ok(made) => {
+                let rows: Vec<_> = todo.iter().map(|m| m.id).zip(made).collect();
+                done.done = store.set_embeddings(model.model_id(), &rows)?;
+            }
+            Err(e) => done.warnings.push(left(e)),
         }
         Ok(done)
     }

@@ -9,7 +9,7 @@ use oro_mem_core::config::DedupConfig;
 use oro_mem_core::store::MemoryStore;
 use oro_mem_core::{
     Candidates, Config, Embedding, Error, ErrorKind, Filter, MemoryId, MemoryType, Mode, NewMemory,
-    Query, Ranker, Ranking, Result, WriteOutcome,
+    Query, Ranker, Ranking, Result, Status, WriteOutcome,
 };
 use oro_mem_engine::testing::{recall_cases, recall_fixture_dir};
 use oro_mem_engine::{
@@ -588,6 +588,100 @@ fn a_memory_written_into_the_middle_of_its_session_reembeds_the_one_after_it() {
         .unwrap();
     assert_eq!(done.reembedded, 0);
     check(&by_remember, "after the last");
+}
+
+#[test]
+fn archiving_reactivating_or_forgetting_a_memory_reembeds_the_one_after_it() {
+    let model = Arc::new(Random::new("test/random", 16));
+    let mut config = Config {
+        mode: Mode::Hybrid,
+        ..Config::default()
+    };
+    config.embedding.session_context = 2.0;
+    let mut engine = Engine::from_config(config.clone())
+        .unwrap()
+        .with_embedder(model.clone());
+    let mut s = Store::open_in_memory().unwrap();
+    let texts = [
+        "did you go hiking",
+        "where did you go",
+        "yes, twice",
+        "Mount Rainier",
+    ];
+    let batch = (0..)
+        .zip(texts)
+        .map(|(i, t)| (turn(t, "me", Some("chat"), 100 * (i + 1)), None))
+        .collect();
+    engine.remember(&mut s, batch, &off()).unwrap();
+    // Each memory's vector is the one it would have if embedded with the memory now before
+    // it, or alone.
+    let holds = |s: &Store, expected: &[(MemoryId, &str, Option<&str>)], how: &str| {
+        for &(id, text, before) in expected {
+            let v = embed_in_context(model.as_ref(), &[(text, before)], 2.0).unwrap();
+            let got = s.similarities("test/random", &v[0], &[id]).unwrap();
+            assert!(
+                got.len() == 1 && got[0].1 > 1.0 - 1e-5,
+                "{how}: memory {id} {text:?} after {before:?}: {got:?}"
+            );
+        }
+    };
+    let mut step = |s: &mut Store, dropped: Vec<MemoryId>, how: &str| {
+        let done = engine.reembed(s, &dropped).unwrap();
+        assert_eq!(done.done, dropped.len(), "{how}: {done:?}");
+        assert!(done.warnings.is_empty(), "{how}: {done:?}");
+        assert_eq!(s.count_unembedded("test/random").unwrap(), 0, "{how}");
+        dropped
+    };
+    let dropped = s.set_status(2, Status::Archived).unwrap();
+    assert_eq!(step(&mut s, dropped, "archived"), [3]);
+    holds(
+        &s,
+        &[(3, "yes, twice", Some("did you go hiking"))],
+        "archived",
+    );
+    let dropped = s.set_status(2, Status::Active).unwrap();
+    assert_eq!(step(&mut s, dropped, "reactivated"), [2, 3]);
+    holds(
+        &s,
+        &[
+            (2, "where did you go", Some("did you go hiking")),
+            (3, "yes, twice", Some("where did you go")),
+        ],
+        "reactivated",
+    );
+    let dropped = s.forget(3).unwrap();
+    assert_eq!(step(&mut s, dropped, "forgotten"), [4]);
+    holds(
+        &s,
+        &[(4, "Mount Rainier", Some("where did you go"))],
+        "forgotten",
+    );
+    let dropped = s.forget(1).unwrap();
+    assert_eq!(step(&mut s, dropped, "the first forgotten"), [2]);
+    holds(&s, &[(2, "where did you go", None)], "the first forgotten");
+
+    // An FTS-mode engine leaves the memory for `embed`, and says nothing: it has no model.
+    let mut fts = Engine::from_config(Config::default())
+        .unwrap()
+        .with_embedder(model.clone());
+    let dropped = s.set_status(2, Status::Archived).unwrap();
+    assert_eq!(dropped, [4]);
+    let done = fts.reembed(&mut s, &dropped).unwrap();
+    assert_eq!((done.done, done.warnings.len()), (0, 0));
+    assert_eq!(s.count_unembedded("test/random").unwrap(), 1);
+    // Without its model, a hybrid engine says why it is left.
+    let loader: EmbedderLoader =
+        Arc::new(|| Err(Error::new(ErrorKind::Embedding, "no model here")));
+    let mut without = Engine::from_config(config).unwrap().with_loader(loader);
+    let done = without.reembed(&mut s, &dropped).unwrap();
+    assert_eq!(done.done, 0);
+    assert!(
+        done.warnings.len() == 1
+            && done.warnings[0].contains("no model here")
+            && done.warnings[0].contains("memory 4 is left without an embedding"),
+        "{done:?}"
+    );
+    assert_eq!(s.count_unembedded("test/random").unwrap(), 1);
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {

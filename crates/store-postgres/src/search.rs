@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use oro_mem_core::store::ToEmbed;
 use oro_mem_core::text::query_terms;
 use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, Result, Timestamp};
 use pgvector::Vector;
@@ -10,6 +11,7 @@ use postgres::GenericClient;
 
 use crate::sql::{filter_sql, Params};
 use crate::store::{memory_from_row, to_i64, Context, Store, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
+use crate::write::{to_embed_from_row, TO_EMBED_COLUMNS};
 
 /// How many neighbours the HNSW search keeps in its candidate list (pgvector's
 /// `hnsw.ef_search`) at least, set for each connection; more when more results are asked for.
@@ -413,5 +415,23 @@ impl Store {
         Ok(rows
             .first()
             .map(|r| (r.get(0), Timestamp(r.get(1)), r.get(2))))
+    }
+
+    /// Each memory of `ids` that exists, by ascending id, with its text to embed and the text
+    /// of the memory before it in its session, as [`Store::claim_unembedded`] hands them out
+    /// but without claiming them.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails.
+    pub fn to_embed(&self, ids: &[MemoryId]) -> Result<Vec<ToEmbed>> {
+        let rows = self.query(
+            &format!(
+                "SELECT {TO_EMBED_COLUMNS} FROM memories m WHERE m.id = ANY($1) ORDER BY m.id"
+            ),
+            &[&ids],
+            "cannot read memories to embed",
+        )?;
+        Ok(rows.iter().map(to_embed_from_row).collect())
     }
 }

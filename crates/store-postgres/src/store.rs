@@ -15,6 +15,7 @@ use crate::connect::Location;
 use crate::schema::{self, WRITE_LOCK};
 use crate::search::EF_SEARCH;
 use crate::sql::{filter_sql, Params};
+use crate::write::{unembed, unembed_next, Place};
 use oro_mem_store_sqlite::analyze::Analyzer;
 
 /// A failure of PostgreSQL in doing `what`, as this crate's error: the server's message (and
@@ -484,20 +485,24 @@ impl Store {
         })
     }
 
-    /// Deletes a memory, its postings and its claim.
+    /// Deletes a memory, its postings and its claim. Returns the memories whose embeddings it
+    /// dropped, in the same transaction: the next active memory of its session, when it was
+    /// active, whose embedding was made with it as the memory before it.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::NotFound`] when there is none.
-    pub fn forget(&mut self, id: MemoryId) -> Result<()> {
+    pub fn forget(&mut self, id: MemoryId) -> Result<Vec<MemoryId>> {
         self.writing(|tx| {
-            let n = tx
-                .execute("DELETE FROM memories WHERE id = $1", &[&id])
+            let place = Place::read(tx, id)?
+                .ok_or_else(|| Error::not_found(format!("no memory with id {id}")))?;
+            tx.execute("DELETE FROM memories WHERE id = $1", &[&id])
                 .context("cannot delete memory")?;
-            if n == 0 {
-                return Err(Error::not_found(format!("no memory with id {id}")));
+            if place.active {
+                unembed_next(tx, &place)
+            } else {
+                Ok(Vec::new())
             }
-            Ok(())
         })
     }
 
@@ -514,17 +519,34 @@ impl Store {
         )
     }
 
-    /// Archives or reactivates a memory.
+    /// Archives or reactivates a memory. Returns the memories whose embeddings it dropped, in
+    /// the same transaction, by ascending id: when the status changes, the next active memory of its session
+    /// (the memory before that one is now another), and a reactivated memory itself (the one
+    /// before it may have changed while it was archived).
     ///
     /// # Errors
     ///
     /// [`ErrorKind::NotFound`] when there is none.
-    pub fn set_status(&mut self, id: MemoryId, status: Status) -> Result<()> {
-        self.update_one(
-            id,
-            "UPDATE memories SET status = $2, updated_at = $3 WHERE id = $1",
-            &[&id, &status.as_str(), &Timestamp::now().as_second()],
-        )
+    pub fn set_status(&mut self, id: MemoryId, status: Status) -> Result<Vec<MemoryId>> {
+        self.writing(|tx| {
+            let place = Place::read(tx, id)?
+                .ok_or_else(|| Error::not_found(format!("no memory with id {id}")))?;
+            tx.execute(
+                "UPDATE memories SET status = $2, updated_at = $3 WHERE id = $1",
+                &[&id, &status.as_str(), &Timestamp::now().as_second()],
+            )
+            .context("cannot update memory")?;
+            let activated = status == Status::Active;
+            let mut unembedded = Vec::new();
+            if place.active != activated {
+                unembedded = unembed_next(tx, &place)?;
+                if activated {
+                    unembedded.extend(unembed(tx, &[id])?);
+                    unembedded.sort_unstable();
+                }
+            }
+            Ok(unembedded)
+        })
     }
 
     fn update_one(

@@ -10,7 +10,7 @@ use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::memory::{check_batch, validate_batch, MAX_ACCESS_COUNT};
 use oro_mem_core::store::{check_vector, Embedding, ToEmbed, WriteOutcome};
 use oro_mem_core::text::{self, query_terms};
-use oro_mem_core::{Error, Memory, MemoryId, NewMemory, Result, Timestamp};
+use oro_mem_core::{Error, Memory, MemoryId, NewMemory, Result, Status, Timestamp};
 use oro_mem_store_sqlite::analyze::{Analyzer, Document, Fields};
 use pgvector::Vector;
 use postgres::Transaction;
@@ -585,28 +585,17 @@ impl Store {
             .context("cannot drop ended claims")?;
             let rows = tx
                 .query(
-                    "SELECT m.id, coalesce(m.summary || E'\\n\\n', '') || m.content, \
-                   (SELECT coalesce(p.summary || E'\\n\\n', '') || p.content \
-                    FROM memories p \
-                    WHERE p.session = m.session AND p.namespace = m.namespace \
-                      AND p.status = 'active' AND (p.created_at, p.id) < (m.created_at, m.id) \
-                    ORDER BY p.created_at DESC, p.id DESC LIMIT 1) \
-                 FROM memories m \
-                 LEFT JOIN embedding_models e ON e.id = m.embedding_model_id \
-                 WHERE m.id > $1 AND e.model IS DISTINCT FROM $2 \
-                   AND NOT EXISTS (SELECT 1 FROM embed_claims c WHERE c.memory_id = m.id) \
-                 ORDER BY m.id LIMIT $3",
+                    &format!(
+                        "SELECT {TO_EMBED_COLUMNS} FROM memories m \
+                         LEFT JOIN embedding_models e ON e.id = m.embedding_model_id \
+                         WHERE m.id > $1 AND e.model IS DISTINCT FROM $2 \
+                           AND NOT EXISTS (SELECT 1 FROM embed_claims c WHERE c.memory_id = m.id) \
+                         ORDER BY m.id LIMIT $3"
+                    ),
                     &[&after, &model, &to_i64(limit)],
                 )
                 .context("cannot read memories to embed")?;
-            let todo: Vec<ToEmbed> = rows
-                .iter()
-                .map(|r| ToEmbed {
-                    id: r.get(0),
-                    text: r.get(1),
-                    before: r.get(2),
-                })
-                .collect();
+            let todo: Vec<ToEmbed> = rows.iter().map(to_embed_from_row).collect();
             let ids: Vec<MemoryId> = todo.iter().map(|m| m.id).collect();
             tx.execute(
                 "INSERT INTO embed_claims (memory_id, until) SELECT unnest($1::int8[]), $2",
@@ -751,10 +740,121 @@ impl Store {
                 &[&report.archived, &now.as_second()],
             )
             .context("cannot archive")?;
+            // Each memory now after one that left its session lost the memory before it.
+            let mut next = std::collections::BTreeSet::new();
+            for id in removed.iter().chain(&report.archived) {
+                if let Some(n) = next_active(tx, &Place::of(by_id[id]))? {
+                    next.insert(n);
+                }
+            }
+            report.unembedded = unembed(tx, &next.into_iter().collect::<Vec<_>>())?;
         }
         Ok(report)
         })
     }
+}
+
+/// The columns of a [`ToEmbed`] of memory `m`: its id, its text to embed, and the text to
+/// embed of the last active memory of its session and namespace before it by creation time
+/// and then id.
+pub(crate) const TO_EMBED_COLUMNS: &str =
+    "m.id, coalesce(m.summary || E'\\n\\n', '') || m.content, \
+     (SELECT coalesce(p.summary || E'\\n\\n', '') || p.content \
+      FROM memories p \
+      WHERE p.session = m.session AND p.namespace = m.namespace \
+        AND p.status = 'active' AND (p.created_at, p.id) < (m.created_at, m.id) \
+      ORDER BY p.created_at DESC, p.id DESC LIMIT 1)";
+
+pub(crate) fn to_embed_from_row(r: &postgres::Row) -> ToEmbed {
+    ToEmbed {
+        id: r.get(0),
+        text: r.get(1),
+        before: r.get(2),
+    }
+}
+
+/// Where a memory stands in its session, read before its status changes or it is deleted:
+/// what [`unembed_next`] needs.
+pub(crate) struct Place {
+    id: MemoryId,
+    namespace: String,
+    session: Option<String>,
+    created_at: i64,
+    pub(crate) active: bool,
+}
+
+impl Place {
+    /// Memory `id`'s place, if it exists, its row locked until `tx` ends.
+    pub(crate) fn read(tx: &mut Transaction<'_>, id: MemoryId) -> Result<Option<Place>> {
+        let rows = tx
+            .query(
+                "SELECT namespace, session, created_at, status = 'active' FROM memories \
+                 WHERE id = $1 FOR UPDATE",
+                &[&id],
+            )
+            .context("cannot read memory")?;
+        Ok(rows.first().map(|r| Place {
+            id,
+            namespace: r.get(0),
+            session: r.get(1),
+            created_at: r.get(2),
+            active: r.get(3),
+        }))
+    }
+
+    fn of(m: &Memory) -> Place {
+        Place {
+            id: m.id,
+            namespace: m.namespace.clone(),
+            session: m.session.clone(),
+            created_at: m.created_at.as_second(),
+            active: m.status == Status::Active,
+        }
+    }
+}
+
+/// The next active memory of `place`'s session after it (by creation time and then id),
+/// read as the store is now: the memory whose embedding holds, as the memory before it, the
+/// one at `place` (or, if that one was just archived or deleted, now should not).
+fn next_active(tx: &mut Transaction<'_>, place: &Place) -> Result<Option<MemoryId>> {
+    let Some(session) = place.session.as_deref() else {
+        return Ok(None);
+    };
+    let rows = tx
+        .query(
+            "SELECT id FROM memories \
+             WHERE session = $1 AND namespace = $2 AND status = 'active' \
+               AND (created_at, id) > ($3, $4) \
+             ORDER BY created_at, id LIMIT 1",
+            &[&session, &place.namespace, &place.created_at, &place.id],
+        )
+        .context("cannot read the session's next memory")?;
+    Ok(rows.first().map(|r| r.get(0)))
+}
+
+/// After the memory at `place` became active or stopped being active (or was deleted),
+/// drops the embedding of the next active memory of its session, whose memory before it has
+/// changed. Returns its id when it had an embedding.
+pub(crate) fn unembed_next(tx: &mut Transaction<'_>, place: &Place) -> Result<Vec<MemoryId>> {
+    match next_active(tx, place)? {
+        Some(next) => unembed(tx, &[next]),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Drops the embeddings of `ids`, so that they are embedded again
+/// ([`Store::claim_unembedded`]). Returns those that had one, by ascending id.
+pub(crate) fn unembed(tx: &mut Transaction<'_>, ids: &[MemoryId]) -> Result<Vec<MemoryId>> {
+    let rows = tx
+        .query(
+            "UPDATE memories SET embedding = NULL, embedding_model_id = NULL \
+             WHERE id = ANY($1) AND embedding_model_id IS NOT NULL RETURNING id",
+            &[&ids],
+        )
+        .context("cannot drop embedding")?;
+    let mut dropped: Vec<MemoryId> = rows.iter().map(|r| r.get(0)).collect();
+    dropped.sort_unstable();
+    Ok(dropped)
 }
 
 /// A list read back as jsonb's text, written as the SQLite store writes it (its FTS5 index

@@ -83,6 +83,10 @@ impl CandidateSearch for Store {
     ) -> Result<Option<(MemoryId, Timestamp, String)>> {
         Store::next_in_session(self, namespace, session, at)
     }
+
+    fn to_embed(&self, ids: &[MemoryId]) -> Result<Vec<ToEmbed>> {
+        Store::to_embed(self, ids)
+    }
 }
 
 impl MemoryWrite for Store {
@@ -109,7 +113,7 @@ impl MemoryWrite for Store {
         Store::claim_unembedded(self, model, after, limit, now, until)
     }
 
-    fn forget(&mut self, id: MemoryId) -> Result<()> {
+    fn forget(&mut self, id: MemoryId) -> Result<Vec<MemoryId>> {
         Store::forget(self, id)
     }
 
@@ -117,7 +121,7 @@ impl MemoryWrite for Store {
         Store::set_pinned(self, id, pinned)
     }
 
-    fn set_status(&mut self, id: MemoryId, status: Status) -> Result<()> {
+    fn set_status(&mut self, id: MemoryId, status: Status) -> Result<Vec<MemoryId>> {
         Store::set_status(self, id, status)
     }
 

@@ -16,6 +16,7 @@ use crate::mirror::Mirror;
 use crate::row::{memory_from_row, MEMORY_COLUMNS};
 use crate::schema::{self, MigrateError, SCHEMA_VERSION};
 use crate::vectors;
+use crate::write::{self, Place};
 use std::cell::RefCell;
 
 /// How long a writer waits for another process's lock before giving up.
@@ -487,24 +488,30 @@ impl Store {
             .context("cannot count memories")
     }
 
-    /// Deletes a memory (and its index entries).
+    /// Deletes a memory (and its index entries). Returns the memories whose embeddings it
+    /// dropped, in the same transaction: the next active memory of its session, when it was
+    /// active, whose embedding was made with it as the memory before it.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::NotFound`] when there is none.
-    pub fn forget(&mut self, id: MemoryId) -> Result<()> {
+    pub fn forget(&mut self, id: MemoryId) -> Result<Vec<MemoryId>> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .context("cannot start write transaction")?;
-        let n = tx
-            .execute("DELETE FROM memories WHERE id = ?1", [id])
+        let place = Place::read(&tx, id)?
+            .ok_or_else(|| Error::not_found(format!("no memory with id {id}")))?;
+        tx.execute("DELETE FROM memories WHERE id = ?1", [id])
             .context("cannot delete memory")?;
-        if n == 0 {
-            return Err(Error::not_found(format!("no memory with id {id}")));
-        }
         vectors::remove(&tx, &[id])?;
-        tx.commit().context("cannot commit")
+        let unembedded = if place.active {
+            write::unembed_next(&tx, &place)?
+        } else {
+            Vec::new()
+        };
+        tx.commit().context("cannot commit")?;
+        Ok(unembedded)
     }
 
     /// Pins or unpins a memory. Pinned memories never decay.
@@ -520,17 +527,37 @@ impl Store {
         )
     }
 
-    /// Archives or reactivates a memory.
+    /// Archives or reactivates a memory. Returns the memories whose embeddings it dropped, in
+    /// the same transaction, by ascending id: when the status changes, the next active memory of its session
+    /// (the memory before that one is now another), and a reactivated memory itself (the one
+    /// before it may have changed while it was archived).
     ///
     /// # Errors
     ///
     /// [`ErrorKind::NotFound`] when there is none.
-    pub fn set_status(&mut self, id: MemoryId, status: Status) -> Result<()> {
-        self.update_one(
-            id,
+    pub fn set_status(&mut self, id: MemoryId, status: Status) -> Result<Vec<MemoryId>> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context("cannot start write transaction")?;
+        let place = Place::read(&tx, id)?
+            .ok_or_else(|| Error::not_found(format!("no memory with id {id}")))?;
+        tx.execute(
             "UPDATE memories SET status = ?2, updated_at = ?3 WHERE id = ?1",
             params![id, status.as_str(), Timestamp::now().as_second()],
         )
+        .context("cannot update memory")?;
+        let activated = status == Status::Active;
+        let mut unembedded = Vec::new();
+        if place.active != activated {
+            unembedded = write::unembed_next(&tx, &place)?;
+            if activated {
+                unembedded.extend(write::unembed(&tx, &[id])?);
+                unembedded.sort_unstable();
+            }
+        }
+        tx.commit().context("cannot commit")?;
+        Ok(unembedded)
     }
 
     fn update_one(&mut self, id: MemoryId, sql: &str, params: impl rusqlite::Params) -> Result<()> {

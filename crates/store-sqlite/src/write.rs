@@ -11,7 +11,7 @@ use oro_mem_core::store::{
     check_vector, ConsolidateReport, Embedding, OtherMemory, ToEmbed, WriteOutcome,
 };
 use oro_mem_core::text::{self, spaced_cjk};
-use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Timestamp};
+use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Status, Timestamp};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
 use crate::analyze::Fields;
@@ -253,6 +253,36 @@ impl Store {
             .context("cannot read the session's next memory")
     }
 
+    /// Each memory of `ids` that exists, by ascending id, with its text to embed and the text
+    /// of the memory before it in its session, as [`Store::claim_unembedded`] hands them out
+    /// but without claiming them.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails.
+    pub fn to_embed(&self, ids: &[MemoryId]) -> Result<Vec<ToEmbed>> {
+        let mut ids = ids.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {TO_EMBED_COLUMNS} FROM memories m WHERE m.id = ?1"
+            ))
+            .context("cannot read memories to embed")?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(m) = stmt
+                .query_row([id], to_embed_from_row)
+                .optional()
+                .context("cannot read memories to embed")?
+            {
+                out.push(m);
+            }
+        }
+        Ok(out)
+    }
+
     /// Claims up to `limit` memories with an id above `after`, no embedding from `model`
     /// (missing, or made by another model) and no live claim, until `until` or until
     /// [`Store::set_embeddings`] stores theirs; claims that ended at or before `now` are
@@ -278,27 +308,15 @@ impl Store {
         tx.execute("DELETE FROM embed_claims WHERE until <= ?1", [now.0])
             .context("cannot drop ended claims")?;
         let todo: Vec<ToEmbed> = tx
-            .prepare_cached(
-                "SELECT m.id, coalesce(m.summary || char(10, 10), '') || m.content, \
-                   (SELECT coalesce(p.summary || char(10, 10), '') || p.content \
-                    FROM memories p \
-                    WHERE p.session = m.session AND p.namespace = m.namespace \
-                      AND p.status = 'active' AND (p.created_at, p.id) < (m.created_at, m.id) \
-                    ORDER BY p.created_at DESC, p.id DESC LIMIT 1) \
-                 FROM memories m \
-                 WHERE m.id > ?1 AND (m.embedding_model IS NULL OR m.embedding_model <> ?2) \
-                   AND NOT EXISTS (SELECT 1 FROM embed_claims c WHERE c.memory_id = m.id) \
-                 ORDER BY m.id LIMIT ?3",
-            )
+            .prepare_cached(&format!(
+                "SELECT {TO_EMBED_COLUMNS} FROM memories m \
+                     WHERE m.id > ?1 AND (m.embedding_model IS NULL OR m.embedding_model <> ?2) \
+                       AND NOT EXISTS (SELECT 1 FROM embed_claims c WHERE c.memory_id = m.id) \
+                     ORDER BY m.id LIMIT ?3"
+            ))
             .and_then(|mut s| {
-                s.query_map(params![after, model, to_i64(limit)], |r| {
-                    Ok(ToEmbed {
-                        id: r.get(0)?,
-                        text: r.get(1)?,
-                        before: r.get(2)?,
-                    })
-                })?
-                .collect()
+                s.query_map(params![after, model, to_i64(limit)], to_embed_from_row)?
+                    .collect()
             })
             .context("cannot read memories to embed")?;
         {
@@ -491,6 +509,14 @@ impl Store {
             drop(s);
             let removed: Vec<MemoryId> = removed.into_iter().collect();
             vectors::remove(&tx, &removed)?;
+            // Each memory now after one that left its session lost the memory before it.
+            let mut next = std::collections::BTreeSet::new();
+            for id in removed.iter().chain(&report.archived) {
+                if let Some(n) = next_active(&tx, &Place::of(by_id[id]))? {
+                    next.insert(n);
+                }
+            }
+            report.unembedded = unembed(&tx, &next.into_iter().collect::<Vec<_>>())?;
             tx.commit().context("cannot commit")?;
         }
         Ok(report)
@@ -761,6 +787,118 @@ fn write_one(
 }
 
 /// Writes the exact embedding of memory `id` (the vector index is updated separately).
+/// The columns of a [`ToEmbed`] of memory `m`: its id, its text to embed, and the text to
+/// embed of the last active memory of its session and namespace before it by creation time
+/// and then id.
+const TO_EMBED_COLUMNS: &str = "m.id, coalesce(m.summary || char(10, 10), '') || m.content, \
+    (SELECT coalesce(p.summary || char(10, 10), '') || p.content \
+     FROM memories p \
+     WHERE p.session = m.session AND p.namespace = m.namespace \
+       AND p.status = 'active' AND (p.created_at, p.id) < (m.created_at, m.id) \
+     ORDER BY p.created_at DESC, p.id DESC LIMIT 1)";
+
+fn to_embed_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ToEmbed> {
+    Ok(ToEmbed {
+        id: r.get(0)?,
+        text: r.get(1)?,
+        before: r.get(2)?,
+    })
+}
+
+/// Where a memory stands in its session, read before its status changes or it is deleted:
+/// what [`unembed_next`] needs.
+pub(crate) struct Place {
+    pub(crate) id: MemoryId,
+    pub(crate) namespace: String,
+    pub(crate) session: Option<String>,
+    pub(crate) created_at: i64,
+    pub(crate) active: bool,
+}
+
+impl Place {
+    /// Memory `id`'s place, if it exists.
+    pub(crate) fn read(conn: &Connection, id: MemoryId) -> Result<Option<Place>> {
+        conn.prepare_cached(
+            "SELECT namespace, session, created_at, status = 'active' FROM memories WHERE id = ?1",
+        )
+        .and_then(|mut s| {
+            s.query_row([id], |r| {
+                Ok(Place {
+                    id,
+                    namespace: r.get(0)?,
+                    session: r.get(1)?,
+                    created_at: r.get(2)?,
+                    active: r.get(3)?,
+                })
+            })
+            .optional()
+        })
+        .context("cannot read memory")
+    }
+
+    fn of(m: &Memory) -> Place {
+        Place {
+            id: m.id,
+            namespace: m.namespace.clone(),
+            session: m.session.clone(),
+            created_at: m.created_at.as_second(),
+            active: m.status == Status::Active,
+        }
+    }
+}
+
+/// The next active memory of `place`'s session after it (by creation time and then id),
+/// read as the store is now: the memory whose embedding holds, as the memory before it, the
+/// one at `place` (or, if that one was just archived or deleted, now should not).
+fn next_active(conn: &Connection, place: &Place) -> Result<Option<MemoryId>> {
+    let Some(session) = place.session.as_deref() else {
+        return Ok(None);
+    };
+    conn.prepare_cached(
+        "SELECT id FROM memories \
+         WHERE session = ?1 AND namespace = ?2 AND status = 'active' \
+           AND (created_at, id) > (?3, ?4) \
+         ORDER BY created_at, id LIMIT 1",
+    )
+    .and_then(|mut s| {
+        s.query_row(
+            params![session, place.namespace, place.created_at, place.id],
+            |r| r.get(0),
+        )
+        .optional()
+    })
+    .context("cannot read the session's next memory")
+}
+
+/// After the memory at `place` became active or stopped being active (or was deleted),
+/// drops the embedding of the next active memory of its session, whose memory before it has
+/// changed. Returns its id when it had an embedding.
+pub(crate) fn unembed_next(conn: &Connection, place: &Place) -> Result<Vec<MemoryId>> {
+    match next_active(conn, place)? {
+        Some(next) => unembed(conn, &[next]),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Drops the embeddings of `ids`, from the memories and the vector index, so that they are
+/// embedded again ([`Store::claim_unembedded`]). Returns those that had one.
+pub(crate) fn unembed(conn: &Connection, ids: &[MemoryId]) -> Result<Vec<MemoryId>> {
+    let mut stmt = conn
+        .prepare_cached(
+            "UPDATE memories SET embedding = NULL, embedding_model = NULL, embedding_dim = NULL \
+             WHERE id = ?1 AND embedding_model IS NOT NULL",
+        )
+        .context("cannot drop embedding")?;
+    let mut dropped = Vec::new();
+    for &id in ids {
+        if stmt.execute([id]).context("cannot drop embedding")? > 0 {
+            dropped.push(id);
+        }
+    }
+    vectors::remove(conn, &dropped)?;
+    Ok(dropped)
+}
+
 fn store_embedding(conn: &Connection, id: MemoryId, model: &str, v: &[f32]) -> Result<()> {
     conn.prepare_cached(
         "UPDATE memories SET embedding = ?2, embedding_model = ?3, embedding_dim = ?4 \

@@ -103,7 +103,7 @@ async def run(binary, workdir):
                 assert "id" in str(e), e
 
             gone = ok(await session.call_tool("memory_forget", {"id": mid}))
-            assert gone == {"forgotten": mid}, gone
+            assert gone == {"forgotten": mid, "reembedded": 0}, gone
             fails(await session.call_tool("memory_get", {"id": mid}), "no memory with id")
             fails(await session.call_tool("memory_forget", {"id": mid}), "no memory with id")
             after = ok(await session.call_tool("memory_search", {"query": "pyright"}))

@@ -54,6 +54,8 @@ pub fn store_conformance<S: MemoryStore>(mut make: impl FnMut() -> S) {
     cosine_duplicates_are_caught(&mut make());
     sessions_are_kept_filtered_and_neighbours_counted(&mut make());
     claims_carry_the_memory_before_in_the_session(&mut make());
+    changes_before_a_memory_drop_its_embedding(&mut make());
+    consolidation_drops_the_embeddings_after_what_it_removes(&mut make());
     consolidation_merges_near_duplicates_and_archives_stale_memories(&mut make());
     everything_is_exported_and_merges_back_once(&mut make(), &mut make());
     stats_count_what_is_there(&mut make());
@@ -221,6 +223,15 @@ fn claims_carry_the_memory_before_in_the_session<S: CandidateSearch + MemoryWrit
         claimed.iter().filter(|c| c.before.is_some()).count() >= 4,
         "the layout has memories that follow others"
     );
+    let mut asked: Vec<crate::MemoryId> = ids.iter().rev().copied().collect();
+    asked.push(ids.iter().max().expect("memories") + 100);
+    let mut by_id = claimed.clone();
+    by_id.sort_by_key(|c| c.id);
+    assert_eq!(
+        s.to_embed(&asked).expect("to embed"),
+        by_id,
+        "to_embed hands out what a claim does, by id, and skips a memory that is not there"
+    );
     assert!(
         claimed
             .iter()
@@ -303,6 +314,145 @@ fn claims_carry_the_memory_before_in_the_session<S: CandidateSearch + MemoryWrit
             .expect("next in session"),
         None
     );
+}
+
+/// The memory whose embedding holds `m` as the memory before it: the first active memory of
+/// its session and namespace after it by time then id, in `all` (as the store is now).
+fn next_by_definition(all: &[crate::Memory], m: &crate::Memory) -> Option<crate::MemoryId> {
+    let session = m.session.as_ref()?;
+    all.iter()
+        .filter(|n| {
+            n.session.as_ref() == Some(session)
+                && n.namespace == m.namespace
+                && n.status == Status::Active
+                && (n.created_at, n.id) > (m.created_at, m.id)
+        })
+        .min_by_key(|n| (n.created_at, n.id))
+        .map(|n| n.id)
+}
+
+/// The memories without an embedding by `model`, claimed at `at` (for a second: the next
+/// call, a second later, claims them again).
+fn unembedded<S: MemoryWrite>(s: &mut S, model: &str, at: i64) -> Vec<crate::MemoryId> {
+    s.claim_unembedded(model, 0, 1_000, Timestamp(at), Timestamp(at + 1))
+        .expect("claim")
+        .into_iter()
+        .map(|c| c.id)
+        .collect()
+}
+
+fn changes_before_a_memory_drop_its_embedding<S: CandidateSearch + MemoryWrite>(s: &mut S) {
+    let ids = insert(s, interleaved_sessions());
+    let mut clock = 10_000;
+    // Each step: embed every memory, change one, and check what lost its embedding.
+    let steps: [(usize, Option<Status>, &str); 8] = [
+        (
+            4,
+            Some(Status::Archived),
+            "archiving one drops the next one's",
+        ),
+        (
+            4,
+            Some(Status::Archived),
+            "archiving an archived one changes nothing",
+        ),
+        (
+            4,
+            Some(Status::Active),
+            "reactivating one drops its own and the next one's",
+        ),
+        (
+            4,
+            Some(Status::Active),
+            "reactivating an active one changes nothing",
+        ),
+        (1, None, "forgetting one drops the next one's"),
+        (3, None, "a memory without a session has no next one"),
+        (8, None, "the last of a session has no next one"),
+        (0, Some(Status::Archived), "the first of a session has one"),
+    ];
+    let mut seen = 0;
+    for (i, status, rule) in steps {
+        let every = everything(s);
+        let rows: Vec<_> = every.iter().map(|m| (m.id, unit(1.0, 0.0))).collect();
+        s.set_embeddings("m1", &rows).expect("embed");
+        let m = every
+            .iter()
+            .find(|m| m.id == ids[i])
+            .expect("memory")
+            .clone();
+        let dropped = match status {
+            Some(status) => s.set_status(m.id, status).expect("set status"),
+            None => s.forget(m.id).expect("forget"),
+        };
+        let after = everything(s);
+        // Forgetting is a change too (`None`); an archived memory is no one's memory before.
+        let mut expected = Vec::new();
+        let reactivated = status == Some(Status::Active);
+        if status != Some(m.status) && (m.status == Status::Active || reactivated) {
+            expected.extend(next_by_definition(&after, &m));
+            if reactivated {
+                expected.push(m.id);
+            }
+        }
+        expected.sort_unstable();
+        assert_eq!(dropped, expected, "{rule} (memory {}), by id", m.id);
+        clock += 10;
+        assert_eq!(
+            unembedded(s, "m1", clock),
+            expected,
+            "{rule}: exactly the memories it returns lose their embeddings"
+        );
+        seen += expected.len();
+    }
+    assert!(seen >= 4, "the steps drop embeddings");
+    assert!(matches!(
+        s.forget(ids[1]).map_err(|e| e.kind()),
+        Err(ErrorKind::NotFound)
+    ));
+    assert!(matches!(
+        s.set_status(ids[1], Status::Active).map_err(|e| e.kind()),
+        Err(ErrorKind::NotFound)
+    ));
+}
+
+fn consolidation_drops_the_embeddings_after_what_it_removes<S: MemoryStore>(s: &mut S) {
+    let day = 86_400;
+    let now = Timestamp(1_000 * day);
+    let in_session = |text: &str, confidence: f64, at: i64| {
+        let mut m = NewMemory::new(text, MemoryType::Lesson)
+            .confidence(confidence)
+            .created_at(Timestamp(at * day));
+        m.session = Some("run".to_string());
+        m
+    };
+    let ids = insert(
+        s,
+        vec![
+            in_session("Vacuum the database every night after the backup", 0.9, 990),
+            in_session(
+                "vacuum the database every night, after the backup!",
+                0.6,
+                991,
+            ),
+            in_session("The deploy script waits for the lint job", 0.9, 992),
+            in_session("An old hunch about flaky tests", 0.2, 100),
+            in_session("Pyright needs the venv activated", 0.9, 101),
+        ],
+    );
+    let rows: Vec<_> = ids.iter().map(|&id| (id, unit(0.0, 1.0))).collect();
+    s.set_embeddings("m1", &rows).expect("embed");
+    let config = ConsolidateConfig::default();
+    let dry = s.consolidate(&config, now, true).expect("dry run");
+    assert!(dry.unembedded.is_empty(), "a dry run drops nothing");
+    assert_eq!(unembedded(s, "m1", 1), Vec::<crate::MemoryId>::new());
+    let report = s.consolidate(&config, now, false).expect("consolidate");
+    assert_eq!(report.merged.len(), 1, "{report:?}");
+    assert_eq!(report.archived, vec![ids[3]], "{report:?}");
+    // The merged-away copy came before the deploy note, the archived hunch before the
+    // pyright note (the session in time: hunch, pyright, vacuum, copy, deploy).
+    assert_eq!(report.unembedded, vec![ids[2], ids[4]], "{report:?}");
+    assert_eq!(unembedded(s, "m1", 10), vec![ids[2], ids[4]]);
 }
 
 fn written_memories_read_back<S: CandidateSearch + MemoryWrite>(s: &mut S) {
