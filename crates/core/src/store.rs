@@ -82,8 +82,8 @@ pub struct ConsolidateReport {
     pub merged: Vec<(MemoryId, MemoryId, f64)>,
     /// Stale low-confidence memories archived.
     pub archived: Vec<MemoryId>,
-    /// Memories whose embeddings were dropped because the memory before them in their
-    /// session was merged away or archived (see [`MemoryWrite::forget`]); empty on a dry run.
+    /// Memories whose embeddings were dropped because a memory before them in their session
+    /// was merged away or archived (see [`MemoryWrite::forget`]); empty on a dry run.
     pub unembedded: Vec<MemoryId>,
     /// True when nothing was written.
     pub dry_run: bool,
@@ -135,9 +135,10 @@ pub struct ToEmbed {
     /// Its text to embed ([`embedded_text`](crate::memory::embedded_text) of its summary and
     /// content).
     pub text: String,
-    /// The text to embed of the memory before it in its session, if it has a session and
-    /// is not the first: the last active memory of the same session and namespace before it
-    /// by creation time and then id. A conversation's turn is understood with the one it
+    /// The texts to embed of the memories before it in its session, if it has a session and
+    /// is not the first: the last [`CONTEXT_MEMORIES`](crate::memory::CONTEXT_MEMORIES)
+    /// active memories of the same session and namespace before it by creation time and then
+    /// id, oldest first, one per line. A conversation's turn is understood with the ones it
     /// answers.
     pub before: Option<String>,
 }
@@ -324,10 +325,11 @@ pub trait CandidateSearch: MemoryRead {
     /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
     fn count_unembedded(&self, model: &str) -> Result<u64>;
 
-    /// The creation time and text to embed
-    /// ([`embedded_text`](crate::memory::embedded_text)) of the last active memory of
-    /// `session` in `namespace` created at or before `at` (the latest by creation time and
-    /// then id): the memory a new one of that session written at `at` follows.
+    /// The creation times and texts to embed
+    /// ([`embedded_text`](crate::memory::embedded_text)) of the last
+    /// [`CONTEXT_MEMORIES`](crate::memory::CONTEXT_MEMORIES) active memories of `session`
+    /// in `namespace` created at or before `at` (the latest by creation time and then id),
+    /// oldest first: the memories a new one of that session written at `at` follows.
     ///
     /// # Errors
     ///
@@ -337,12 +339,13 @@ pub trait CandidateSearch: MemoryRead {
         namespace: &str,
         session: &str,
         at: Timestamp,
-    ) -> Result<Option<(Timestamp, String)>>;
+    ) -> Result<Vec<(Timestamp, String)>>;
 
-    /// The id, creation time and text to embed of the first active memory of `session` in
-    /// `namespace` created after `at` (the earliest by creation time and then id): the memory
-    /// that a new one of that session written at `at` comes before, when it is written into
-    /// the middle of its session, and whose embedding then has a new memory before it.
+    /// The first [`CONTEXT_MEMORIES`](crate::memory::CONTEXT_MEMORIES) active memories of
+    /// `session` in `namespace` created after `at` (the earliest by creation time and then
+    /// id), oldest first: the memories that a new one of that session written at `at` comes
+    /// before, when it is written into the middle of its session, and whose embeddings then
+    /// have a new memory before them.
     ///
     /// # Errors
     ///
@@ -352,10 +355,10 @@ pub trait CandidateSearch: MemoryRead {
         namespace: &str,
         session: &str,
         at: Timestamp,
-    ) -> Result<Option<(MemoryId, Timestamp, String)>>;
+    ) -> Result<Vec<MemoryId>>;
 
     /// Each memory of `ids` that exists, by ascending id, with its text to embed and the text
-    /// of the memory before it in its session ([`ToEmbed`]), as
+    /// of the memories before it in its session ([`ToEmbed`]), as
     /// [`MemoryWrite::claim_unembedded`] hands them out but without a claim: for embedding
     /// again memories whose embeddings a change of the one before them dropped.
     ///
@@ -414,7 +417,7 @@ pub trait MemoryWrite {
     /// (none, or one by another model) that no live claim holds, and holds them until `until`
     /// or until their embeddings are stored ([`set_embeddings`](Self::set_embeddings)
     /// releases them); claims that ended at or before `now` no longer count. Returns them by
-    /// ascending id, each with its text and the text of the memory before it in its session
+    /// ascending id, each with its text and the texts of the memories before it in its session
     /// ([`ToEmbed`]).
     ///
     /// This is how concurrent embedding runs share the work: each claims what the others do
@@ -436,8 +439,10 @@ pub trait MemoryWrite {
     ) -> Result<Vec<ToEmbed>>;
 
     /// Deletes a memory. Returns the memories whose embeddings it dropped in the same
-    /// transaction: the next active memory of its session, when it was active, since that
-    /// one's embedding was made with it as the memory before it ([`ToEmbed::before`]). They
+    /// transaction, by ascending id: the next
+    /// [`CONTEXT_MEMORIES`](crate::memory::CONTEXT_MEMORIES) active memories of its session,
+    /// when it was active, since their embeddings were made with it among the memories
+    /// before them ([`ToEmbed::before`]). They
     /// wait to be embedded again ([`MemoryWrite::claim_unembedded`],
     /// [`CandidateSearch::to_embed`]), so no embedding holds the text of a memory that is
     /// gone.
@@ -455,9 +460,10 @@ pub trait MemoryWrite {
     fn set_pinned(&mut self, id: MemoryId, pinned: bool) -> Result<()>;
 
     /// Archives or reactivates a memory. Returns the memories whose embeddings it dropped in
-    /// the same transaction, by ascending id, as [`MemoryWrite::forget`] does: when the status changes, the
-    /// next active memory of its session (the memory before it is now another one), and a
-    /// reactivated memory itself (the one before it may have changed while it was archived).
+    /// the same transaction, by ascending id, as [`MemoryWrite::forget`] does: when the status
+    /// changes, the next [`CONTEXT_MEMORIES`](crate::memory::CONTEXT_MEMORIES) active
+    /// memories of its session (the memories before them are now others), and a reactivated
+    /// memory itself (those before it may have changed while it was archived).
     ///
     /// # Errors
     ///
@@ -620,7 +626,7 @@ impl<T: MemoryStore + ?Sized> CandidateSearch for Box<T> {
         namespace: &str,
         session: &str,
         at: Timestamp,
-    ) -> Result<Option<(Timestamp, String)>> {
+    ) -> Result<Vec<(Timestamp, String)>> {
         (**self).last_in_session(namespace, session, at)
     }
 
@@ -629,7 +635,7 @@ impl<T: MemoryStore + ?Sized> CandidateSearch for Box<T> {
         namespace: &str,
         session: &str,
         at: Timestamp,
-    ) -> Result<Option<(MemoryId, Timestamp, String)>> {
+    ) -> Result<Vec<MemoryId>> {
         (**self).next_in_session(namespace, session, at)
     }
 

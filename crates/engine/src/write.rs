@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use oro_mem_core::config::DedupConfig;
-use oro_mem_core::memory::{embedded_text, validate_batch};
+use oro_mem_core::memory::{embedded_text, validate_batch, CONTEXT_MEMORIES};
 use oro_mem_core::{
     CandidateSearch, Embedding, Error, ErrorKind, MemoryId, MemoryWrite, NewMemory, Result,
     Timestamp, WriteOutcome,
@@ -26,7 +26,7 @@ pub struct Remembered {
     pub reused: usize,
     /// Memories already stored whose embedding was made again, because a memory of the batch
     /// was written into their session just before them (an older creation time than theirs):
-    /// their embedding holds the memory before them ([`embed_in_context`]).
+    /// their embedding holds the memories before them ([`embed_in_context`]).
     pub reembedded: usize,
     /// Problems that did not stop the write: the model could not load, so the memories were
     /// stored without embeddings ([`Engine::embed_missing`] adds them later).
@@ -71,7 +71,7 @@ impl Engine {
     ///
     /// In hybrid and vector mode each memory is written with its embedding by the engine's
     /// model: the one it came with when that model made it (same model id and dimension),
-    /// else one made now, all in one call to the model, with the memory before it in its
+    /// else one made now, all in one call to the model, with the memories before it in its
     /// session as context under `embedding.session_context` ([`embed_in_context`]; the one
     /// before may be in the store or earlier in `batch`). When the model cannot load, the
     /// memories are stored without embeddings and [`Remembered::warnings`] says why. In FTS
@@ -145,14 +145,21 @@ impl Engine {
             _ => Vec::new(),
         };
         done.outcomes = store.remember_embedded(batch, dedup)?;
-        if let (Some(model), false) = (&model, followers.is_empty()) {
-            done.reembedded =
-                reembed_followers(store, model.as_ref(), weight, &followers, &done.outcomes)?;
-        }
+        // The memories that now follow one the batch inserted have new memories before them.
+        let mut stale: Vec<MemoryId> = followers
+            .into_iter()
+            .filter(|&(_, i)| matches!(done.outcomes[i], WriteOutcome::Inserted { .. }))
+            .map(|(id, _)| id)
+            .collect();
+        stale.sort_unstable();
+        stale.dedup();
+        let again = self.reembed(store, &stale)?;
+        done.reembedded = again.done;
+        done.warnings.extend(again.warnings);
         Ok(done)
     }
 
-    /// Embeds `ids` again, each with the memory now before it in its session as context, in
+    /// Embeds `ids` again, each with the memories now before it in its session as context, in
     /// hybrid and vector mode: the memories whose embeddings a store dropped when the memory
     /// before them was archived, reactivated or deleted ([`MemoryWrite::forget`],
     /// [`MemoryWrite::set_status`], a consolidation's `unembedded`). In FTS mode, or when the
@@ -207,7 +214,7 @@ impl Engine {
     }
 
     /// Embeds every memory of `store` that has no embedding by the engine's model (none, or
-    /// one by another model), with the memory before it in its session as context as
+    /// one by another model), with the memories before it in its session as context as
     /// [`remember`](Engine::remember) does, `batch_size` at a time, each batch stored in one
     /// transaction, calling `progress` before the first and after each. Interrupted, it keeps
     /// every finished batch; run again, it goes on from there.
@@ -277,16 +284,17 @@ impl Engine {
     }
 }
 
-/// For each of `batch[missing[k]]`, the text to embed of the memory before it in its
-/// session, if any: the latest of the session (same namespace) before it, by creation time
-/// and then place, among those earlier in `batch` and those in `store` (which come first at
-/// the same time: they were written first). `texts` are `batch`'s texts to embed.
-fn before_in_batch<'t, S: CandidateSearch + ?Sized>(
+/// For each of `batch[missing[k]]`, the texts to embed of the memories before it in its
+/// session, if any, one per line: the last [`CONTEXT_MEMORIES`] of the session (same
+/// namespace) before it, by creation time and then place, among those earlier in `batch`
+/// and those in `store` (which come first at the same time: they were written first),
+/// oldest first. `texts` are `batch`'s texts to embed.
+fn before_in_batch<S: CandidateSearch + ?Sized>(
     store: &S,
     batch: &[(NewMemory, Option<Embedding>)],
-    texts: &'t [Cow<'t, str>],
+    texts: &[Cow<'_, str>],
     missing: &[usize],
-) -> Result<Vec<Option<Cow<'t, str>>>> {
+) -> Result<Vec<Option<String>>> {
     let now = Timestamp::now();
     let at = |j: usize| batch[j].0.created_at.unwrap_or(now);
     // Each session's memories in the batch, in order.
@@ -309,93 +317,43 @@ fn before_in_batch<'t, S: CandidateSearch + ?Sized>(
         };
         let episode = &sessions[&(m.namespace.as_str(), session)];
         let place = episode.partition_point(|&e| e < (at(i), i));
-        let in_batch = place.checked_sub(1).map(|p| episode[p]);
-        let in_store = store.last_in_session(&m.namespace, session, at(i))?;
-        out.push(match (in_batch, in_store) {
-            (Some((t, j)), Some((stored, _))) if t >= stored => Some(Cow::Borrowed(&*texts[j])),
-            (_, Some((_, text))) => Some(Cow::Owned(text)),
-            (Some((_, j)), None) => Some(Cow::Borrowed(&*texts[j])),
-            (None, None) => None,
-        });
+        // In order: by time, and at the same time the store's before the batch's.
+        let stored = store.last_in_session(&m.namespace, session, at(i))?;
+        let mut before: Vec<(Timestamp, bool, &str)> = stored
+            .iter()
+            .map(|(t, text)| (*t, false, text.as_str()))
+            .chain(episode[..place].iter().map(|&(t, j)| (t, true, &*texts[j])))
+            .collect();
+        before.sort_by_key(|&(t, in_batch, _)| (t, in_batch)); // stable: batch order kept
+        let last = &before[before.len().saturating_sub(CONTEXT_MEMORIES)..];
+        out.push((!last.is_empty()).then(|| {
+            last.iter()
+                .map(|&(_, _, text)| text)
+                .collect::<Vec<_>>()
+                .join("\n")
+        }));
     }
     Ok(out)
 }
 
-/// A memory of the store that a memory of a batch comes before in its session: the first
-/// active memory of that session created after it ([`CandidateSearch::next_in_session`]).
-#[derive(Debug)]
-struct Follower {
-    /// The stored memory.
-    id: MemoryId,
-    /// Its text to embed.
-    text: String,
-    /// The batch's memory before it: when it was created, its place in the batch, and its
-    /// text to embed.
-    preceded_at: Timestamp,
-    preceded_by: usize,
-    before: String,
-}
-
-/// For each memory of `batch` in a session, the memory of the store it comes before, if
-/// any: the one whose embedding, made with the memory before it, is out of date once the
-/// batch is written. Read before the batch is written.
+/// For each memory of `batch` in a session, the memories of the store it comes before
+/// ([`CandidateSearch::next_in_session`]), with its place in the batch: those whose
+/// embeddings, made with the memories before them, are out of date once it is written. Read
+/// before the batch is written.
 fn followers<S: CandidateSearch + ?Sized>(
     store: &S,
     batch: &[(NewMemory, Option<Embedding>)],
-) -> Result<Vec<Follower>> {
+) -> Result<Vec<(MemoryId, usize)>> {
     let now = Timestamp::now();
     let mut out = Vec::new();
     for (i, (m, _)) in batch.iter().enumerate() {
-        let Some(session) = m.session.as_deref() else {
-            continue;
-        };
-        let at = m.created_at.unwrap_or(now);
-        if let Some((id, _, text)) = store.next_in_session(&m.namespace, session, at)? {
-            out.push(Follower {
-                id,
-                text,
-                preceded_at: at,
-                preceded_by: i,
-                before: embedded_text(m.summary.as_deref(), &m.content).into_owned(),
-            });
+        if let Some(session) = m.session.as_deref() {
+            let at = m.created_at.unwrap_or(now);
+            let next = store.next_in_session(&m.namespace, session, at)?;
+            out.extend(next.into_iter().map(|id| (id, i)));
         }
     }
     Ok(out)
-}
-
-/// Embeds again each memory of `followers` that a memory of the batch was inserted before
-/// (per `outcomes`), with the last such memory as the one before it, and stores the vectors.
-/// Returns how many.
-fn reembed_followers<S: MemoryWrite + ?Sized>(
-    store: &mut S,
-    model: &dyn Embedder,
-    weight: f64,
-    followers: &[Follower],
-    outcomes: &[WriteOutcome],
-) -> Result<usize> {
-    let mut last: HashMap<MemoryId, &Follower> = HashMap::new();
-    for f in followers {
-        if !matches!(outcomes[f.preceded_by], WriteOutcome::Inserted { .. }) {
-            continue;
-        }
-        let kept = last.entry(f.id).or_insert(f);
-        if (f.preceded_at, f.preceded_by) > (kept.preceded_at, kept.preceded_by) {
-            *kept = f;
-        }
-    }
-    if last.is_empty() {
-        return Ok(0);
-    }
-    let mut chosen: Vec<&Follower> = last.into_values().collect();
-    chosen.sort_by_key(|f| f.id);
-    let items: Vec<(&str, Option<&str>)> = chosen
-        .iter()
-        .map(|f| (f.text.as_str(), Some(f.before.as_str())))
-        .collect();
-    let made = embed_in_context(model, &items, weight)?;
-    let rows: Vec<(MemoryId, Vec<f32>)> = chosen.iter().map(|f| f.id).zip(made).collect();
-    store.set_embeddings(model.model_id(), &rows)?;
-    Ok(rows.len())
 }
 
 /// The most of the text before a memory that goes into its embedding, in bytes (its end: the

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use oro_mem_core::config::DedupConfig;
+use oro_mem_core::memory::CONTEXT_MEMORIES;
 use oro_mem_core::store::MemoryStore;
 use oro_mem_core::{
     Candidates, Config, Embedding, Error, ErrorKind, Filter, MemoryId, MemoryType, Mode, NewMemory,
@@ -418,7 +419,7 @@ fn turn(text: &str, namespace: &str, session: Option<&str>, at: i64) -> NewMemor
 }
 
 #[test]
-fn a_session_memory_is_embedded_with_the_one_before_it_by_remember_and_embed_alike() {
+fn a_session_memory_is_embedded_with_the_ones_before_it_by_remember_and_embed_alike() {
     let model = Arc::new(Random::new("test/random", 16));
     let mut config = Config {
         mode: Mode::Hybrid,
@@ -436,9 +437,13 @@ fn a_session_memory_is_embedded_with_the_one_before_it_by_remember_and_embed_ali
         turn("a turn elsewhere", "other", Some("chat"), 400),
         turn("a lesson of no session", "me", None, 500),
     ];
+    assert_eq!(CONTEXT_MEMORIES, 2, "the expected vectors assume it");
     let expected = [
         ("did you go hiking", None),
-        ("yes, twice last summer", Some("where did you go")),
+        (
+            "yes, twice last summer",
+            Some("did you go hiking\nwhere did you go"),
+        ),
         ("where did you go", Some("did you go hiking")),
         ("a turn elsewhere", None),
         ("a lesson of no session", None),
@@ -447,7 +452,7 @@ fn a_session_memory_is_embedded_with_the_one_before_it_by_remember_and_embed_ali
     // By hand, for one: e(text) + 2 e(before \n text), unit length.
     let alone = model.embed(&["yes, twice last summer"]).unwrap().remove(0);
     let paired = model
-        .embed(&["where did you go\nyes, twice last summer"])
+        .embed(&["did you go hiking\nwhere did you go\nyes, twice last summer"])
         .unwrap()
         .remove(0);
     let mut sum: Vec<f32> = alone
@@ -517,7 +522,7 @@ fn a_session_memory_is_embedded_with_the_one_before_it_by_remember_and_embed_ali
 }
 
 #[test]
-fn a_memory_written_into_the_middle_of_its_session_reembeds_the_one_after_it() {
+fn a_memory_written_into_the_middle_of_its_session_reembeds_the_ones_after_it() {
     let model = Arc::new(Random::new("test/random", 16));
     let mut config = Config {
         mode: Mode::Hybrid,
@@ -539,9 +544,12 @@ fn a_memory_written_into_the_middle_of_its_session_reembeds_the_one_after_it() {
     ];
     let expected = [
         ("did you go hiking", None),
-        ("yes, twice last summer", Some("where did you go")),
+        (
+            "yes, twice last summer",
+            Some("hm, hiking?\nwhere did you go"),
+        ),
         ("the same session elsewhere", None),
-        ("where did you go", Some("hm, hiking?")),
+        ("where did you go", Some("did you go hiking\nhm, hiking?")),
         ("hm, hiking?", Some("did you go hiking")),
     ];
     let vectors = embed_in_context(model.as_ref(), &expected, 2.0).unwrap();
@@ -591,7 +599,7 @@ fn a_memory_written_into_the_middle_of_its_session_reembeds_the_one_after_it() {
 }
 
 #[test]
-fn archiving_reactivating_or_forgetting_a_memory_reembeds_the_one_after_it() {
+fn archiving_reactivating_or_forgetting_a_memory_reembeds_the_ones_after_it() {
     let model = Arc::new(Random::new("test/random", 16));
     let mut config = Config {
         mode: Mode::Hybrid,
@@ -632,20 +640,26 @@ fn archiving_reactivating_or_forgetting_a_memory_reembeds_the_one_after_it() {
         assert_eq!(s.count_unembedded("test/random").unwrap(), 0, "{how}");
         dropped
     };
+    // Each memory is embedded with the two before it.
+    assert_eq!(CONTEXT_MEMORIES, 2, "the expected vectors assume it");
     let dropped = s.set_status(2, Status::Archived).unwrap();
-    assert_eq!(step(&mut s, dropped, "archived"), [3]);
+    assert_eq!(step(&mut s, dropped, "archived"), [3, 4]);
     holds(
         &s,
-        &[(3, "yes, twice", Some("did you go hiking"))],
+        &[
+            (3, "yes, twice", Some("did you go hiking")),
+            (4, "Mount Rainier", Some("did you go hiking\nyes, twice")),
+        ],
         "archived",
     );
     let dropped = s.set_status(2, Status::Active).unwrap();
-    assert_eq!(step(&mut s, dropped, "reactivated"), [2, 3]);
+    assert_eq!(step(&mut s, dropped, "reactivated"), [2, 3, 4]);
     holds(
         &s,
         &[
             (2, "where did you go", Some("did you go hiking")),
-            (3, "yes, twice", Some("where did you go")),
+            (3, "yes, twice", Some("did you go hiking\nwhere did you go")),
+            (4, "Mount Rainier", Some("where did you go\nyes, twice")),
         ],
         "reactivated",
     );
@@ -653,12 +667,23 @@ fn archiving_reactivating_or_forgetting_a_memory_reembeds_the_one_after_it() {
     assert_eq!(step(&mut s, dropped, "forgotten"), [4]);
     holds(
         &s,
-        &[(4, "Mount Rainier", Some("where did you go"))],
+        &[(
+            4,
+            "Mount Rainier",
+            Some("did you go hiking\nwhere did you go"),
+        )],
         "forgotten",
     );
     let dropped = s.forget(1).unwrap();
-    assert_eq!(step(&mut s, dropped, "the first forgotten"), [2]);
-    holds(&s, &[(2, "where did you go", None)], "the first forgotten");
+    assert_eq!(step(&mut s, dropped, "the first forgotten"), [2, 4]);
+    holds(
+        &s,
+        &[
+            (2, "where did you go", None),
+            (4, "Mount Rainier", Some("where did you go")),
+        ],
+        "the first forgotten",
+    );
 
     // An FTS-mode engine leaves the memory for `embed`, and says nothing: it has no model.
     let mut fts = Engine::from_config(Config::default())

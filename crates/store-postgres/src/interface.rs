@@ -75,7 +75,7 @@ impl CandidateSearch for Store {
         namespace: &str,
         session: &str,
         at: Timestamp,
-    ) -> Result<Option<(Timestamp, String)>> {
+    ) -> Result<Vec<(Timestamp, String)>> {
         Store::last_in_session(self, namespace, session, at)
     }
 
@@ -84,7 +84,7 @@ impl CandidateSearch for Store {
         namespace: &str,
         session: &str,
         at: Timestamp,
-    ) -> Result<Option<(MemoryId, Timestamp, String)>> {
+    ) -> Result<Vec<MemoryId>> {
         Store::next_in_session(self, namespace, session, at)
     }
 

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use oro_mem_core::memory::CONTEXT_MEMORIES;
 use oro_mem_core::store::ToEmbed;
 use oro_mem_core::text::query_terms;
 use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, Result, Timestamp};
@@ -11,7 +12,7 @@ use postgres::GenericClient;
 
 use crate::sql::{filter_sql, Params};
 use crate::store::{memory_from_row, to_i64, Context, Store, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
-use crate::write::{to_embed_from_row, TO_EMBED_COLUMNS};
+use crate::write::{to_embed_columns, to_embed_from_row};
 
 /// How many neighbours the HNSW search keeps in its candidate list (pgvector's
 /// `hnsw.ef_search`) at least, set for each connection; more when more results are asked for.
@@ -369,9 +370,10 @@ impl Store {
         Ok(n.max(0) as u64)
     }
 
-    /// The creation time and text to embed of the last active memory of `session` in
-    /// `namespace` created at or before `at`, by creation time and then id: what a memory of that session written at
-    /// `at` follows. One seek on the session index.
+    /// The creation times and texts to embed of the last [`CONTEXT_MEMORIES`] active
+    /// memories of `session` in `namespace` created at or before `at`, by creation time and
+    /// then id, oldest first: what a memory of that session written at `at` follows. One seek
+    /// on the session index.
     ///
     /// # Errors
     ///
@@ -381,20 +383,29 @@ impl Store {
         namespace: &str,
         session: &str,
         at: Timestamp,
-    ) -> Result<Option<(Timestamp, String)>> {
+    ) -> Result<Vec<(Timestamp, String)>> {
         let rows = self.query(
             "SELECT created_at, coalesce(summary || E'\\n\\n', '') || content FROM memories \
              WHERE session = $1 AND namespace = $2 AND status = 'active' AND created_at <= $3 \
-             ORDER BY created_at DESC, id DESC LIMIT 1",
-            &[&session, &namespace, &at.as_second()],
-            "cannot read the session's last memory",
+             ORDER BY created_at DESC, id DESC LIMIT $4",
+            &[
+                &session,
+                &namespace,
+                &at.as_second(),
+                &to_i64(CONTEXT_MEMORIES),
+            ],
+            "cannot read the session's last memories",
         )?;
-        Ok(rows.first().map(|r| (Timestamp(r.get(0)), r.get(1))))
+        Ok(rows
+            .iter()
+            .rev()
+            .map(|r| (Timestamp(r.get(0)), r.get(1)))
+            .collect())
     }
 
-    /// The id, creation time and text to embed of the first active memory of `session` in
-    /// `namespace` created after `at`, by creation time and then id: what a memory of that
-    /// session written at `at` comes before. One seek on the session index.
+    /// The first [`CONTEXT_MEMORIES`] active memories of `session` in `namespace` created
+    /// after `at`, by creation time and then id: what a memory of that session written at
+    /// `at` comes before. One seek on the session index.
     ///
     /// # Errors
     ///
@@ -404,21 +415,24 @@ impl Store {
         namespace: &str,
         session: &str,
         at: Timestamp,
-    ) -> Result<Option<(MemoryId, Timestamp, String)>> {
+    ) -> Result<Vec<MemoryId>> {
         let rows = self.query(
-            "SELECT id, created_at, coalesce(summary || E'\\n\\n', '') || content FROM memories \
+            "SELECT id FROM memories \
              WHERE session = $1 AND namespace = $2 AND status = 'active' AND created_at > $3 \
-             ORDER BY created_at, id LIMIT 1",
-            &[&session, &namespace, &at.as_second()],
-            "cannot read the session's next memory",
+             ORDER BY created_at, id LIMIT $4",
+            &[
+                &session,
+                &namespace,
+                &at.as_second(),
+                &to_i64(CONTEXT_MEMORIES),
+            ],
+            "cannot read the session's next memories",
         )?;
-        Ok(rows
-            .first()
-            .map(|r| (r.get(0), Timestamp(r.get(1)), r.get(2))))
+        Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
-    /// Each memory of `ids` that exists, by ascending id, with its text to embed and the text
-    /// of the memory before it in its session, as [`Store::claim_unembedded`] hands them out
+    /// Each memory of `ids` that exists, by ascending id, with its text to embed and the texts
+    /// of the memories before it in its session, as [`Store::claim_unembedded`] hands them out
     /// but without claiming them.
     ///
     /// # Errors
@@ -427,7 +441,8 @@ impl Store {
     pub fn to_embed(&self, ids: &[MemoryId]) -> Result<Vec<ToEmbed>> {
         let rows = self.query(
             &format!(
-                "SELECT {TO_EMBED_COLUMNS} FROM memories m WHERE m.id = ANY($1) ORDER BY m.id"
+                "SELECT {} FROM memories m WHERE m.id = ANY($1) ORDER BY m.id",
+                to_embed_columns()
             ),
             &[&ids],
             "cannot read memories to embed",

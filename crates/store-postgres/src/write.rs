@@ -7,7 +7,7 @@
 //! it once.
 
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
-use oro_mem_core::memory::{check_batch, validate_batch, MAX_ACCESS_COUNT};
+use oro_mem_core::memory::{check_batch, validate_batch, CONTEXT_MEMORIES, MAX_ACCESS_COUNT};
 use oro_mem_core::store::{check_vector, Embedding, ToEmbed, WriteOutcome};
 use oro_mem_core::text::{self, query_terms};
 use oro_mem_core::{Error, Memory, MemoryId, NewMemory, Result, Status, Timestamp};
@@ -562,7 +562,7 @@ impl Store {
 
     /// Claims up to `limit` memories with an id above `after`, no embedding by `model` and no
     /// live claim, until `until`; claims that ended at or before `now` are dropped. Returns
-    /// them by ascending id, each with its text and the text of the memory before it in its
+    /// them by ascending id, each with its text and the texts of the memories before it in its
     /// session ([`ToEmbed`]). Two processes never claim the same memory.
     ///
     /// # Errors
@@ -586,11 +586,12 @@ impl Store {
             let rows = tx
                 .query(
                     &format!(
-                        "SELECT {TO_EMBED_COLUMNS} FROM memories m \
+                        "SELECT {} FROM memories m \
                          LEFT JOIN embedding_models e ON e.id = m.embedding_model_id \
                          WHERE m.id > $1 AND e.model IS DISTINCT FROM $2 \
                            AND NOT EXISTS (SELECT 1 FROM embed_claims c WHERE c.memory_id = m.id) \
-                         ORDER BY m.id LIMIT $3"
+                         ORDER BY m.id LIMIT $3",
+                        to_embed_columns()
                     ),
                     &[&after, &model, &to_i64(limit)],
                 )
@@ -740,12 +741,10 @@ impl Store {
                 &[&report.archived, &now.as_second()],
             )
             .context("cannot archive")?;
-            // Each memory now after one that left its session lost the memory before it.
+            // The memories now after one that left their session lost it from before them.
             let mut next = std::collections::BTreeSet::new();
             for id in removed.iter().chain(&report.archived) {
-                if let Some(n) = next_active(tx, &Place::of(by_id[id]))? {
-                    next.insert(n);
-                }
+                next.extend(next_active(tx, &Place::of(by_id[id]))?);
             }
             report.unembedded = unembed(tx, &next.into_iter().collect::<Vec<_>>())?;
         }
@@ -754,16 +753,20 @@ impl Store {
     }
 }
 
-/// The columns of a [`ToEmbed`] of memory `m`: its id, its text to embed, and the text to
-/// embed of the last active memory of its session and namespace before it by creation time
-/// and then id.
-pub(crate) const TO_EMBED_COLUMNS: &str =
-    "m.id, coalesce(m.summary || E'\\n\\n', '') || m.content, \
-     (SELECT coalesce(p.summary || E'\\n\\n', '') || p.content \
-      FROM memories p \
-      WHERE p.session = m.session AND p.namespace = m.namespace \
-        AND p.status = 'active' AND (p.created_at, p.id) < (m.created_at, m.id) \
-      ORDER BY p.created_at DESC, p.id DESC LIMIT 1)";
+/// The columns of a [`ToEmbed`] of memory `m` (`SELECT … FROM memories m`): its id, its text
+/// to embed, and the texts to embed of the last [`CONTEXT_MEMORIES`] active memories of its
+/// session and namespace before it by creation time and then id, oldest first, one per line.
+pub(crate) fn to_embed_columns() -> String {
+    format!(
+        "m.id, coalesce(m.summary || E'\\n\\n', '') || m.content, \
+         (SELECT string_agg(t, E'\\n' ORDER BY created_at, id) FROM \
+           (SELECT coalesce(p.summary || E'\\n\\n', '') || p.content AS t, p.created_at, p.id \
+            FROM memories p \
+            WHERE p.session = m.session AND p.namespace = m.namespace \
+              AND p.status = 'active' AND (p.created_at, p.id) < (m.created_at, m.id) \
+            ORDER BY p.created_at DESC, p.id DESC LIMIT {CONTEXT_MEMORIES}) AS before)"
+    )
+}
 
 pub(crate) fn to_embed_from_row(r: &postgres::Row) -> ToEmbed {
     ToEmbed {
@@ -813,33 +816,38 @@ impl Place {
     }
 }
 
-/// The next active memory of `place`'s session after it (by creation time and then id),
-/// read as the store is now: the memory whose embedding holds, as the memory before it, the
-/// one at `place` (or, if that one was just archived or deleted, now should not).
-fn next_active(tx: &mut Transaction<'_>, place: &Place) -> Result<Option<MemoryId>> {
+/// The next [`CONTEXT_MEMORIES`] active memories of `place`'s session after it (by creation
+/// time and then id), read as the store is now: the memories whose embeddings hold the one at
+/// `place` among the memories before them (or, if that one was just archived or deleted, now
+/// should not).
+fn next_active(tx: &mut Transaction<'_>, place: &Place) -> Result<Vec<MemoryId>> {
     let Some(session) = place.session.as_deref() else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     let rows = tx
         .query(
             "SELECT id FROM memories \
              WHERE session = $1 AND namespace = $2 AND status = 'active' \
                AND (created_at, id) > ($3, $4) \
-             ORDER BY created_at, id LIMIT 1",
-            &[&session, &place.namespace, &place.created_at, &place.id],
+             ORDER BY created_at, id LIMIT $5",
+            &[
+                &session,
+                &place.namespace,
+                &place.created_at,
+                &place.id,
+                &to_i64(CONTEXT_MEMORIES),
+            ],
         )
-        .context("cannot read the session's next memory")?;
-    Ok(rows.first().map(|r| r.get(0)))
+        .context("cannot read the session's next memories")?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
 /// After the memory at `place` became active or stopped being active (or was deleted),
-/// drops the embedding of the next active memory of its session, whose memory before it has
-/// changed. Returns its id when it had an embedding.
+/// drops the embeddings of the next active memories of its session ([`next_active`]), whose
+/// memories before them have changed. Returns those that had one.
 pub(crate) fn unembed_next(tx: &mut Transaction<'_>, place: &Place) -> Result<Vec<MemoryId>> {
-    match next_active(tx, place)? {
-        Some(next) => unembed(tx, &[next]),
-        None => Ok(Vec::new()),
-    }
+    let next = next_active(tx, place)?;
+    unembed(tx, &next)
 }
 
 /// Drops the embeddings of `ids`, so that they are embedded again

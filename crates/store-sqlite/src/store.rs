@@ -489,8 +489,10 @@ impl Store {
     }
 
     /// Deletes a memory (and its index entries). Returns the memories whose embeddings it
-    /// dropped, in the same transaction: the next active memory of its session, when it was
-    /// active, whose embedding was made with it as the memory before it.
+    /// dropped, in the same transaction, by ascending id: the next
+    /// [`CONTEXT_MEMORIES`](oro_mem_core::memory::CONTEXT_MEMORIES) active memories of its
+    /// session, when it was active, whose embeddings were made with it among the memories
+    /// before them.
     ///
     /// # Errors
     ///
@@ -528,9 +530,10 @@ impl Store {
     }
 
     /// Archives or reactivates a memory. Returns the memories whose embeddings it dropped, in
-    /// the same transaction, by ascending id: when the status changes, the next active memory of its session
-    /// (the memory before that one is now another), and a reactivated memory itself (the one
-    /// before it may have changed while it was archived).
+    /// the same transaction, by ascending id: when the status changes, the next
+    /// [`CONTEXT_MEMORIES`](oro_mem_core::memory::CONTEXT_MEMORIES) active memories of its
+    /// session (the memories before them are now others), and a reactivated memory itself
+    /// (those before it may have changed while it was archived).
     ///
     /// # Errors
     ///

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
-use oro_mem_core::memory::{check_batch, validate_batch, MAX_ACCESS_COUNT};
+use oro_mem_core::memory::{check_batch, validate_batch, CONTEXT_MEMORIES, MAX_ACCESS_COUNT};
 use oro_mem_core::store::{
     check_vector, ConsolidateReport, Embedding, OtherMemory, ToEmbed, WriteOutcome,
 };
@@ -193,9 +193,10 @@ impl Store {
             .context("cannot count embeddings")
     }
 
-    /// The creation time and text to embed of the last active memory of `session` in
-    /// `namespace` created at or before `at`, by creation time and then id: what a memory of that session written at
-    /// `at` follows. One seek on the session index.
+    /// The creation times and texts to embed of the last [`CONTEXT_MEMORIES`] active
+    /// memories of `session` in `namespace` created at or before `at`, by creation time and
+    /// then id, oldest first: what a memory of that session written at `at` follows. One seek
+    /// on the session index.
     ///
     /// # Errors
     ///
@@ -205,27 +206,31 @@ impl Store {
         namespace: &str,
         session: &str,
         at: Timestamp,
-    ) -> Result<Option<(Timestamp, String)>> {
-        self.conn
+    ) -> Result<Vec<(Timestamp, String)>> {
+        let mut last: Vec<(Timestamp, String)> = self
+            .conn
             .prepare_cached(
                 "SELECT created_at, coalesce(summary || char(10, 10), '') || content \
                  FROM memories \
                  WHERE session = ?1 AND namespace = ?2 AND status = 'active' \
                    AND created_at <= ?3 \
-                 ORDER BY created_at DESC, id DESC LIMIT 1",
+                 ORDER BY created_at DESC, id DESC LIMIT ?4",
             )
             .and_then(|mut s| {
-                s.query_row(params![session, namespace, at.as_second()], |r| {
-                    Ok((Timestamp(r.get(0)?), r.get(1)?))
-                })
-                .optional()
+                s.query_map(
+                    params![session, namespace, at.as_second(), to_i64(CONTEXT_MEMORIES)],
+                    |r| Ok((Timestamp(r.get(0)?), r.get(1)?)),
+                )?
+                .collect()
             })
-            .context("cannot read the session's last memory")
+            .context("cannot read the session's last memories")?;
+        last.reverse();
+        Ok(last)
     }
 
-    /// The id, creation time and text to embed of the first active memory of `session` in
-    /// `namespace` created after `at`, by creation time and then id: what a memory of that
-    /// session written at `at` comes before. One seek on the session index.
+    /// The first [`CONTEXT_MEMORIES`] active memories of `session` in `namespace` created
+    /// after `at`, by creation time and then id: what a memory of that session written at
+    /// `at` comes before. One seek on the session index.
     ///
     /// # Errors
     ///
@@ -235,27 +240,27 @@ impl Store {
         namespace: &str,
         session: &str,
         at: Timestamp,
-    ) -> Result<Option<(MemoryId, Timestamp, String)>> {
+    ) -> Result<Vec<MemoryId>> {
         self.conn
             .prepare_cached(
-                "SELECT id, created_at, coalesce(summary || char(10, 10), '') || content \
-                 FROM memories \
+                "SELECT id FROM memories \
                  WHERE session = ?1 AND namespace = ?2 AND status = 'active' \
                    AND created_at > ?3 \
-                 ORDER BY created_at, id LIMIT 1",
+                 ORDER BY created_at, id LIMIT ?4",
             )
             .and_then(|mut s| {
-                s.query_row(params![session, namespace, at.as_second()], |r| {
-                    Ok((r.get(0)?, Timestamp(r.get(1)?), r.get(2)?))
-                })
-                .optional()
+                s.query_map(
+                    params![session, namespace, at.as_second(), to_i64(CONTEXT_MEMORIES)],
+                    |r| r.get(0),
+                )?
+                .collect()
             })
-            .context("cannot read the session's next memory")
+            .context("cannot read the session's next memories")
     }
 
-    /// Each memory of `ids` that exists, by ascending id, with its text to embed and the text
-    /// of the memory before it in its session, as [`Store::claim_unembedded`] hands them out
-    /// but without claiming them.
+    /// Each memory of `ids` that exists, by ascending id, with its text to embed and the texts
+    /// of the memories before it in its session, as [`Store::claim_unembedded`] hands them
+    /// out but without claiming them.
     ///
     /// # Errors
     ///
@@ -267,7 +272,8 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(&format!(
-                "SELECT {TO_EMBED_COLUMNS} FROM memories m WHERE m.id = ?1"
+                "SELECT {} FROM memories m WHERE m.id = ?1",
+                to_embed_columns()
             ))
             .context("cannot read memories to embed")?;
         let mut out = Vec::with_capacity(ids.len());
@@ -309,10 +315,11 @@ impl Store {
             .context("cannot drop ended claims")?;
         let todo: Vec<ToEmbed> = tx
             .prepare_cached(&format!(
-                "SELECT {TO_EMBED_COLUMNS} FROM memories m \
-                     WHERE m.id > ?1 AND (m.embedding_model IS NULL OR m.embedding_model <> ?2) \
-                       AND NOT EXISTS (SELECT 1 FROM embed_claims c WHERE c.memory_id = m.id) \
-                     ORDER BY m.id LIMIT ?3"
+                "SELECT {} FROM memories m \
+                 WHERE m.id > ?1 AND (m.embedding_model IS NULL OR m.embedding_model <> ?2) \
+                   AND NOT EXISTS (SELECT 1 FROM embed_claims c WHERE c.memory_id = m.id) \
+                 ORDER BY m.id LIMIT ?3",
+                to_embed_columns()
             ))
             .and_then(|mut s| {
                 s.query_map(params![after, model, to_i64(limit)], to_embed_from_row)?
@@ -509,12 +516,10 @@ impl Store {
             drop(s);
             let removed: Vec<MemoryId> = removed.into_iter().collect();
             vectors::remove(&tx, &removed)?;
-            // Each memory now after one that left its session lost the memory before it.
+            // The memories now after one that left their session lost it from before them.
             let mut next = std::collections::BTreeSet::new();
             for id in removed.iter().chain(&report.archived) {
-                if let Some(n) = next_active(&tx, &Place::of(by_id[id]))? {
-                    next.insert(n);
-                }
+                next.extend(next_active(&tx, &Place::of(by_id[id]))?);
             }
             report.unembedded = unembed(&tx, &next.into_iter().collect::<Vec<_>>())?;
             tx.commit().context("cannot commit")?;
@@ -787,15 +792,20 @@ fn write_one(
 }
 
 /// Writes the exact embedding of memory `id` (the vector index is updated separately).
-/// The columns of a [`ToEmbed`] of memory `m`: its id, its text to embed, and the text to
-/// embed of the last active memory of its session and namespace before it by creation time
-/// and then id.
-const TO_EMBED_COLUMNS: &str = "m.id, coalesce(m.summary || char(10, 10), '') || m.content, \
-    (SELECT coalesce(p.summary || char(10, 10), '') || p.content \
-     FROM memories p \
-     WHERE p.session = m.session AND p.namespace = m.namespace \
-       AND p.status = 'active' AND (p.created_at, p.id) < (m.created_at, m.id) \
-     ORDER BY p.created_at DESC, p.id DESC LIMIT 1)";
+/// The columns of a [`ToEmbed`] of memory `m` (`SELECT … FROM memories m`): its id, its text to embed, and the texts to
+/// embed of the last [`CONTEXT_MEMORIES`] active memories of its session and namespace before
+/// it by creation time and then id, oldest first, one per line.
+fn to_embed_columns() -> String {
+    format!(
+        "m.id, coalesce(m.summary || char(10, 10), '') || m.content, \
+         (SELECT group_concat(t, char(10) ORDER BY created_at, id) FROM \
+           (SELECT coalesce(p.summary || char(10, 10), '') || p.content AS t, p.created_at, p.id \
+            FROM memories p \
+            WHERE p.session = m.session AND p.namespace = m.namespace \
+              AND p.status = 'active' AND (p.created_at, p.id) < (m.created_at, m.id) \
+            ORDER BY p.created_at DESC, p.id DESC LIMIT {CONTEXT_MEMORIES}))"
+    )
+}
 
 fn to_embed_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ToEmbed> {
     Ok(ToEmbed {
@@ -847,41 +857,45 @@ impl Place {
     }
 }
 
-/// The next active memory of `place`'s session after it (by creation time and then id),
-/// read as the store is now: the memory whose embedding holds, as the memory before it, the
-/// one at `place` (or, if that one was just archived or deleted, now should not).
-fn next_active(conn: &Connection, place: &Place) -> Result<Option<MemoryId>> {
+/// The next [`CONTEXT_MEMORIES`] active memories of `place`'s session after it (by creation
+/// time and then id), read as the store is now: the memories whose embeddings hold the one at
+/// `place` among the memories before them (or, if that one was just archived or deleted, now
+/// should not).
+fn next_active(conn: &Connection, place: &Place) -> Result<Vec<MemoryId>> {
     let Some(session) = place.session.as_deref() else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     conn.prepare_cached(
         "SELECT id FROM memories \
          WHERE session = ?1 AND namespace = ?2 AND status = 'active' \
            AND (created_at, id) > (?3, ?4) \
-         ORDER BY created_at, id LIMIT 1",
+         ORDER BY created_at, id LIMIT ?5",
     )
     .and_then(|mut s| {
-        s.query_row(
-            params![session, place.namespace, place.created_at, place.id],
+        s.query_map(
+            params![
+                session,
+                place.namespace,
+                place.created_at,
+                place.id,
+                to_i64(CONTEXT_MEMORIES)
+            ],
             |r| r.get(0),
-        )
-        .optional()
+        )?
+        .collect()
     })
-    .context("cannot read the session's next memory")
+    .context("cannot read the session's next memories")
 }
 
 /// After the memory at `place` became active or stopped being active (or was deleted),
-/// drops the embedding of the next active memory of its session, whose memory before it has
-/// changed. Returns its id when it had an embedding.
+/// drops the embeddings of the next active memories of its session ([`next_active`]), whose
+/// memories before them have changed. Returns those that had one.
 pub(crate) fn unembed_next(conn: &Connection, place: &Place) -> Result<Vec<MemoryId>> {
-    match next_active(conn, place)? {
-        Some(next) => unembed(conn, &[next]),
-        None => Ok(Vec::new()),
-    }
+    unembed(conn, &next_active(conn, place)?)
 }
 
 /// Drops the embeddings of `ids`, from the memories and the vector index, so that they are
-/// embedded again ([`Store::claim_unembedded`]). Returns those that had one.
+/// embedded again ([`Store::claim_unembedded`]). Returns those that had one, by ascending id.
 pub(crate) fn unembed(conn: &Connection, ids: &[MemoryId]) -> Result<Vec<MemoryId>> {
     let mut stmt = conn
         .prepare_cached(
@@ -896,6 +910,7 @@ pub(crate) fn unembed(conn: &Connection, ids: &[MemoryId]) -> Result<Vec<MemoryI
         }
     }
     vectors::remove(conn, &dropped)?;
+    dropped.sort_unstable();
     Ok(dropped)
 }
 

@@ -619,14 +619,15 @@ impl Default for DecayConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EmbeddingConfig {
-    /// How much the memory before it in its session weighs in a memory's embedding: the
+    /// How much the memories before it in its session weigh in a memory's embedding: the
     /// vector is `e(text) + session_context × e(previous + text)`, made unit length, where
-    /// `previous` is the text of the session's memory before it. A conversation's turn
-    /// ("yes, twice last summer") is understood with the one it answers. 0 embeds each text
-    /// alone; memories without a session, or first in theirs, are embedded alone anyway.
-    /// Applies to embeddings made from then on (`oro-mem embed` does not redo the others).
-    /// 3 was chosen by leaving one LoCoMo conversation out at a time (hybrid mode picks 3 in
-    /// three folds of five and 4 in the other two).
+    /// `previous` is the text of the session's
+    /// [`CONTEXT_MEMORIES`](crate::memory::CONTEXT_MEMORIES) memories before it. A
+    /// conversation's turn ("yes, twice last summer") is understood with the ones it answers.
+    /// 0 embeds each text alone; memories without a session, or first in theirs, are embedded
+    /// alone anyway. Applies to embeddings made from then on (`oro-mem embed` does not redo
+    /// the others). 3 was chosen by leaving one LoCoMo conversation out at a time (with two
+    /// memories before, hybrid mode picks 3 in four folds of five and 6 in the other).
     pub session_context: f64,
 }
 

@@ -7,7 +7,7 @@
 
 use crate::config::ConsolidateConfig;
 use crate::config::DedupConfig;
-use crate::memory::embedded_text;
+use crate::memory::{embedded_text, CONTEXT_MEMORIES};
 use crate::memory::{MemoryType, NewMemory, Source, Status};
 use crate::query::{Filter, MetaCondition, MetaOp};
 use crate::store::{
@@ -184,17 +184,27 @@ fn sessions_are_kept_filtered_and_neighbours_counted<S: CandidateSearch + Memory
 
 /// The text to embed of the memory before `m` in its session, by the definition of
 /// [`ToEmbed::before`], from a full listing.
+/// The texts of the memories before `m` in its session by the definition of
+/// [`ToEmbed::before`], from a full listing.
 fn before_by_definition(all: &[crate::Memory], m: &crate::Memory) -> Option<String> {
     let session = m.session.as_ref()?;
-    all.iter()
+    let mut before: Vec<&crate::Memory> = all
+        .iter()
         .filter(|p| {
             p.session.as_ref() == Some(session)
                 && p.namespace == m.namespace
                 && p.status == Status::Active
                 && (p.created_at, p.id) < (m.created_at, m.id)
         })
-        .max_by_key(|p| (p.created_at, p.id))
-        .map(|p| embedded_text(p.summary.as_deref(), &p.content).into_owned())
+        .collect();
+    before.sort_by_key(|p| (p.created_at, p.id));
+    let last = &before[before.len().saturating_sub(CONTEXT_MEMORIES)..];
+    (!last.is_empty()).then(|| {
+        last.iter()
+            .map(|p| embedded_text(p.summary.as_deref(), &p.content))
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
 }
 
 fn claims_carry_the_memory_before_in_the_session<S: CandidateSearch + MemoryWrite>(s: &mut S) {
@@ -233,20 +243,28 @@ fn claims_carry_the_memory_before_in_the_session<S: CandidateSearch + MemoryWrit
         "to_embed hands out what a claim does, by id, and skips a memory that is not there"
     );
     assert!(
-        claimed
-            .iter()
-            .any(|c| c.before.as_deref() == Some("the fifth\n\nturn 5 about caching")),
+        claimed.iter().any(|c| c
+            .before
+            .as_deref()
+            .is_some_and(|b| b.ends_with("\nthe fifth\n\nturn 5 about caching"))),
         "the text before is the one to embed, summary first"
     );
+    assert!(
+        claimed.iter().any(|c| c
+            .before
+            .as_deref()
+            .is_some_and(|b| b.lines().count() == CONTEXT_MEMORIES)),
+        "the layout has memories that follow as many as are embedded with one"
+    );
 
-    // What a new memory written at a time follows: the last active one at or before it.
+    // What a new memory written at a time follows: the last active ones at or before it.
     for at in 999..1_005 {
         for (namespace, session) in [
             ("default", "morning"),
             ("default", "evening"),
             ("elsewhere", "evening"),
         ] {
-            let expected = every
+            let mut expected: Vec<_> = every
                 .iter()
                 .filter(|p| {
                     p.session.as_deref() == Some(session)
@@ -254,13 +272,18 @@ fn claims_carry_the_memory_before_in_the_session<S: CandidateSearch + MemoryWrit
                         && p.status == Status::Active
                         && p.created_at <= Timestamp(at)
                 })
-                .max_by_key(|p| (p.created_at, p.id))
                 .map(|p| {
                     (
-                        p.created_at,
+                        (p.created_at, p.id),
                         embedded_text(p.summary.as_deref(), &p.content).into_owned(),
                     )
-                });
+                })
+                .collect();
+            expected.sort();
+            let expected: Vec<_> = expected[expected.len().saturating_sub(CONTEXT_MEMORIES)..]
+                .iter()
+                .map(|((at, _), text)| (*at, text.clone()))
+                .collect();
             assert_eq!(
                 s.last_in_session(namespace, session, Timestamp(at))
                     .expect("last in session"),
@@ -272,10 +295,10 @@ fn claims_carry_the_memory_before_in_the_session<S: CandidateSearch + MemoryWrit
     assert_eq!(
         s.last_in_session("default", "nobody's", Timestamp(2_000))
             .expect("last in session"),
-        None
+        []
     );
 
-    // What a new memory written at a time comes before: the first active one after it.
+    // What a new memory written at a time comes before: the first active ones after it.
     let mut found = 0;
     for at in 999..1_005 {
         for (namespace, session) in [
@@ -283,7 +306,7 @@ fn claims_carry_the_memory_before_in_the_session<S: CandidateSearch + MemoryWrit
             ("default", "evening"),
             ("elsewhere", "evening"),
         ] {
-            let expected = every
+            let mut expected: Vec<_> = every
                 .iter()
                 .filter(|p| {
                     p.session.as_deref() == Some(session)
@@ -291,15 +314,12 @@ fn claims_carry_the_memory_before_in_the_session<S: CandidateSearch + MemoryWrit
                         && p.status == Status::Active
                         && p.created_at > Timestamp(at)
                 })
-                .min_by_key(|p| (p.created_at, p.id))
-                .map(|p| {
-                    (
-                        p.id,
-                        p.created_at,
-                        embedded_text(p.summary.as_deref(), &p.content).into_owned(),
-                    )
-                });
-            found += usize::from(expected.is_some());
+                .map(|p| (p.created_at, p.id))
+                .collect();
+            expected.sort_unstable();
+            expected.truncate(CONTEXT_MEMORIES);
+            let expected: Vec<_> = expected.into_iter().map(|(_, id)| id).collect();
+            found += usize::from(expected.len() == CONTEXT_MEMORIES);
             assert_eq!(
                 s.next_in_session(namespace, session, Timestamp(at))
                     .expect("next in session"),
@@ -312,23 +332,32 @@ fn claims_carry_the_memory_before_in_the_session<S: CandidateSearch + MemoryWrit
     assert_eq!(
         s.next_in_session("default", "nobody's", Timestamp(0))
             .expect("next in session"),
-        None
+        Vec::<crate::MemoryId>::new()
     );
 }
 
-/// The memory whose embedding holds `m` as the memory before it: the first active memory of
-/// its session and namespace after it by time then id, in `all` (as the store is now).
-fn next_by_definition(all: &[crate::Memory], m: &crate::Memory) -> Option<crate::MemoryId> {
-    let session = m.session.as_ref()?;
-    all.iter()
+/// The memories whose embeddings hold `m` among the memories before them: the first
+/// [`CONTEXT_MEMORIES`] active memories of its session and namespace after it by time then
+/// id, in `all` (as the store is now).
+fn next_by_definition(all: &[crate::Memory], m: &crate::Memory) -> Vec<crate::MemoryId> {
+    let Some(session) = m.session.as_ref() else {
+        return Vec::new();
+    };
+    let mut next: Vec<_> = all
+        .iter()
         .filter(|n| {
             n.session.as_ref() == Some(session)
                 && n.namespace == m.namespace
                 && n.status == Status::Active
                 && (n.created_at, n.id) > (m.created_at, m.id)
         })
-        .min_by_key(|n| (n.created_at, n.id))
-        .map(|n| n.id)
+        .map(|n| (n.created_at, n.id))
+        .collect();
+    next.sort_unstable();
+    next.into_iter()
+        .take(CONTEXT_MEMORIES)
+        .map(|(_, id)| id)
+        .collect()
 }
 
 /// The memories without an embedding by `model`, claimed at `at` (for a second: the next
@@ -449,10 +478,16 @@ fn consolidation_drops_the_embeddings_after_what_it_removes<S: MemoryStore>(s: &
     let report = s.consolidate(&config, now, false).expect("consolidate");
     assert_eq!(report.merged.len(), 1, "{report:?}");
     assert_eq!(report.archived, vec![ids[3]], "{report:?}");
-    // The merged-away copy came before the deploy note, the archived hunch before the
-    // pyright note (the session in time: hunch, pyright, vacuum, copy, deploy).
-    assert_eq!(report.unembedded, vec![ids[2], ids[4]], "{report:?}");
-    assert_eq!(unembedded(s, "m1", 10), vec![ids[2], ids[4]]);
+    // The session in time: hunch, pyright, vacuum, copy, deploy. The merged-away copy came
+    // before the deploy note, the archived hunch before the pyright note and the vacuum one
+    // (two memories are embedded with the two before them).
+    assert_eq!(CONTEXT_MEMORIES, 2, "the layout assumes it");
+    assert_eq!(
+        report.unembedded,
+        vec![ids[0], ids[2], ids[4]],
+        "{report:?}"
+    );
+    assert_eq!(unembedded(s, "m1", 10), vec![ids[0], ids[2], ids[4]]);
 }
 
 fn written_memories_read_back<S: CandidateSearch + MemoryWrite>(s: &mut S) {
