@@ -212,13 +212,13 @@ lexical_share = 1.5651
 query_terms = 1.1745
 
 [recall.calibration.hybrid]
-intercept = -13.1295
-coverage = 3.0264
-fused = 2.9466
-lexical_share = 1.3819
-query_terms = 0.9472
-vector = 1.6849
-vector_share = 3.7322
+intercept = -13.3972
+coverage = 2.9094
+fused = 2.8841
+lexical_share = 1.3494
+query_terms = 0.905
+vector = 1.7481
+vector_share = 4.2771
 
 [recall.calibration.vector]
 
@@ -233,10 +233,10 @@ vector_share = 3.7322
 [recall.answerable.fts]
 
 [recall.answerable.hybrid]
-intercept = -12.8558
-coverage_best = 8.5272
-query_terms = 0.5044
-vector_best = 28.3311
+intercept = -12.7438
+coverage_best = 8.4767
+query_terms = 0.4709
+vector_best = 28.3262
 
 [recall.answerable.vector]
 
@@ -249,7 +249,7 @@ half_life_days = 30.0   # score x 0.5^(age_days / half_life); pinned memories ne
 # gotcha = 90.0
 
 [embedding]
-session_context = 3.0   # embed a memory as e(text) + this x e(the previous one of its session + text)
+session_context = 3.0   # embed a memory as e(text) + this x e(the two before it in its session + text)
 
 [dedup]
 enabled = true

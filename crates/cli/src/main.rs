@@ -95,7 +95,7 @@ impl Ctx {
     }
 
     /// Embeds `ids` again through the engine (in hybrid mode): memories whose embeddings the
-    /// store dropped when the memory before them in their session was archived, reactivated
+    /// store dropped when a memory before them in their session was archived, reactivated
     /// or deleted. What could not be done is a line on `err`; `oro-mem embed` does it later.
     fn reembed(&mut self, ids: &[oro_mem_core::MemoryId], err: &mut dyn Write) -> Result<()> {
         let done = self.engine.reembed(&mut self.store, ids)?;

@@ -507,13 +507,13 @@ impl Default for Calibrations {
                 ("query_terms", 1.1745),
             ]),
             hybrid: Calibration::new([
-                ("intercept", -13.1295),
-                ("coverage", 3.0264),
-                ("fused", 2.9466),
-                ("lexical_share", 1.3819),
-                ("query_terms", 0.9472),
-                ("vector", 1.6849),
-                ("vector_share", 3.7322),
+                ("intercept", -13.3972),
+                ("coverage", 2.9094),
+                ("fused", 2.8841),
+                ("lexical_share", 1.3494),
+                ("query_terms", 0.905),
+                ("vector", 1.7481),
+                ("vector_share", 4.2771),
             ]),
             vector: Calibration::default(),
         }
@@ -552,10 +552,10 @@ impl Default for AnswerableModels {
         AnswerableModels {
             fts: Calibration::default(),
             hybrid: Calibration::new([
-                ("intercept", -12.8558),
-                ("coverage_best", 8.5272),
-                ("query_terms", 0.5044),
-                ("vector_best", 28.3311),
+                ("intercept", -12.7438),
+                ("coverage_best", 8.4767),
+                ("query_terms", 0.4709),
+                ("vector_best", 28.3262),
             ]),
             vector: Calibration::default(),
         }
