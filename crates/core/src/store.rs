@@ -378,6 +378,12 @@ pub trait MemoryWrite {
     /// `dedup.bm25`, or when its embedding's cosine with one of the same model (already
     /// stored, or earlier in the batch) is above `dedup.cosine`.
     ///
+    /// A memory inserted into the middle of its session drops, in the same transaction, the
+    /// embeddings of the next [`CONTEXT_MEMORIES`](crate::memory::CONTEXT_MEMORIES) stored
+    /// active memories of that session, which were made without it among the memories before
+    /// them (not of the batch's own, made with it); they wait to be embedded again
+    /// ([`CandidateSearch::next_in_session`] finds them beforehand).
+    ///
     /// # Errors
     ///
     /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) naming the bad memory or

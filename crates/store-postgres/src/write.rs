@@ -516,6 +516,7 @@ impl Store {
                     .map(|id| WriteOutcome::Inserted { id })
                     .collect()
             };
+            unembed_after_inserted(tx, &outcomes)?;
             Ok(outcomes)
         })
     }
@@ -840,6 +841,42 @@ fn next_active(tx: &mut Transaction<'_>, place: &Place) -> Result<Vec<MemoryId>>
         )
         .context("cannot read the session's next memories")?;
     Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
+/// Drops the embeddings of the stored memories that one of the `outcomes`' inserted memories
+/// (a batch's) comes before in its session ([`next_active`]), whose memories before them have
+/// changed; not of the batch's own, which were embedded with it. One statement.
+fn unembed_after_inserted(
+    tx: &mut Transaction<'_>,
+    outcomes: &[WriteOutcome],
+) -> Result<Vec<MemoryId>> {
+    let inserted: Vec<MemoryId> = outcomes
+        .iter()
+        .filter_map(|o| match *o {
+            WriteOutcome::Inserted { id } => Some(id),
+            _ => None,
+        })
+        .collect();
+    if inserted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows = tx
+        .query(
+            "UPDATE memories SET embedding = NULL, embedding_model_id = NULL \
+             WHERE embedding_model_id IS NOT NULL AND NOT (id = ANY($1)) AND id IN ( \
+               SELECT n.id FROM memories m CROSS JOIN LATERAL ( \
+                 SELECT p.id FROM memories p \
+                 WHERE p.session = m.session AND p.namespace = m.namespace \
+                   AND p.status = 'active' AND (p.created_at, p.id) > (m.created_at, m.id) \
+                 ORDER BY p.created_at, p.id LIMIT $2) n \
+               WHERE m.id = ANY($1) AND m.session IS NOT NULL AND m.status = 'active') \
+             RETURNING id",
+            &[&inserted, &to_i64(CONTEXT_MEMORIES)],
+        )
+        .context("cannot drop embeddings")?;
+    let mut dropped: Vec<MemoryId> = rows.iter().map(|r| r.get(0)).collect();
+    dropped.sort_unstable();
+    Ok(dropped)
 }
 
 /// After the memory at `place` became active or stopped being active (or was deleted),

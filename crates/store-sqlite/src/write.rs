@@ -163,6 +163,7 @@ impl Store {
             outcomes.push(outcome);
         }
         index_added(&tx, &added)?;
+        unembed_after_inserted(&tx, &batch, &outcomes, now)?;
         let version = data_version(&tx)?;
         tx.commit().context("cannot commit")?;
         if let Some(mut m) = checks.mirror {
@@ -885,6 +886,43 @@ fn next_active(conn: &Connection, place: &Place) -> Result<Vec<MemoryId>> {
         .collect()
     })
     .context("cannot read the session's next memories")
+}
+
+/// Drops the embeddings of the stored memories that a memory of `batch` was inserted before
+/// in its session ([`next_active`]), whose memories before them have changed; not of the
+/// batch's own, which were embedded with it. `outcomes` are the batch's.
+fn unembed_after_inserted(
+    conn: &Connection,
+    batch: &[NewMemory],
+    outcomes: &[WriteOutcome],
+    now: Timestamp,
+) -> Result<Vec<MemoryId>> {
+    let inserted: Vec<(MemoryId, &NewMemory)> = outcomes
+        .iter()
+        .zip(batch)
+        .filter_map(|(o, m)| match *o {
+            WriteOutcome::Inserted { id } => Some((id, m)),
+            _ => None,
+        })
+        .collect();
+    let mut next = std::collections::BTreeSet::new();
+    for &(id, m) in &inserted {
+        if m.session.is_none() || m.status != Status::Active {
+            continue;
+        }
+        let place = Place {
+            id,
+            namespace: m.namespace.clone(),
+            session: m.session.clone(),
+            created_at: m.created_at.unwrap_or(now).as_second(),
+            active: true,
+        };
+        next.extend(next_active(conn, &place)?);
+    }
+    for (id, _) in &inserted {
+        next.remove(id);
+    }
+    unembed(conn, &next.into_iter().collect::<Vec<_>>())
 }
 
 /// After the memory at `place` became active or stopped being active (or was deleted),

@@ -435,6 +435,39 @@ fn changes_before_a_memory_drop_its_embedding<S: CandidateSearch + MemoryWrite>(
         seen += expected.len();
     }
     assert!(seen >= 4, "the steps drop embeddings");
+
+    // A memory written into the middle of a session drops the embeddings of the stored
+    // memories after it; one written after the last drops none. The batch's own have none.
+    let rows: Vec<_> = everything(s)
+        .iter()
+        .map(|m| (m.id, unit(1.0, 0.0)))
+        .collect();
+    s.set_embeddings("m1", &rows).expect("embed");
+    let turn = |text: &str, at: i64| {
+        let mut m = NewMemory::new(text, MemoryType::Lesson).created_at(Timestamp(at));
+        m.session = Some("evening".to_string());
+        m
+    };
+    let new = insert(
+        s,
+        vec![turn("an early turn", 1_000), turn("a late turn", 5_000)],
+    );
+    let after = everything(s);
+    let early = after.iter().find(|m| m.id == new[0]).expect("written");
+    let mut expected = next_by_definition(&after, early);
+    assert!(
+        expected.len() == CONTEXT_MEMORIES,
+        "the layout has stored memories after it"
+    );
+    expected.extend(&new);
+    expected.sort_unstable();
+    clock += 10;
+    assert_eq!(
+        unembedded(s, "m1", clock),
+        expected,
+        "writing into the middle of a session drops the embeddings after it"
+    );
+
     assert!(matches!(
         s.forget(ids[1]).map_err(|e| e.kind()),
         Err(ErrorKind::NotFound)
