@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::memory::{embedded_text, validate_batch, CONTEXT_MEMORIES};
+use oro_mem_core::store::ToEmbed;
 use oro_mem_core::{
     CandidateSearch, Embedding, Error, ErrorKind, MemoryId, MemoryWrite, NewMemory, Result,
     Timestamp, WriteOutcome,
@@ -195,19 +196,12 @@ impl Engine {
             }
         };
         let todo = store.to_embed(ids)?;
-        let items: Vec<(&str, Option<&str>)> = todo
-            .iter()
-            .map(|m| (m.text.as_str(), m.before.as_deref()))
-            .collect();
-        match embed_in_context(
+        match embed_each(
             model.as_ref(),
-            &items,
+            &todo,
             self.config().embedding.session_context,
         ) {
-            Ok(made) => {
-                let rows: Vec<_> = todo.iter().map(|m| m.id).zip(made).collect();
-                done.done = store.set_embeddings(model.model_id(), &rows)?;
-            }
+            Ok(rows) => done.done = store.set_embeddings(model.model_id(), &rows)?,
             Err(e) => done.warnings.push(left(e)),
         }
         Ok(done)
@@ -254,12 +248,7 @@ impl Engine {
             let batch = store.claim_unembedded(model, after, batch_size, now, until)?;
             let left = if let Some(last) = batch.last() {
                 after = last.id;
-                let items: Vec<(&str, Option<&str>)> = batch
-                    .iter()
-                    .map(|m| (m.text.as_str(), m.before.as_deref()))
-                    .collect();
-                let made = embed_in_context(embedder.as_ref(), &items, weight)?;
-                let rows: Vec<_> = batch.iter().map(|m| m.id).zip(made).collect();
+                let rows = embed_each(embedder.as_ref(), &batch, weight)?;
                 store.set_embeddings(model, &rows)?;
                 state.done += rows.len() as u64;
                 state.waiting_on = 0;
@@ -354,6 +343,22 @@ fn followers<S: CandidateSearch + ?Sized>(
         }
     }
     Ok(out)
+}
+
+/// Embeds each memory of `todo` (as [`MemoryWrite::claim_unembedded`] and
+/// [`CandidateSearch::to_embed`] hand them out) with the memories before it
+/// ([`embed_in_context`]): the rows for [`MemoryWrite::set_embeddings`].
+fn embed_each(
+    embedder: &dyn Embedder,
+    todo: &[ToEmbed],
+    weight: f64,
+) -> Result<Vec<(MemoryId, Vec<f32>)>> {
+    let items: Vec<(&str, Option<&str>)> = todo
+        .iter()
+        .map(|m| (m.text.as_str(), m.before.as_deref()))
+        .collect();
+    let made = embed_in_context(embedder, &items, weight)?;
+    Ok(todo.iter().map(|m| m.id).zip(made).collect())
 }
 
 /// The most of the text before a memory that goes into its embedding, in bytes (its end: the

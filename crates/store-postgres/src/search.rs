@@ -12,7 +12,7 @@ use postgres::GenericClient;
 
 use crate::sql::{filter_sql, Params};
 use crate::store::{memory_from_row, to_i64, Context, Store, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
-use crate::write::{to_embed_columns, to_embed_from_row};
+use crate::write::{to_embed_columns, to_embed_from_row, NEXT_ACTIVE};
 
 /// How many neighbours the HNSW search keeps in its candidate list (pgvector's
 /// `hnsw.ef_search`) at least, set for each connection; more when more results are asked for.
@@ -416,14 +416,14 @@ impl Store {
         session: &str,
         at: Timestamp,
     ) -> Result<Vec<MemoryId>> {
+        // After every memory created at `at`, whatever its id.
         let rows = self.query(
-            "SELECT id FROM memories \
-             WHERE session = $1 AND namespace = $2 AND status = 'active' AND created_at > $3 \
-             ORDER BY created_at, id LIMIT $4",
+            NEXT_ACTIVE,
             &[
                 &session,
                 &namespace,
                 &at.as_second(),
+                &MemoryId::MAX,
                 &to_i64(CONTEXT_MEMORIES),
             ],
             "cannot read the session's next memories",

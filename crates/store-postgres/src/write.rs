@@ -745,7 +745,7 @@ impl Store {
             // The memories now after one that left their session lost it from before them.
             let mut next = std::collections::BTreeSet::new();
             for id in removed.iter().chain(&report.archived) {
-                next.extend(next_active(tx, &Place::of(by_id[id]))?);
+                next.extend(Place::of(by_id[id]).next(tx)?);
             }
             report.unembedded = unembed(tx, &next.into_iter().collect::<Vec<_>>())?;
         }
@@ -815,36 +815,40 @@ impl Place {
             active: m.status == Status::Active,
         }
     }
+
+    /// The memories after it in its session that hold it among the memories before them
+    /// ([`NEXT_ACTIVE`], read as `tx` sees the store now); none without a session.
+    fn next(&self, tx: &mut Transaction<'_>) -> Result<Vec<MemoryId>> {
+        let Some(session) = self.session.as_deref() else {
+            return Ok(Vec::new());
+        };
+        let rows = tx
+            .query(
+                NEXT_ACTIVE,
+                &[
+                    &session,
+                    &self.namespace,
+                    &self.created_at,
+                    &self.id,
+                    &to_i64(CONTEXT_MEMORIES),
+                ],
+            )
+            .context("cannot read the session's next memories")?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
 }
 
-/// The next [`CONTEXT_MEMORIES`] active memories of `place`'s session after it (by creation
-/// time and then id), read as the store is now: the memories whose embeddings hold the one at
-/// `place` among the memories before them (or, if that one was just archived or deleted, now
-/// should not).
-fn next_active(tx: &mut Transaction<'_>, place: &Place) -> Result<Vec<MemoryId>> {
-    let Some(session) = place.session.as_deref() else {
-        return Ok(Vec::new());
-    };
-    let rows = tx
-        .query(
-            "SELECT id FROM memories \
-             WHERE session = $1 AND namespace = $2 AND status = 'active' \
-               AND (created_at, id) > ($3, $4) \
-             ORDER BY created_at, id LIMIT $5",
-            &[
-                &session,
-                &place.namespace,
-                &place.created_at,
-                &place.id,
-                &to_i64(CONTEXT_MEMORIES),
-            ],
-        )
-        .context("cannot read the session's next memories")?;
-    Ok(rows.iter().map(|r| r.get(0)).collect())
-}
+/// The first [`CONTEXT_MEMORIES`] (`$5`) active memories of session `$1` in namespace `$2`
+/// after (creation time, id) `($3, $4)`, by creation time and then id: the memories whose
+/// embeddings hold the memory there among the memories before them (or, if that one was
+/// just archived or deleted, now should not).
+pub(crate) const NEXT_ACTIVE: &str = "SELECT id FROM memories \
+     WHERE session = $1 AND namespace = $2 AND status = 'active' \
+       AND (created_at, id) > ($3, $4) \
+     ORDER BY created_at, id LIMIT $5";
 
 /// Drops the embeddings of the stored memories that one of the `outcomes`' inserted memories
-/// (a batch's) comes before in its session ([`next_active`]), whose memories before them have
+/// (a batch's) comes before in its session ([`NEXT_ACTIVE`]), whose memories before them have
 /// changed; not of the batch's own, which were embedded with it. One statement.
 fn unembed_after_inserted(
     tx: &mut Transaction<'_>,
@@ -880,10 +884,10 @@ fn unembed_after_inserted(
 }
 
 /// After the memory at `place` became active or stopped being active (or was deleted),
-/// drops the embeddings of the next active memories of its session ([`next_active`]), whose
+/// drops the embeddings of the next active memories of its session ([`Place::next`]), whose
 /// memories before them have changed. Returns those that had one.
 pub(crate) fn unembed_next(tx: &mut Transaction<'_>, place: &Place) -> Result<Vec<MemoryId>> {
-    let next = next_active(tx, place)?;
+    let next = place.next(tx)?;
     unembed(tx, &next)
 }
 

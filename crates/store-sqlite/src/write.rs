@@ -242,21 +242,13 @@ impl Store {
         session: &str,
         at: Timestamp,
     ) -> Result<Vec<MemoryId>> {
-        self.conn
-            .prepare_cached(
-                "SELECT id FROM memories \
-                 WHERE session = ?1 AND namespace = ?2 AND status = 'active' \
-                   AND created_at > ?3 \
-                 ORDER BY created_at, id LIMIT ?4",
-            )
-            .and_then(|mut s| {
-                s.query_map(
-                    params![session, namespace, at.as_second(), to_i64(CONTEXT_MEMORIES)],
-                    |r| r.get(0),
-                )?
-                .collect()
-            })
-            .context("cannot read the session's next memories")
+        // After every memory created at `at`, whatever its id.
+        next_active(
+            &self.conn,
+            namespace,
+            session,
+            (at.as_second(), MemoryId::MAX),
+        )
     }
 
     /// Each memory of `ids` that exists, by ascending id, with its text to embed and the texts
@@ -520,7 +512,7 @@ impl Store {
             // The memories now after one that left their session lost it from before them.
             let mut next = std::collections::BTreeSet::new();
             for id in removed.iter().chain(&report.archived) {
-                next.extend(next_active(&tx, &Place::of(by_id[id]))?);
+                next.extend(Place::of(by_id[id]).next(&tx)?);
             }
             report.unembedded = unembed(&tx, &next.into_iter().collect::<Vec<_>>())?;
             tx.commit().context("cannot commit")?;
@@ -856,16 +848,29 @@ impl Place {
             active: m.status == Status::Active,
         }
     }
+
+    /// The memories after it in its session that hold it among the memories before them
+    /// ([`next_active`]); none without a session.
+    fn next(&self, conn: &Connection) -> Result<Vec<MemoryId>> {
+        match self.session.as_deref() {
+            Some(session) => {
+                next_active(conn, &self.namespace, session, (self.created_at, self.id))
+            }
+            None => Ok(Vec::new()),
+        }
+    }
 }
 
-/// The next [`CONTEXT_MEMORIES`] active memories of `place`'s session after it (by creation
-/// time and then id), read as the store is now: the memories whose embeddings hold the one at
-/// `place` among the memories before them (or, if that one was just archived or deleted, now
-/// should not).
-fn next_active(conn: &Connection, place: &Place) -> Result<Vec<MemoryId>> {
-    let Some(session) = place.session.as_deref() else {
-        return Ok(Vec::new());
-    };
+/// The first [`CONTEXT_MEMORIES`] active memories of `session` in `namespace` after `after`
+/// (creation time, id), by creation time and then id, read as the store is now: the memories
+/// whose embeddings hold the memory there among the memories before them (or, if that one
+/// was just archived or deleted, now should not).
+fn next_active(
+    conn: &Connection,
+    namespace: &str,
+    session: &str,
+    (at, id): (i64, MemoryId),
+) -> Result<Vec<MemoryId>> {
     conn.prepare_cached(
         "SELECT id FROM memories \
          WHERE session = ?1 AND namespace = ?2 AND status = 'active' \
@@ -874,13 +879,7 @@ fn next_active(conn: &Connection, place: &Place) -> Result<Vec<MemoryId>> {
     )
     .and_then(|mut s| {
         s.query_map(
-            params![
-                session,
-                place.namespace,
-                place.created_at,
-                place.id,
-                to_i64(CONTEXT_MEMORIES)
-            ],
+            params![session, namespace, at, id, to_i64(CONTEXT_MEMORIES)],
             |r| r.get(0),
         )?
         .collect()
@@ -907,17 +906,10 @@ fn unembed_after_inserted(
         .collect();
     let mut next = std::collections::BTreeSet::new();
     for &(id, m) in &inserted {
-        if m.session.is_none() || m.status != Status::Active {
-            continue;
+        if let (Some(session), Status::Active) = (m.session.as_deref(), m.status) {
+            let at = m.created_at.unwrap_or(now).as_second();
+            next.extend(next_active(conn, &m.namespace, session, (at, id))?);
         }
-        let place = Place {
-            id,
-            namespace: m.namespace.clone(),
-            session: m.session.clone(),
-            created_at: m.created_at.unwrap_or(now).as_second(),
-            active: true,
-        };
-        next.extend(next_active(conn, &place)?);
     }
     for (id, _) in &inserted {
         next.remove(id);
@@ -926,10 +918,10 @@ fn unembed_after_inserted(
 }
 
 /// After the memory at `place` became active or stopped being active (or was deleted),
-/// drops the embeddings of the next active memories of its session ([`next_active`]), whose
+/// drops the embeddings of the next active memories of its session ([`Place::next`]), whose
 /// memories before them have changed. Returns those that had one.
 pub(crate) fn unembed_next(conn: &Connection, place: &Place) -> Result<Vec<MemoryId>> {
-    unembed(conn, &next_active(conn, place)?)
+    unembed(conn, &place.next(conn)?)
 }
 
 /// Drops the embeddings of `ids`, from the memories and the vector index, so that they are
