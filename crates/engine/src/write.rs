@@ -27,7 +27,8 @@ pub struct Remembered {
     pub reused: usize,
     /// Memories already stored whose embedding was made again, because a memory of the batch
     /// was written into their session just before them (an older creation time than theirs):
-    /// their embedding holds the memories before them ([`embed_in_context`]).
+    /// their embedding holds the memories before them ([`embed_in_context`]), and the store
+    /// drops it in the write's transaction.
     pub reembedded: usize,
     /// Problems that did not stop the write: the model could not load, so the memories were
     /// stored without embeddings ([`Engine::embed_missing`] adds them later).
@@ -141,9 +142,11 @@ impl Engine {
                 }
             }
         }
+        // The store drops the embeddings of the memories after an inserted one, whatever the
+        // weight of the context: they are made again.
         let followers = match &model {
-            Some(_) if weight > 0.0 => followers(&*store, &batch)?,
-            _ => Vec::new(),
+            Some(_) => followers(&*store, &batch)?,
+            None => Vec::new(),
         };
         done.outcomes = store.remember_embedded(batch, dedup)?;
         // The memories that now follow one the batch inserted have new memories before them.

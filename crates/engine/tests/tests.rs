@@ -599,6 +599,43 @@ fn a_memory_written_into_the_middle_of_its_session_reembeds_the_ones_after_it() 
 }
 
 #[test]
+fn without_session_context_a_memory_written_into_the_middle_leaves_every_memory_embedded() {
+    let model = Arc::new(Random::new("test/random", 16));
+    let mut config = Config {
+        mode: Mode::Hybrid,
+        ..Config::default()
+    };
+    config.embedding.session_context = 0.0;
+    let mut engine = Engine::from_config(config)
+        .unwrap()
+        .with_embedder(model.clone());
+    let mut s = Store::open_in_memory().unwrap();
+    let batch = |b: Vec<NewMemory>| b.into_iter().map(|m| (m, None)).collect();
+    engine
+        .remember(
+            &mut s,
+            batch(vec![
+                turn("did you go hiking", "me", Some("chat"), 100),
+                turn("yes, twice last summer", "me", Some("chat"), 300),
+            ]),
+            &off(),
+        )
+        .unwrap();
+    let done = engine
+        .remember(
+            &mut s,
+            batch(vec![turn("where did you go", "me", Some("chat"), 200)]),
+            &off(),
+        )
+        .unwrap();
+    assert_eq!(done.reembedded, 1, "{done:?}");
+    assert_eq!(s.count_unembedded("test/random").unwrap(), 0);
+    // Each alone, as the weight says.
+    let alone = model.embed(&["yes, twice last summer"]).unwrap().remove(0);
+    assert!(s.similarities("test/random", &alone, &[2]).unwrap()[0].1 > 1.0 - 1e-5);
+}
+
+#[test]
 fn archiving_reactivating_or_forgetting_a_memory_reembeds_the_ones_after_it() {
     let model = Arc::new(Random::new("test/random", 16));
     let mut config = Config {
