@@ -408,16 +408,22 @@ pub trait MemoryWrite {
         self.remember_embedded(batch.into_iter().map(|m| (m, None)).collect(), dedup)
     }
 
-    /// Stores `rows`' vectors as the memories' embeddings by `model`, replacing any they had
-    /// (by this model or another). Memories that no longer exist are skipped; the number
-    /// stored is returned. All or nothing.
+    /// Stores each of `made`'s vectors as its memory's embedding by `model`, replacing any it
+    /// had (by this model or another), when what it was made from (the [`ToEmbed`] that
+    /// [`claim_unembedded`](Self::claim_unembedded) or [`CandidateSearch::to_embed`] handed
+    /// out) is still the memory's text to embed and the texts before it. A memory whose text
+    /// or context changed in the meantime (a memory before it archived, deleted or written
+    /// into its session, which dropped its embedding) is left as it is, to be embedded again
+    /// with what is before it now, and so is one that no longer exists: no embedding is stored
+    /// that holds a memory which is gone. Releases the claims on all of them. Returns the
+    /// number stored. All or nothing.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) for an empty model id, or
     /// vectors that are empty, not finite, or not all of one dimension;
     /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
-    fn set_embeddings(&mut self, model: &str, rows: &[(MemoryId, Vec<f32>)]) -> Result<usize>;
+    fn set_embeddings(&mut self, model: &str, made: &[(ToEmbed, Vec<f32>)]) -> Result<usize>;
 
     /// Claims up to `limit` memories with an id above `after` and no embedding by `model`
     /// (none, or one by another model) that no live claim holds, and holds them until `until`
@@ -659,8 +665,8 @@ impl<T: MemoryStore + ?Sized> MemoryWrite for Box<T> {
         (**self).remember_embedded(batch, dedup)
     }
 
-    fn set_embeddings(&mut self, model: &str, rows: &[(MemoryId, Vec<f32>)]) -> Result<usize> {
-        (**self).set_embeddings(model, rows)
+    fn set_embeddings(&mut self, model: &str, made: &[(ToEmbed, Vec<f32>)]) -> Result<usize> {
+        (**self).set_embeddings(model, made)
     }
 
     fn claim_unembedded(

@@ -25,10 +25,13 @@ pub struct Remembered {
     /// Embeddings that came with the memories, of the engine's model, written as they were
     /// instead of embedding the text again.
     pub reused: usize,
-    /// Memories already stored whose embedding was made again, because a memory of the batch
-    /// was written into their session just before them (an older creation time than theirs):
-    /// their embedding holds the memories before them ([`embed_in_context`]), and the store
-    /// drops it in the write's transaction.
+    /// Memories whose embedding was made again after the write, because the memories before
+    /// them in their session changed: stored ones that a memory of the batch was written
+    /// just before (an older creation time than theirs; their embedding holds the memories
+    /// before them, [`embed_in_context`], and the store drops it in the write's
+    /// transaction), and memories of the batch whose memories before them, once written,
+    /// were not those they were embedded with (one before them in the batch was a
+    /// duplicate and not written, or another process wrote into the session meanwhile).
     pub reembedded: usize,
     /// Problems that did not stop the write: the model could not load, so the memories were
     /// stored without embeddings ([`Engine::embed_missing`] adds them later).
@@ -105,6 +108,9 @@ impl Engine {
             None
         };
         let weight = self.config().embedding.session_context;
+        // The memories of a session embedded here, by place in the batch, with what was
+        // before them when they were: checked once they are written.
+        let mut embedded_after: Vec<(usize, Option<String>)> = Vec::new();
         match &model {
             None => batch.iter_mut().for_each(|(_, e)| *e = None),
             Some(model) => {
@@ -133,6 +139,14 @@ impl Engine {
                         .map(|(&i, b)| (texts[i].as_ref(), b.as_deref()))
                         .collect();
                     let made = embed_in_context(model.as_ref(), &items, weight)?;
+                    if weight > 0.0 {
+                        embedded_after = missing
+                            .iter()
+                            .zip(&before)
+                            .filter(|&(&i, _)| batch[i].0.session.is_some())
+                            .map(|(&i, b)| (i, b.clone()))
+                            .collect();
+                    }
                     for (i, vector) in missing.into_iter().zip(made) {
                         batch[i].1 = Some(Embedding {
                             model: model.model_id().to_string(),
@@ -155,6 +169,14 @@ impl Engine {
             .filter(|&(_, i)| matches!(done.outcomes[i], WriteOutcome::Inserted { .. }))
             .map(|(id, _)| id)
             .collect();
+        // What is before a memory once written can differ from what the batch held: a memory
+        // of the batch before it was a duplicate and not written, or another process wrote
+        // into the session meanwhile.
+        stale.extend(embedded_before_other_than_now(
+            &*store,
+            &done.outcomes,
+            embedded_after,
+        )?);
         stale.sort_unstable();
         stale.dedup();
         let again = self.reembed(store, &stale)?;
@@ -201,7 +223,7 @@ impl Engine {
         let todo = store.to_embed(ids)?;
         match embed_each(
             model.as_ref(),
-            &todo,
+            todo,
             self.config().embedding.session_context,
         ) {
             Ok(rows) => done.done = store.set_embeddings(model.model_id(), &rows)?,
@@ -251,9 +273,9 @@ impl Engine {
             let batch = store.claim_unembedded(model, after, batch_size, now, until)?;
             let left = if let Some(last) = batch.last() {
                 after = last.id;
-                let rows = embed_each(embedder.as_ref(), &batch, weight)?;
-                store.set_embeddings(model, &rows)?;
-                state.done += rows.len() as u64;
+                let made = embed_each(embedder.as_ref(), batch, weight)?;
+                // What changed since it was claimed is left for the next pass.
+                state.done += store.set_embeddings(model, &made)? as u64;
                 state.waiting_on = 0;
                 store.count_unembedded(model)?
             } else {
@@ -274,6 +296,33 @@ impl Engine {
         }
         Ok(state)
     }
+}
+
+/// Of the memories `embedded_after` says were embedded with the given texts before them
+/// (by place in the batch), those written (`outcomes`) whose texts before them in `store` are
+/// now other ones.
+fn embedded_before_other_than_now<S: CandidateSearch + ?Sized>(
+    store: &S,
+    outcomes: &[WriteOutcome],
+    embedded_after: Vec<(usize, Option<String>)>,
+) -> Result<Vec<MemoryId>> {
+    let written: HashMap<MemoryId, Option<String>> = embedded_after
+        .into_iter()
+        .filter_map(|(i, before)| match outcomes[i] {
+            WriteOutcome::Inserted { id } => Some((id, before)),
+            _ => None,
+        })
+        .collect();
+    if written.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<MemoryId> = written.keys().copied().collect();
+    Ok(store
+        .to_embed(&ids)?
+        .into_iter()
+        .filter(|m| written.get(&m.id).is_some_and(|b| *b != m.before))
+        .map(|m| m.id)
+        .collect())
 }
 
 /// For each of `batch[missing[k]]`, the texts to embed of the memories before it in its
@@ -353,15 +402,15 @@ fn followers<S: CandidateSearch + ?Sized>(
 /// ([`embed_in_context`]): the rows for [`MemoryWrite::set_embeddings`].
 fn embed_each(
     embedder: &dyn Embedder,
-    todo: &[ToEmbed],
+    todo: Vec<ToEmbed>,
     weight: f64,
-) -> Result<Vec<(MemoryId, Vec<f32>)>> {
+) -> Result<Vec<(ToEmbed, Vec<f32>)>> {
     let items: Vec<(&str, Option<&str>)> = todo
         .iter()
         .map(|m| (m.text.as_str(), m.before.as_deref()))
         .collect();
     let made = embed_in_context(embedder, &items, weight)?;
-    Ok(todo.iter().map(|m| m.id).zip(made).collect())
+    Ok(todo.into_iter().zip(made).collect())
 }
 
 /// The most of the text before a memory that goes into its embedding, in bytes (its end: the

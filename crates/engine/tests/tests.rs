@@ -636,6 +636,57 @@ fn without_session_context_a_memory_written_into_the_middle_leaves_every_memory_
 }
 
 #[test]
+fn a_memory_is_embedded_with_what_is_before_it_once_written_not_what_the_batch_held() {
+    let model = Arc::new(Random::new("test/random", 16));
+    let mut config = Config {
+        mode: Mode::Hybrid,
+        ..Config::default()
+    };
+    config.embedding.session_context = 2.0;
+    let mut engine = Engine::from_config(config)
+        .unwrap()
+        .with_embedder(model.clone());
+    let mut s = Store::open_in_memory().unwrap();
+    let batch = |b: Vec<NewMemory>| b.into_iter().map(|m| (m, None)).collect();
+    engine
+        .remember(
+            &mut s,
+            batch(vec![turn("did you go hiking", "me", Some("chat"), 100)]),
+            &off(),
+        )
+        .unwrap();
+    // The batch's first memory is a duplicate of the stored one, so it is not written: the
+    // second follows only the stored one.
+    let done = engine
+        .remember(
+            &mut s,
+            batch(vec![
+                turn("did you go hiking", "me", Some("chat"), 150),
+                turn("which trail did you take", "me", Some("chat"), 200),
+            ]),
+            &DedupConfig::default(),
+        )
+        .unwrap();
+    assert!(
+        !matches!(done.outcomes[0], WriteOutcome::Inserted { .. }),
+        "{done:?}"
+    );
+    let WriteOutcome::Inserted { id } = done.outcomes[1] else {
+        panic!("{done:?}")
+    };
+    assert_eq!(done.reembedded, 1, "{done:?}");
+    let expected = embed_in_context(
+        model.as_ref(),
+        &[("which trail did you take", Some("did you go hiking"))],
+        2.0,
+    )
+    .unwrap()
+    .remove(0);
+    let got = s.similarities("test/random", &expected, &[id]).unwrap();
+    assert!(got[0].1 > 1.0 - 1e-5, "{got:?}");
+}
+
+#[test]
 fn archiving_reactivating_or_forgetting_a_memory_reembeds_the_ones_after_it() {
     let model = Arc::new(Random::new("test/random", 16));
     let mut config = Config {

@@ -102,8 +102,8 @@ impl MemoryWrite for Store {
         Store::remember_embedded(self, batch, dedup)
     }
 
-    fn set_embeddings(&mut self, model: &str, rows: &[(MemoryId, Vec<f32>)]) -> Result<usize> {
-        Store::set_embeddings(self, model, rows)
+    fn set_embeddings(&mut self, model: &str, made: &[(ToEmbed, Vec<f32>)]) -> Result<usize> {
+        Store::set_embeddings(self, model, made)
     }
 
     fn claim_unembedded(

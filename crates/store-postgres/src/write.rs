@@ -6,6 +6,8 @@
 //! every memory committed before it, so two processes writing the same memory at once store
 //! it once.
 
+use std::collections::HashMap;
+
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::memory::{check_batch, validate_batch, CONTEXT_MEMORIES, MAX_ACCESS_COUNT};
 use oro_mem_core::store::{check_vector, Embedding, ToEmbed, WriteOutcome};
@@ -521,9 +523,12 @@ impl Store {
         })
     }
 
-    /// Stores `rows`' vectors as the memories' embeddings by `model`, replacing any they had,
-    /// and releases their claims, in one transaction. Memories deleted meanwhile are skipped;
-    /// returns how many were stored.
+    /// Stores each of `made`'s vectors as its memory's embedding by `model`, replacing any it
+    /// had, when the memory's text to embed and the texts before it are still those its
+    /// [`ToEmbed`] holds, and releases the claims on all of them, in one transaction. A memory
+    /// deleted meanwhile, or whose context changed (that change dropped its embedding), is
+    /// skipped: it waits to be embedded with what is before it now. Returns how many were
+    /// stored.
     ///
     /// # Errors
     ///
@@ -531,27 +536,47 @@ impl Store {
     /// id, or vectors that are empty, not finite, or of different dimensions; nothing is
     /// written then. [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL
     /// fails.
-    pub fn set_embeddings(&mut self, model: &str, rows: &[(MemoryId, Vec<f32>)]) -> Result<usize> {
-        let Some((_, first)) = rows.first() else {
+    pub fn set_embeddings(&mut self, model: &str, made: &[(ToEmbed, Vec<f32>)]) -> Result<usize> {
+        let Some((_, first)) = made.first() else {
             return Ok(0);
         };
         let dim = first.len();
-        for (id, v) in rows {
+        for (m, v) in made {
             check_vector(model, v)
-                .map_err(|e| Error::invalid_input(format!("memory {id}: {e}")))?;
+                .map_err(|e| Error::invalid_input(format!("memory {}: {e}", m.id)))?;
             if v.len() != dim {
                 return Err(Error::invalid_input(format!(
-                    "embedding of memory {id} has {} values, the first of the batch {dim}",
+                    "embedding of memory {} has {} values, the first of the batch {dim}",
+                    m.id,
                     v.len()
                 )));
             }
         }
+        let ids: Vec<MemoryId> = made.iter().map(|(m, _)| m.id).collect();
+        // Under the write lock, read what each memory is now: every change before it is
+        // committed, and none can come until this commits.
         self.writing(|tx| {
+            let now: HashMap<MemoryId, ToEmbed> = tx
+                .query(
+                    &format!(
+                        "SELECT {} FROM memories m WHERE m.id = ANY($1)",
+                        to_embed_columns()
+                    ),
+                    &[&ids],
+                )
+                .context("cannot read memories to embed")?
+                .iter()
+                .map(|r| {
+                    let m = to_embed_from_row(r);
+                    (m.id, m)
+                })
+                .collect();
             let mut stored = 0;
-            for (id, v) in rows {
-                stored += store_embedding(tx, *id, model, v)?;
+            for (m, v) in made {
+                if now.get(&m.id) == Some(m) {
+                    stored += store_embedding(tx, m.id, model, v)?;
+                }
             }
-            let ids: Vec<MemoryId> = rows.iter().map(|(id, _)| *id).collect();
             tx.execute(
                 "DELETE FROM embed_claims WHERE memory_id = ANY($1)",
                 &[&ids],

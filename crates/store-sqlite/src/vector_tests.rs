@@ -2,6 +2,7 @@
 //! makes embeddings; its tests and the CLI tests run the real model).
 
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
+use oro_mem_core::store::ToEmbed;
 use oro_mem_core::{Embedding, ErrorKind, Filter, MemoryType, NewMemory, Status, Timestamp};
 
 use crate::quant::dot_f32;
@@ -322,6 +323,17 @@ fn unembedded(s: &mut Store, model: &str, after: i64, limit: usize) -> Vec<(i64,
         .collect()
 }
 
+/// `rows` as vectors made from what each of their memories is now (its text and the texts
+/// before it), for [`Store::set_embeddings`].
+fn made_now(s: &Store, rows: &[(i64, Vec<f32>)]) -> Vec<(ToEmbed, Vec<f32>)> {
+    let ids: Vec<i64> = rows.iter().map(|(id, _)| *id).collect();
+    let now = s.to_embed(&ids).unwrap();
+    assert_eq!(now.len(), ids.len(), "every memory of the rows exists");
+    rows.iter()
+        .map(|(id, v)| (now.iter().find(|m| m.id == *id).unwrap().clone(), v.clone()))
+        .collect()
+}
+
 #[test]
 fn unembedded_pages_and_set_embeddings_replaces_other_models() {
     let mut s = Store::open_in_memory().unwrap();
@@ -333,6 +345,7 @@ fn unembedded_pages_and_set_embeddings_replaces_other_models() {
     assert_eq!(page.len(), 400);
     assert_eq!(page[0], (1, "text 0".to_string()));
     let rows: Vec<(i64, Vec<f32>)> = page.iter().map(|(id, t)| (*id, random(t, 16))).collect();
+    let rows = made_now(&s, &rows);
     assert_eq!(s.set_embeddings("test/random", &rows).unwrap(), 400);
     assert_eq!(s.count_unembedded("test/random").unwrap(), 700);
     // Listing goes on after the last id, and no longer lists what was embedded.
@@ -349,7 +362,8 @@ fn unembedded_pages_and_set_embeddings_replaces_other_models() {
     let all = unembedded(&mut s, "test/other", 0, 2000);
     assert_eq!(all.len(), 1099);
     let rows: Vec<(i64, Vec<f32>)> = all.iter().map(|(id, t)| (*id, random(t, 8))).collect();
-    s.set_embeddings("test/other", &rows).unwrap();
+    s.set_embeddings("test/other", &made_now(&s, &rows))
+        .unwrap();
     assert_eq!(index_rows(&s), [("test/other".to_string(), 1099)]);
     assert_eq!(s.count_unembedded("test/random").unwrap(), 1099);
     let q = random("text 5", 8);
@@ -388,7 +402,10 @@ fn bad_embeddings_are_refused_and_write_nothing() {
     s.remember_batch(vec![lesson("one"), lesson("two")], &no_dedup())
         .unwrap();
     let err = s
-        .set_embeddings("test/words", &[(1, vec![1.0, 0.0]), (2, vec![1.0])])
+        .set_embeddings(
+            "test/words",
+            &made_now(&s, &[(1, vec![1.0, 0.0]), (2, vec![1.0])]),
+        )
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
     assert!(err.to_string().contains("memory 2"), "{err}");
@@ -450,7 +467,7 @@ fn version_2_database_gains_the_vector_index() {
     assert_eq!(s.count_unembedded("test/words").unwrap(), 1);
     let todo = unembedded(&mut s, "test/words", 0, 10);
     assert_eq!(todo, [(1, "old one".to_string())]);
-    s.set_embeddings("test/words", &[(1, words("old one"))])
+    s.set_embeddings("test/words", &made_now(&s, &[(1, words("old one"))]))
         .unwrap();
     let q = words("old one");
     assert_eq!(

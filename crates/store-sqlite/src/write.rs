@@ -333,27 +333,31 @@ impl Store {
         Ok(todo)
     }
 
-    /// Stores each of `rows` as the embedding by `model` of its memory, replacing the one it
-    /// had (of any model) in the memory and in the vector index, in one transaction.
-    /// Memories deleted meanwhile are skipped; returns how many were stored. Two processes
-    /// embedding the same memories leave one index entry each.
+    /// Stores each of `made`'s vectors as the embedding by `model` of its memory, replacing the
+    /// one it had (of any model) in the memory and in the vector index, when the memory's
+    /// text to embed and the texts before it are still those its [`ToEmbed`] holds; in one
+    /// transaction. A memory deleted meanwhile, or whose context changed (that change dropped
+    /// its embedding), is skipped: it waits to be embedded with what is before it now. Claims
+    /// on all of them are released. Returns how many were stored. Two processes embedding the
+    /// same memories leave one index entry each.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::InvalidInput`] for an empty model id, or vectors that are empty, not
     /// finite, or of different dimensions; nothing is written then. [`ErrorKind::Storage`]
     /// when SQLite fails.
-    pub fn set_embeddings(&mut self, model: &str, rows: &[(MemoryId, Vec<f32>)]) -> Result<usize> {
-        let Some((_, first)) = rows.first() else {
+    pub fn set_embeddings(&mut self, model: &str, made: &[(ToEmbed, Vec<f32>)]) -> Result<usize> {
+        let Some((_, first)) = made.first() else {
             return Ok(0);
         };
         let dim = first.len();
-        for (id, v) in rows {
+        for (m, v) in made {
             check_vector(model, v)
-                .map_err(|e| Error::invalid_input(format!("memory {id}: {e}")))?;
+                .map_err(|e| Error::invalid_input(format!("memory {}: {e}", m.id)))?;
             if v.len() != dim {
                 return Err(Error::invalid_input(format!(
-                    "embedding of memory {id} has {} values, the first of the batch {dim}",
+                    "embedding of memory {} has {} values, the first of the batch {dim}",
+                    m.id,
                     v.len()
                 )));
             }
@@ -363,24 +367,32 @@ impl Store {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .context("cannot start write transaction")?;
         // Read inside the transaction: what another writer embedded meanwhile is replaced,
-        // not indexed twice.
-        let mut present = Vec::with_capacity(rows.len());
+        // not indexed twice, and what another writer changed is not stored.
+        let mut present = Vec::with_capacity(made.len());
         let mut replaced = Vec::new();
         {
             let mut stmt = tx
-                .prepare_cached("SELECT embedding_model IS NOT NULL FROM memories WHERE id = ?1")
+                .prepare_cached(&format!(
+                    "SELECT {}, m.embedding_model IS NOT NULL FROM memories m WHERE m.id = ?1",
+                    to_embed_columns()
+                ))
                 .context("cannot read memories to embed")?;
-            for (id, v) in rows {
-                let had: Option<bool> = stmt
-                    .query_row([id], |r| r.get(0))
+            for (m, v) in made {
+                let now = stmt
+                    .query_row([m.id], |r| {
+                        Ok((to_embed_from_row(r)?, r.get::<_, bool>(3)?))
+                    })
                     .optional()
                     .context("cannot read memories to embed")?;
-                match had {
-                    None => continue,
-                    Some(true) => replaced.push(*id),
-                    Some(false) => {}
+                match now {
+                    Some((current, had)) if current == *m => {
+                        if had {
+                            replaced.push(m.id);
+                        }
+                        present.push((m.id, v.as_slice()));
+                    }
+                    _ => {}
                 }
-                present.push((*id, v.as_slice()));
             }
         }
         vectors::remove(&tx, &replaced)?;
@@ -392,8 +404,8 @@ impl Store {
             let mut release = tx
                 .prepare_cached("DELETE FROM embed_claims WHERE memory_id = ?1")
                 .context("cannot release claims")?;
-            for (id, _) in rows {
-                release.execute([id]).context("cannot release claims")?;
+            for (m, _) in made {
+                release.execute([m.id]).context("cannot release claims")?;
             }
         }
         tx.commit().context("cannot commit")?;

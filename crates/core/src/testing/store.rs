@@ -55,6 +55,7 @@ pub fn store_conformance<S: MemoryStore>(mut make: impl FnMut() -> S) {
     sessions_are_kept_filtered_and_neighbours_counted(&mut make());
     claims_carry_the_memory_before_in_the_session(&mut make());
     changes_before_a_memory_drop_its_embedding(&mut make());
+    vectors_made_before_their_context_changed_are_not_stored(&mut make());
     consolidation_drops_the_embeddings_after_what_it_removes(&mut make());
     consolidation_merges_near_duplicates_and_archives_stale_memories(&mut make());
     everything_is_exported_and_merges_back_once(&mut make(), &mut make());
@@ -370,6 +371,27 @@ fn unembedded<S: MemoryWrite>(s: &mut S, model: &str, at: i64) -> Vec<crate::Mem
         .collect()
 }
 
+/// `rows` as vectors made from what their memories are now ([`CandidateSearch::to_embed`]):
+/// what [`MemoryWrite::set_embeddings`] stores. An id without a memory gets a made-up text.
+fn made_now<S: CandidateSearch + ?Sized>(
+    s: &S,
+    rows: &[(crate::MemoryId, Vec<f32>)],
+) -> Vec<(ToEmbed, Vec<f32>)> {
+    let ids: Vec<crate::MemoryId> = rows.iter().map(|(id, _)| *id).collect();
+    let now = s.to_embed(&ids).expect("to_embed");
+    rows.iter()
+        .map(|(id, v)| {
+            let m = now.iter().find(|m| m.id == *id).cloned();
+            let m = m.unwrap_or_else(|| ToEmbed {
+                id: *id,
+                text: "no such memory".to_string(),
+                before: None,
+            });
+            (m, v.clone())
+        })
+        .collect()
+}
+
 fn changes_before_a_memory_drop_its_embedding<S: CandidateSearch + MemoryWrite>(s: &mut S) {
     let ids = insert(s, interleaved_sessions());
     let mut clock = 10_000;
@@ -404,7 +426,7 @@ fn changes_before_a_memory_drop_its_embedding<S: CandidateSearch + MemoryWrite>(
     for (i, status, rule) in steps {
         let every = everything(s);
         let rows: Vec<_> = every.iter().map(|m| (m.id, unit(1.0, 0.0))).collect();
-        s.set_embeddings("m1", &rows).expect("embed");
+        s.set_embeddings("m1", &made_now(s, &rows)).expect("embed");
         let m = every
             .iter()
             .find(|m| m.id == ids[i])
@@ -442,7 +464,7 @@ fn changes_before_a_memory_drop_its_embedding<S: CandidateSearch + MemoryWrite>(
         .iter()
         .map(|m| (m.id, unit(1.0, 0.0)))
         .collect();
-    s.set_embeddings("m1", &rows).expect("embed");
+    s.set_embeddings("m1", &made_now(s, &rows)).expect("embed");
     let turn = |text: &str, at: i64| {
         let mut m = NewMemory::new(text, MemoryType::Lesson).created_at(Timestamp(at));
         m.session = Some("evening".to_string());
@@ -478,6 +500,61 @@ fn changes_before_a_memory_drop_its_embedding<S: CandidateSearch + MemoryWrite>(
     ));
 }
 
+/// An embedding run claims memories, and while it embeds them another writer changes what
+/// is before some of them: their vectors, made with the old context, are not stored, and
+/// they are claimed again with the new one.
+fn vectors_made_before_their_context_changed_are_not_stored<S: CandidateSearch + MemoryWrite>(
+    s: &mut S,
+) {
+    let turn = |text: &str, at: i64| {
+        NewMemory::new(text, MemoryType::Lesson)
+            .session("chat")
+            .created_at(Timestamp(at))
+    };
+    let ids = insert(
+        s,
+        (0..4)
+            .map(|i| turn(&format!("turn {i}"), 1_000 + i))
+            .collect(),
+    );
+    let claimed = s
+        .claim_unembedded("m1", 0, 10, Timestamp(10), Timestamp(20))
+        .expect("claim");
+    assert_eq!(claimed.iter().map(|m| m.id).collect::<Vec<_>>(), ids);
+    assert_eq!(claimed[3].before.as_deref(), Some("turn 1\nturn 2"));
+
+    // Meanwhile: turn 1 is forgotten (turns 2 and 3 had it before them), and a turn is
+    // written between turns 2 and 3.
+    assert_eq!(
+        s.forget(ids[1]).expect("forget"),
+        Vec::<crate::MemoryId>::new(),
+        "none had an embedding to drop"
+    );
+    let between = insert(s, vec![turn("a late reply", 1_002)])[0];
+
+    let made: Vec<_> = claimed.into_iter().map(|m| (m, unit(1.0, 0.0))).collect();
+    assert_eq!(
+        s.set_embeddings("m1", &made).expect("set_embeddings"),
+        1,
+        "only turn 0 (nothing before it) is as it was claimed; turn 1 is gone"
+    );
+    // Their claims are released: a run takes them at once, with what is before them now.
+    let again = s
+        .claim_unembedded("m1", 0, 10, Timestamp(11), Timestamp(21))
+        .expect("claim");
+    let by_id = |id| again.iter().find(|m| m.id == id).expect("claimed again");
+    assert_eq!(again.len(), 3, "{again:?}");
+    assert_eq!(by_id(ids[2]).before.as_deref(), Some("turn 0"));
+    assert_eq!(by_id(between).before.as_deref(), Some("turn 0\nturn 2"));
+    assert_eq!(
+        by_id(ids[3]).before.as_deref(),
+        Some("turn 2\na late reply")
+    );
+    let made: Vec<_> = again.into_iter().map(|m| (m, unit(0.0, 1.0))).collect();
+    assert_eq!(s.set_embeddings("m1", &made).expect("set_embeddings"), 3);
+    assert_eq!(s.count_unembedded("m1").expect("count"), 0);
+}
+
 fn consolidation_drops_the_embeddings_after_what_it_removes<S: MemoryStore>(s: &mut S) {
     let day = 86_400;
     let now = Timestamp(1_000 * day);
@@ -503,7 +580,7 @@ fn consolidation_drops_the_embeddings_after_what_it_removes<S: MemoryStore>(s: &
         ],
     );
     let rows: Vec<_> = ids.iter().map(|&id| (id, unit(0.0, 1.0))).collect();
-    s.set_embeddings("m1", &rows).expect("embed");
+    s.set_embeddings("m1", &made_now(s, &rows)).expect("embed");
     let config = ConsolidateConfig::default();
     let dry = s.consolidate(&config, now, true).expect("dry run");
     assert!(dry.unembedded.is_empty(), "a dry run drops nothing");
@@ -1149,7 +1226,10 @@ fn embeddings_are_kept_searched_and_replaced<S: CandidateSearch + MemoryWrite>(s
     let stored = s
         .set_embeddings(
             "m2",
-            &[(ids[0], unit(0.0, 1.0)), (ids[3] + 1_000, unit(1.0, 0.0))],
+            &made_now(
+                s,
+                &[(ids[0], unit(0.0, 1.0)), (ids[3] + 1_000, unit(1.0, 0.0))],
+            ),
         )
         .expect("set_embeddings");
     assert_eq!(stored, 1, "an unknown id is skipped");
@@ -1175,7 +1255,10 @@ fn embeddings_are_kept_searched_and_replaced<S: CandidateSearch + MemoryWrite>(s
         .expect_err("a NaN vector");
     assert_eq!(bad.kind(), ErrorKind::InvalidInput);
     let bad = s
-        .set_embeddings("m1", &[(ids[1], vec![1.0, 0.0]), (ids[2], vec![1.0])])
+        .set_embeddings(
+            "m1",
+            &made_now(s, &[(ids[1], vec![1.0, 0.0]), (ids[2], vec![1.0])]),
+        )
         .expect_err("two dimensions");
     assert_eq!(bad.kind(), ErrorKind::InvalidInput);
     assert_eq!(s.count(&Filter::default()).expect("count"), 4);
@@ -1191,7 +1274,7 @@ fn embeddings_are_kept_searched_and_replaced<S: CandidateSearch + MemoryWrite>(s
         claimed.iter().map(|c| c.id).collect::<Vec<_>>(),
         [ids[0], ids[3]]
     );
-    s.set_embeddings("m1", &[(ids[3], unit(1.0, 1.0))])
+    s.set_embeddings("m1", &made_now(s, &[(ids[3], unit(1.0, 1.0))]))
         .expect("set_embeddings");
     assert_eq!(
         s.claim_unembedded("m2", 0, 10, t3, t4)
