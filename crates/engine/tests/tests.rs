@@ -345,11 +345,29 @@ impl Embedder for Random {
 }
 
 fn hybrid_engine(model: Arc<dyn Embedder>) -> Engine {
-    let config = Config {
+    Engine::from_config(hybrid_config(Config::default().embedding.session_context))
+        .unwrap()
+        .with_embedder(model)
+}
+
+/// A hybrid-mode engine with a deterministic model, a session memory embedded with the ones
+/// before it at `weight`.
+fn session_engine(weight: f64) -> (Arc<Random>, Engine) {
+    let model = Arc::new(Random::new("test/random", 16));
+    let engine = Engine::from_config(hybrid_config(weight))
+        .unwrap()
+        .with_embedder(model.clone());
+    (model, engine)
+}
+
+/// Hybrid mode, a session memory embedded with the ones before it at `weight`.
+fn hybrid_config(weight: f64) -> Config {
+    let mut config = Config {
         mode: Mode::Hybrid,
         ..Config::default()
     };
-    Engine::from_config(config).unwrap().with_embedder(model)
+    config.embedding.session_context = weight;
+    config
 }
 
 fn lessons(texts: &[&str]) -> Vec<(NewMemory, Option<Embedding>)> {
@@ -420,15 +438,7 @@ fn turn(text: &str, namespace: &str, session: Option<&str>, at: i64) -> NewMemor
 
 #[test]
 fn a_session_memory_is_embedded_with_the_ones_before_it_by_remember_and_embed_alike() {
-    let model = Arc::new(Random::new("test/random", 16));
-    let mut config = Config {
-        mode: Mode::Hybrid,
-        ..Config::default()
-    };
-    config.embedding.session_context = 2.0;
-    let mut engine = Engine::from_config(config)
-        .unwrap()
-        .with_embedder(model.clone());
+    let (model, mut engine) = session_engine(2.0);
     let first = vec![turn("did you go hiking", "me", Some("chat"), 100)];
     // Out of time order in the batch; the same session name in another namespace; no session.
     let batch = vec![
@@ -499,12 +509,7 @@ fn a_session_memory_is_embedded_with_the_ones_before_it_by_remember_and_embed_al
     check(&by_embed, "embedded later");
 
     // Off, each text alone, as before.
-    let mut off_config = Config {
-        mode: Mode::Hybrid,
-        ..Config::default()
-    };
-    off_config.embedding.session_context = 0.0;
-    let mut plain = Engine::from_config(off_config)
+    let mut plain = Engine::from_config(hybrid_config(0.0))
         .unwrap()
         .with_embedder(model.clone());
     let mut s = Store::open_in_memory().unwrap();
@@ -523,15 +528,7 @@ fn a_session_memory_is_embedded_with_the_ones_before_it_by_remember_and_embed_al
 
 #[test]
 fn a_memory_written_into_the_middle_of_its_session_reembeds_the_ones_after_it() {
-    let model = Arc::new(Random::new("test/random", 16));
-    let mut config = Config {
-        mode: Mode::Hybrid,
-        ..Config::default()
-    };
-    config.embedding.session_context = 2.0;
-    let mut engine = Engine::from_config(config)
-        .unwrap()
-        .with_embedder(model.clone());
+    let (model, mut engine) = session_engine(2.0);
     let first = vec![
         turn("did you go hiking", "me", Some("chat"), 100),
         turn("yes, twice last summer", "me", Some("chat"), 300),
@@ -600,15 +597,7 @@ fn a_memory_written_into_the_middle_of_its_session_reembeds_the_ones_after_it() 
 
 #[test]
 fn without_session_context_a_memory_written_into_the_middle_leaves_every_memory_embedded() {
-    let model = Arc::new(Random::new("test/random", 16));
-    let mut config = Config {
-        mode: Mode::Hybrid,
-        ..Config::default()
-    };
-    config.embedding.session_context = 0.0;
-    let mut engine = Engine::from_config(config)
-        .unwrap()
-        .with_embedder(model.clone());
+    let (model, mut engine) = session_engine(0.0);
     let mut s = Store::open_in_memory().unwrap();
     let batch = |b: Vec<NewMemory>| b.into_iter().map(|m| (m, None)).collect();
     engine
@@ -637,15 +626,7 @@ fn without_session_context_a_memory_written_into_the_middle_leaves_every_memory_
 
 #[test]
 fn a_memory_is_embedded_with_what_is_before_it_once_written_not_what_the_batch_held() {
-    let model = Arc::new(Random::new("test/random", 16));
-    let mut config = Config {
-        mode: Mode::Hybrid,
-        ..Config::default()
-    };
-    config.embedding.session_context = 2.0;
-    let mut engine = Engine::from_config(config)
-        .unwrap()
-        .with_embedder(model.clone());
+    let (model, mut engine) = session_engine(2.0);
     let mut s = Store::open_in_memory().unwrap();
     let batch = |b: Vec<NewMemory>| b.into_iter().map(|m| (m, None)).collect();
     engine
@@ -689,11 +670,7 @@ fn a_memory_is_embedded_with_what_is_before_it_once_written_not_what_the_batch_h
 #[test]
 fn archiving_reactivating_or_forgetting_a_memory_reembeds_the_ones_after_it() {
     let model = Arc::new(Random::new("test/random", 16));
-    let mut config = Config {
-        mode: Mode::Hybrid,
-        ..Config::default()
-    };
-    config.embedding.session_context = 2.0;
+    let config = hybrid_config(2.0);
     let mut engine = Engine::from_config(config.clone())
         .unwrap()
         .with_embedder(model.clone());
