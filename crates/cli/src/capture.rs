@@ -6,8 +6,9 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use oro_mem_core::extract::{extract as find_memories, Extraction};
+use oro_mem_core::memory::before_each;
 use oro_mem_core::store::{Embedding, WriteOutcome};
-use oro_mem_core::{Filter, NewMemory, Status};
+use oro_mem_core::{Filter, NewMemory, Status, Timestamp};
 use serde::Serialize;
 
 use crate::args::{ExtractArgs, MergeArgs};
@@ -163,6 +164,12 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
         bail!("{other} is this store; nothing to merge");
     }
     let theirs = stores::read_other(&other)?;
+    // The other store's embeddings of memories of a session were made with the memories
+    // before them there.
+    let made_after = before_each(
+        &theirs.iter().map(|o| &o.memory).collect::<Vec<_>>(),
+        Timestamp::now(),
+    );
     // Exactly the same memory (namespace, type and content) is never copied twice, whatever
     // the dedup settings; near-duplicates are left to the usual dedup.
     let mut ours: HashSet<(String, String, String)> = HashSet::new();
@@ -177,9 +184,10 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
         })?;
     }
     let total = theirs.len();
-    let new: Vec<(NewMemory, Option<Embedding>)> = theirs
+    let (new, made_after): (Vec<(NewMemory, Option<Embedding>)>, Vec<_>) = theirs
         .into_iter()
-        .filter(|o| {
+        .zip(made_after)
+        .filter(|(o, _)| {
             let m = &o.memory;
             !ours.contains(&(
                 m.namespace.clone(),
@@ -187,8 +195,11 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
                 m.content.clone(),
             ))
         })
-        .map(|o| (o.memory, o.embedding))
-        .collect();
+        .map(|(o, before)| {
+            let model = o.embedding.as_ref().map(|e| e.model.clone());
+            ((o.memory, o.embedding), (model, before))
+        })
+        .unzip();
     let present = total - new.len();
     let would_add = new.len();
     let mut tally = Tally::default();
@@ -201,6 +212,23 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
         let done = ctx.remember(new, &dedup, &mut std::io::stderr())?;
         reused = done.reused;
         reembedded = done.reembedded;
+        // A copied embedding was made with the memories before it in the other store; here
+        // its memory may follow others.
+        if reused > 0 {
+            let model = ctx.engine.embedder()?.model_id().to_string();
+            let copied: Vec<_> = done
+                .outcomes
+                .iter()
+                .zip(made_after)
+                .filter_map(|(o, (from, before))| match o {
+                    WriteOutcome::Inserted { id } if from.as_deref() == Some(model.as_str()) => {
+                        Some((*id, before))
+                    }
+                    _ => None,
+                })
+                .collect();
+            reembedded += ctx.reembed_moved(&copied, &mut std::io::stderr())?;
+        }
         for o in &done.outcomes {
             tally.add(o);
         }
@@ -242,8 +270,8 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
             },
             if reembedded > 0 {
                 format!(
-                    "; {reembedded} memories here embedded again with a copied one now \
-                     before them in their session"
+                    "; {reembedded} memories embedded again with the memories now before \
+                     them in their session"
                 )
             } else {
                 String::new()

@@ -99,14 +99,33 @@ impl Ctx {
     /// or deleted. What could not be done is a line on `err`; `oro-mem embed` does it later.
     fn reembed(&mut self, ids: &[oro_mem_core::MemoryId], err: &mut dyn Write) -> Result<()> {
         let done = self.engine.reembed(&mut self.store, ids)?;
-        for w in &done.warnings {
-            writeln!(
-                err,
-                "oro-mem: {w} (run `oro-mem embed` once the model is in place)"
-            )?;
-        }
+        warn_left(&done, err)?;
         Ok(())
     }
+
+    /// Embeds again the memories of `made_after` whose memories before them in their session
+    /// are not those given beside them, which their embeddings were made with
+    /// ([`Engine::reembed_moved`]), as [`Ctx::reembed`] does. Returns how many.
+    fn reembed_moved(
+        &mut self,
+        made_after: &[(oro_mem_core::MemoryId, Option<String>)],
+        err: &mut dyn Write,
+    ) -> Result<usize> {
+        let done = self.engine.reembed_moved(&mut self.store, made_after)?;
+        warn_left(&done, err)?;
+        Ok(done.done)
+    }
+}
+
+/// A line on `err` for each reason memories were left without an embedding.
+fn warn_left(done: &oro_mem_engine::Reembedded, err: &mut dyn Write) -> Result<()> {
+    for w in &done.warnings {
+        writeln!(
+            err,
+            "oro-mem: {w} (run `oro-mem embed` once the model is in place)"
+        )?;
+    }
+    Ok(())
 }
 
 fn open(cli: &Cli, access: Access) -> Result<Ctx> {

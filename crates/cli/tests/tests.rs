@@ -2669,6 +2669,59 @@ fn merge_between_hybrid_stores_reuses_the_workers_embeddings() {
 }
 
 #[test]
+fn merged_memories_of_a_session_get_the_vectors_of_a_store_written_in_order() {
+    let line = |text: &str, at: &str| {
+        format!(
+            "{{\"content\": \"{text}\", \"type\": \"lesson\", \"session\": \"run1\", \
+             \"created_at\": \"{at}\"}}\n"
+        )
+    };
+    let a = line(
+        "ruff --fix must run before pyright, or pyright reports the unused imports",
+        "2026-01-01T10:00:00Z",
+    );
+    let c = line(
+        "PostgreSQL refuses to run as root: create a user for the server",
+        "2026-01-01T11:00:00Z",
+    );
+    let b = line(
+        "the deploy script waits for the lint job",
+        "2026-01-01T12:00:00Z",
+    );
+    let import = |env: &Env, lines: &[&str]| {
+        let path = env.dir.path().join("memories.jsonl");
+        std::fs::write(&path, lines.concat()).unwrap();
+        env.ok(&["import", path.to_str().unwrap()]);
+    };
+    // The worker wrote the first and the last of the run, this store the middle one.
+    let worker = hybrid_env();
+    import(&worker, &[&a, &b]);
+    let main = hybrid_env();
+    import(&main, &[&c]);
+    let in_order = hybrid_env();
+    import(&in_order, &[&a, &c, &b]);
+
+    let out: serde_json::Value =
+        serde_json::from_str(&main.ok(&["merge", worker.db().to_str().unwrap(), "--json"]))
+            .unwrap();
+    assert_eq!(
+        (out["copied"].as_i64(), out["embeddings_reused"].as_i64()),
+        (Some(2), Some(2))
+    );
+    // The stored memory now follows a copied one; the last copied one follows both.
+    assert_eq!(out["reembedded"], 2, "{out}");
+    assert_eq!(embedded(&main), 3);
+    for (here, there, what) in [(1, 2, "the middle"), (3, 3, "the last")] {
+        let cos = cosine(&vector_of(&main, here), &vector_of(&in_order, there));
+        assert!(cos > 0.9999, "{what} memory: cosine {cos}");
+    }
+    assert!(
+        cosine(&vector_of(&worker, 2), &vector_of(&in_order, 3)) < 0.999,
+        "the worker's vector of the last memory was made with other memories before it"
+    );
+}
+
+#[test]
 fn merge_copies_what_is_missing_once_even_from_an_older_schema() {
     let main = Env::new();
     main.ok(&[

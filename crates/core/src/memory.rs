@@ -266,6 +266,47 @@ pub fn embedded_text<'a>(summary: Option<&str>, content: &'a str) -> std::borrow
 /// and three score below two at every weight tried (see the README's Retrieval quality).
 pub const CONTEXT_MEMORIES: usize = 2;
 
+/// The texts to embed of the memories before each of `memories` in its session, as a store
+/// that held exactly these, written in this order, would hand them out
+/// ([`ToEmbed::before`](crate::store::ToEmbed::before)): the last [`CONTEXT_MEMORIES`] active
+/// memories of its session and namespace before it by creation time and then place, oldest
+/// first, one per line; `None` without a session or with none before it. A memory without a
+/// creation time counts as created at `now`. What another store's embeddings of these
+/// memories were made with ([`MemoryStore::for_each_embedded`](crate::MemoryStore::for_each_embedded)
+/// lists its memories in the order they were written).
+pub fn before_each(memories: &[&NewMemory], now: Timestamp) -> Vec<Option<String>> {
+    let at = |i: usize| memories[i].created_at.unwrap_or(now);
+    let mut sessions: std::collections::HashMap<(&str, &str), Vec<(Timestamp, usize)>> =
+        std::collections::HashMap::new();
+    for (i, m) in memories.iter().enumerate() {
+        if let (Some(session), Status::Active) = (m.session.as_deref(), m.status) {
+            sessions
+                .entry((m.namespace.as_str(), session))
+                .or_default()
+                .push((at(i), i));
+        }
+    }
+    sessions.values_mut().for_each(|v| v.sort_unstable());
+    memories
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let episode = sessions.get(&(m.namespace.as_str(), m.session.as_deref()?))?;
+            let place = episode.partition_point(|&e| e < (at(i), i));
+            let before = &episode[place.saturating_sub(CONTEXT_MEMORIES)..place];
+            (!before.is_empty()).then(|| {
+                before
+                    .iter()
+                    .map(|&(_, j)| {
+                        embedded_text(memories[j].summary.as_deref(), &memories[j].content)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        })
+        .collect()
+}
+
 /// The longest summary, in bytes: a line, not a second content.
 pub const MAX_SUMMARY_BYTES: usize = 500;
 

@@ -172,11 +172,14 @@ impl Engine {
         // What is before a memory once written can differ from what the batch held: a memory
         // of the batch before it was a duplicate and not written, or another process wrote
         // into the session meanwhile.
-        stale.extend(embedded_before_other_than_now(
-            &*store,
-            &done.outcomes,
-            embedded_after,
-        )?);
+        let written: Vec<(MemoryId, Option<String>)> = embedded_after
+            .into_iter()
+            .filter_map(|(i, before)| match done.outcomes[i] {
+                WriteOutcome::Inserted { id } => Some((id, before)),
+                _ => None,
+            })
+            .collect();
+        stale.extend(moved(&*store, &written)?);
         stale.sort_unstable();
         stale.dedup();
         let again = self.reembed(store, &stale)?;
@@ -230,6 +233,27 @@ impl Engine {
             Err(e) => done.warnings.push(left(e)),
         }
         Ok(done)
+    }
+
+    /// Embeds again, as [`reembed`](Engine::reembed) does, each memory of `made_after` whose
+    /// texts before it in its session are not, now, the ones given beside it, which its
+    /// embedding was made with: memories written with another store's embeddings (`merge`),
+    /// which can land among other memories of their session here. Nothing in FTS mode or
+    /// when `embedding.session_context` is 0, where an embedding does not depend on them.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when the store fails.
+    pub fn reembed_moved<S: CandidateSearch + MemoryWrite + ?Sized>(
+        &mut self,
+        store: &mut S,
+        made_after: &[(MemoryId, Option<String>)],
+    ) -> Result<Reembedded> {
+        if !self.config().mode.uses_vectors() || self.config().embedding.session_context <= 0.0 {
+            return Ok(Reembedded::default());
+        }
+        let ids = moved(&*store, made_after)?;
+        self.reembed(store, &ids)
     }
 
     /// Embeds every memory of `store` that has no embedding by the engine's model (none, or
@@ -298,29 +322,24 @@ impl Engine {
     }
 }
 
-/// Of the memories `embedded_after` says were embedded with the given texts before them
-/// (by place in the batch), those written (`outcomes`) whose texts before them in `store` are
-/// now other ones.
-fn embedded_before_other_than_now<S: CandidateSearch + ?Sized>(
+/// Of `made_after`, memories with the texts before them in their session that their
+/// embeddings were made with, those whose texts before them in `store` are now other ones.
+fn moved<S: CandidateSearch + ?Sized>(
     store: &S,
-    outcomes: &[WriteOutcome],
-    embedded_after: Vec<(usize, Option<String>)>,
+    made_after: &[(MemoryId, Option<String>)],
 ) -> Result<Vec<MemoryId>> {
-    let written: HashMap<MemoryId, Option<String>> = embedded_after
-        .into_iter()
-        .filter_map(|(i, before)| match outcomes[i] {
-            WriteOutcome::Inserted { id } => Some((id, before)),
-            _ => None,
-        })
-        .collect();
-    if written.is_empty() {
+    if made_after.is_empty() {
         return Ok(Vec::new());
     }
-    let ids: Vec<MemoryId> = written.keys().copied().collect();
+    let made: HashMap<MemoryId, &Option<String>> = made_after
+        .iter()
+        .map(|(id, before)| (*id, before))
+        .collect();
+    let ids: Vec<MemoryId> = made.keys().copied().collect();
     Ok(store
         .to_embed(&ids)?
         .into_iter()
-        .filter(|m| written.get(&m.id).is_some_and(|b| *b != m.before))
+        .filter(|m| made.get(&m.id).is_some_and(|b| **b != m.before))
         .map(|m| m.id)
         .collect())
 }

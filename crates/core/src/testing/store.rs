@@ -7,7 +7,7 @@
 
 use crate::config::ConsolidateConfig;
 use crate::config::DedupConfig;
-use crate::memory::{embedded_text, CONTEXT_MEMORIES};
+use crate::memory::{before_each, embedded_text, CONTEXT_MEMORIES};
 use crate::memory::{MemoryType, NewMemory, Source, Status};
 use crate::query::{Filter, MetaCondition, MetaOp};
 use crate::store::{
@@ -54,6 +54,7 @@ pub fn store_conformance<S: MemoryStore>(mut make: impl FnMut() -> S) {
     cosine_duplicates_are_caught(&mut make());
     sessions_are_kept_filtered_and_neighbours_counted(&mut make());
     claims_carry_the_memory_before_in_the_session(&mut make());
+    an_export_gives_the_contexts_its_store_hands_out(&mut make());
     changes_before_a_memory_drop_its_embedding(&mut make());
     vectors_made_before_their_context_changed_are_not_stored(&mut make());
     consolidation_drops_the_embeddings_after_what_it_removes(&mut make());
@@ -359,6 +360,33 @@ fn next_by_definition(all: &[crate::Memory], m: &crate::Memory) -> Vec<crate::Me
         .take(CONTEXT_MEMORIES)
         .map(|(_, id)| id)
         .collect()
+}
+
+/// What another store's embeddings were made with can be worked out from its export: the
+/// memories [`MemoryStore::for_each_embedded`] lists, through [`before_each`], have the
+/// contexts the store hands out ([`CandidateSearch::to_embed`]).
+fn an_export_gives_the_contexts_its_store_hands_out<S: MemoryStore>(s: &mut S) {
+    let ids = insert(s, interleaved_sessions());
+    s.set_status(ids[4], Status::Archived).expect("archive");
+    s.set_status(ids[8], Status::Archived).expect("archive");
+    let mut listed = Vec::new();
+    s.for_each_embedded(&mut |o| {
+        listed.push(o.memory);
+        Ok(())
+    })
+    .expect("for_each_embedded");
+    let worked_out = before_each(&listed.iter().collect::<Vec<_>>(), Timestamp(0));
+    let handed_out: Vec<Option<String>> = s
+        .to_embed(&ids)
+        .expect("to_embed")
+        .into_iter()
+        .map(|m| m.before)
+        .collect();
+    assert_eq!(worked_out, handed_out);
+    assert!(
+        handed_out.iter().filter(|b| b.is_some()).count() >= 4,
+        "the layout has memories that follow others"
+    );
 }
 
 /// The memories without an embedding by `model`, claimed at `at` (for a second: the next
