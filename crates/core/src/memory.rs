@@ -271,9 +271,9 @@ pub const CONTEXT_MEMORIES: usize = 2;
 /// ([`ToEmbed::before`](crate::store::ToEmbed::before)): the last [`CONTEXT_MEMORIES`] active
 /// memories of its session and namespace before it by creation time and then place, oldest
 /// first, one per line; `None` without a session or with none before it. A memory without a
-/// creation time counts as created at `now`. What another store's embeddings of these
-/// memories were made with ([`MemoryStore::for_each_embedded`](crate::MemoryStore::for_each_embedded)
-/// lists its memories in the order they were written).
+/// creation time counts as created at `now`. Given another store's memories in the order
+/// they were written ([`for_each_embedded`](crate::store::MemoryStore::for_each_embedded)
+/// lists them so), it tells what that store's embeddings of them were made with.
 pub fn before_each(memories: &[&NewMemory], now: Timestamp) -> Vec<Option<String>> {
     let at = |i: usize| memories[i].created_at.unwrap_or(now);
     let mut sessions: std::collections::HashMap<(&str, &str), Vec<(Timestamp, usize)>> =
