@@ -668,6 +668,50 @@ fn a_memory_is_embedded_with_what_is_before_it_once_written_not_what_the_batch_h
 }
 
 #[test]
+fn reembed_moved_embeds_again_only_what_follows_other_memories_than_given() {
+    let texts = ["did you go hiking", "where did you go", "yes, twice"];
+    let batch = || -> Vec<(NewMemory, Option<Embedding>)> {
+        (0..)
+            .zip(texts)
+            .map(|(i, t)| (turn(t, "me", Some("chat"), 100 * (i + 1)), None))
+            .collect()
+    };
+    let (model, mut engine) = session_engine(2.0);
+    let mut s = Store::open_in_memory().unwrap();
+    engine.remember(&mut s, batch(), &off()).unwrap();
+    let vector_of = |s: &Store, id: MemoryId| {
+        let v = model.embed(&[texts[id as usize - 1]]).unwrap().remove(0);
+        s.similarities("test/random", &v, &[id]).unwrap()[0].1
+    };
+    let before = (vector_of(&s, 2), vector_of(&s, 3));
+    // Memory 2 was made after what is before it; memory 3 "after memory 1 alone", as a
+    // worker holding only those two would have made it.
+    let made_after = [
+        (2, Some("did you go hiking".to_string())),
+        (3, Some("did you go hiking".to_string())),
+    ];
+    let calls = model.calls();
+    let done = engine.reembed_moved(&mut s, &made_after).unwrap();
+    assert_eq!(done.done, 1, "{done:?}");
+    assert_eq!(model.calls(), calls + 1);
+    assert_eq!(vector_of(&s, 2), before.0, "memory 2 is as it was");
+    assert!(
+        (vector_of(&s, 3) - before.1).abs() < 1e-6,
+        "made again alike"
+    );
+
+    // Where an embedding does not hold what is before it, or there is none, nothing is done.
+    for config in [hybrid_config(0.0), Config::default()] {
+        let mut other = Engine::from_config(config)
+            .unwrap()
+            .with_embedder(model.clone());
+        let calls = model.calls();
+        let done = other.reembed_moved(&mut s, &made_after).unwrap();
+        assert_eq!((done.done, model.calls()), (0, calls));
+    }
+}
+
+#[test]
 fn archiving_reactivating_or_forgetting_a_memory_reembeds_the_ones_after_it() {
     let model = Arc::new(Random::new("test/random", 16));
     let config = hybrid_config(2.0);
