@@ -266,15 +266,12 @@ pub fn embedded_text<'a>(summary: Option<&str>, content: &'a str) -> std::borrow
 /// and three score below two at every weight tried (see the README's Retrieval quality).
 pub const CONTEXT_MEMORIES: usize = 2;
 
-/// The texts to embed of the memories before each of `memories` in its session, as a store
-/// that held exactly these, written in this order, would hand them out
-/// ([`ToEmbed::before`](crate::store::ToEmbed::before)): the last [`CONTEXT_MEMORIES`] active
-/// memories of its session and namespace before it by creation time and then place, oldest
-/// first, one per line; `None` without a session or with none before it. A memory without a
-/// creation time counts as created at `now`. Given another store's memories in the order
-/// they were written ([`for_each_embedded`](crate::store::MemoryStore::for_each_embedded)
-/// lists them so), it tells what that store's embeddings of them were made with.
-pub fn before_each(memories: &[&NewMemory], now: Timestamp) -> Vec<Option<String>> {
+/// For each of `memories`, the memories before it in its session among them, as places in
+/// `memories` with their creation times, oldest first: the last [`CONTEXT_MEMORIES`] active
+/// memories of its session and namespace before it by creation time and then place (the
+/// order of a store that held exactly these, written in this order); none without a session.
+/// A memory without a creation time counts as created at `now`.
+pub fn places_before(memories: &[&NewMemory], now: Timestamp) -> Vec<Vec<(Timestamp, usize)>> {
     let at = |i: usize| memories[i].created_at.unwrap_or(now);
     let mut sessions: std::collections::HashMap<(&str, &str), Vec<(Timestamp, usize)>> =
         std::collections::HashMap::new();
@@ -291,9 +288,29 @@ pub fn before_each(memories: &[&NewMemory], now: Timestamp) -> Vec<Option<String
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            let episode = sessions.get(&(m.namespace.as_str(), m.session.as_deref()?))?;
+            let Some(episode) = m
+                .session
+                .as_deref()
+                .and_then(|session| sessions.get(&(m.namespace.as_str(), session)))
+            else {
+                return Vec::new();
+            };
             let place = episode.partition_point(|&e| e < (at(i), i));
-            let before = &episode[place.saturating_sub(CONTEXT_MEMORIES)..place];
+            episode[place.saturating_sub(CONTEXT_MEMORIES)..place].to_vec()
+        })
+        .collect()
+}
+
+/// The texts to embed of the memories before each of `memories` in its session
+/// ([`places_before`]), one per line, as a store that held exactly these, written in this
+/// order, would hand them out ([`ToEmbed::before`](crate::store::ToEmbed::before)); `None`
+/// with none before it. Given another store's memories in the order they were written
+/// ([`for_each_embedded`](crate::store::MemoryStore::for_each_embedded) lists them so), it
+/// tells what that store's embeddings of them were made with.
+pub fn before_each(memories: &[&NewMemory], now: Timestamp) -> Vec<Option<String>> {
+    places_before(memories, now)
+        .into_iter()
+        .map(|before| {
             (!before.is_empty()).then(|| {
                 before
                     .iter()

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use oro_mem_core::config::DedupConfig;
-use oro_mem_core::memory::{embedded_text, validate_batch, CONTEXT_MEMORIES};
+use oro_mem_core::memory::{embedded_text, places_before, validate_batch, CONTEXT_MEMORIES};
 use oro_mem_core::store::ToEmbed;
 use oro_mem_core::{
     CandidateSearch, Embedding, Error, ErrorKind, MemoryId, MemoryWrite, NewMemory, Result,
@@ -345,10 +345,10 @@ fn moved<S: CandidateSearch + ?Sized>(
 }
 
 /// For each of `batch[missing[k]]`, the texts to embed of the memories before it in its
-/// session, if any, one per line: the last [`CONTEXT_MEMORIES`] of the session (same
-/// namespace) before it, by creation time and then place, among those earlier in `batch`
-/// and those in `store` (which come first at the same time: they were written first),
-/// oldest first. `texts` are `batch`'s texts to embed.
+/// session, if any, one per line: the last [`CONTEXT_MEMORIES`] active ones of the session
+/// (same namespace) before it, by creation time and then place, among those earlier in
+/// `batch` ([`places_before`]) and those in `store` (which come first at the same time: they
+/// were written first), oldest first. `texts` are `batch`'s texts to embed.
 fn before_in_batch<S: CandidateSearch + ?Sized>(
     store: &S,
     batch: &[(NewMemory, Option<Embedding>)],
@@ -356,18 +356,7 @@ fn before_in_batch<S: CandidateSearch + ?Sized>(
     missing: &[usize],
 ) -> Result<Vec<Option<String>>> {
     let now = Timestamp::now();
-    let at = |j: usize| batch[j].0.created_at.unwrap_or(now);
-    // Each session's memories in the batch, in order.
-    let mut sessions: HashMap<(&str, &str), Vec<(Timestamp, usize)>> = HashMap::new();
-    for (j, (m, _)) in batch.iter().enumerate() {
-        if let Some(session) = m.session.as_deref() {
-            sessions
-                .entry((m.namespace.as_str(), session))
-                .or_default()
-                .push((at(j), j));
-        }
-    }
-    sessions.values_mut().for_each(|v| v.sort_unstable());
+    let in_batch = places_before(&batch.iter().map(|(m, _)| m).collect::<Vec<_>>(), now);
     let mut out = Vec::with_capacity(missing.len());
     for &i in missing {
         let m = &batch[i].0;
@@ -375,14 +364,13 @@ fn before_in_batch<S: CandidateSearch + ?Sized>(
             out.push(None);
             continue;
         };
-        let episode = &sessions[&(m.namespace.as_str(), session)];
-        let place = episode.partition_point(|&e| e < (at(i), i));
+        let at = m.created_at.unwrap_or(now);
         // In order: by time, and at the same time the store's before the batch's.
-        let stored = store.last_in_session(&m.namespace, session, at(i))?;
+        let stored = store.last_in_session(&m.namespace, session, at)?;
         let mut before: Vec<(Timestamp, bool, &str)> = stored
             .iter()
             .map(|(t, text)| (*t, false, text.as_str()))
-            .chain(episode[..place].iter().map(|&(t, j)| (t, true, &*texts[j])))
+            .chain(in_batch[i].iter().map(|&(t, j)| (t, true, &*texts[j])))
             .collect();
         before.sort_by_key(|&(t, in_batch, _)| (t, in_batch)); // stable: batch order kept
         let last = &before[before.len().saturating_sub(CONTEXT_MEMORIES)..];

@@ -796,10 +796,9 @@ fn write_one(
     }
 }
 
-/// Writes the exact embedding of memory `id` (the vector index is updated separately).
-/// The columns of a [`ToEmbed`] of memory `m` (`SELECT … FROM memories m`): its id, its text to embed, and the texts to
-/// embed of the last [`CONTEXT_MEMORIES`] active memories of its session and namespace before
-/// it by creation time and then id, oldest first, one per line.
+/// The columns of a [`ToEmbed`] of memory `m` (`SELECT … FROM memories m`): its id, its text
+/// to embed, and the texts to embed of the last [`CONTEXT_MEMORIES`] active memories of its
+/// session and namespace before it by creation time and then id, oldest first, one per line.
 fn to_embed_columns() -> String {
     format!(
         "m.id, coalesce(m.summary || char(10, 10), '') || m.content, \
@@ -956,6 +955,7 @@ pub(crate) fn unembed(conn: &Connection, ids: &[MemoryId]) -> Result<Vec<MemoryI
     Ok(dropped)
 }
 
+/// Writes the exact embedding of memory `id` (the vector index is updated separately).
 fn store_embedding(conn: &Connection, id: MemoryId, model: &str, v: &[f32]) -> Result<()> {
     conn.prepare_cached(
         "UPDATE memories SET embedding = ?2, embedding_model = ?3, embedding_dim = ?4 \
