@@ -2,7 +2,10 @@
 //!
 //! - `vector_stage/index`: the nearest 50 by the sign-bit index, rescored exactly (what hybrid
 //!   recall runs); `vector_stage/exact_scan`: every `f32` embedding scored in SQL row order
-//!   (the path taken under a selective filter), as the baseline in the same run.
+//!   (the path taken under a selective filter), as the baseline in the same run;
+//!   `vector_stage/one_namespace`: the same scan filtered by a namespace that holds 1% of the
+//!   store (another `n / 100` memories, written beside the `n`), as recall in a project's
+//!   namespace runs it.
 //! - `hybrid_recall`: the default hybrid engine's whole recall (lexical candidates, vector stage,
 //!   join, the default fusion), excluding the query embedding (the query vectors are made
 //!   before timing).
@@ -12,8 +15,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use oro_mem_benches::{
-    build_embedded_store, hybrid_engine, SyntheticEmbedder, CONTENT_QUERIES, QUESTION_QUERIES,
-    SYNTHETIC_MODEL,
+    add_embedded_namespace, build_embedded_store, hybrid_engine, SyntheticEmbedder,
+    CONTENT_QUERIES, QUESTION_QUERIES, SYNTHETIC_MODEL,
 };
 use oro_mem_core::{Filter, Query, Timestamp};
 use oro_mem_rank_vector::Embedder;
@@ -24,6 +27,10 @@ fn hybrid(c: &mut Criterion) {
     // A namespace condition forces the exact scan (every memory is in "default").
     let scan = Filter {
         namespace: Some("default".into()),
+        ..Filter::default()
+    };
+    let project = Filter {
+        namespace: Some("project".into()),
         ..Filter::default()
     };
     let now = Timestamp::now();
@@ -37,9 +44,14 @@ fn hybrid(c: &mut Criterion) {
 
     for n in [1_000usize, 10_000, 100_000] {
         let mut store = build_embedded_store(&dir.path().join(format!("{n}.db")), n);
+        add_embedded_namespace(&mut store, "project", n / 100);
         let mut group = c.benchmark_group("vector_stage");
         group.sample_size(30);
-        for (name, filter) in [("index", &all), ("exact_scan", &scan)] {
+        for (name, filter) in [
+            ("index", &all),
+            ("exact_scan", &scan),
+            ("one_namespace", &project),
+        ] {
             group.bench_with_input(BenchmarkId::new(name, n), &n, |b, _| {
                 let mut i = 0;
                 b.iter(|| {

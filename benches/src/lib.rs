@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use oro_mem_core::config::DedupConfig;
+use oro_mem_core::memory::DEFAULT_NAMESPACE;
 use oro_mem_core::store::{CandidateSearch, MemoryWrite};
 use oro_mem_core::{Config, MemoryType, Mode, NewMemory, Timestamp};
 use oro_mem_engine::Engine;
@@ -366,10 +367,29 @@ pub fn fill_store<S: CandidateSearch + MemoryWrite + ?Sized>(
     fill(store, n, embedder);
 }
 
+/// Adds `n` more synthetic memories, embedded by [`SyntheticEmbedder`], in `namespace`: a
+/// project's share of a store that holds others, for searches filtered by it.
+///
+/// # Panics
+///
+/// If the store cannot be written (benchmarks only).
+pub fn add_embedded_namespace(store: &mut Store, namespace: &str, n: usize) {
+    fill_in(store, n, Some(Arc::new(SyntheticEmbedder)), namespace);
+}
+
 fn fill<S: CandidateSearch + MemoryWrite + ?Sized>(
     store: &mut S,
     n: usize,
     embedder: Option<Arc<dyn Embedder>>,
+) {
+    fill_in(store, n, embedder, DEFAULT_NAMESPACE);
+}
+
+fn fill_in<S: CandidateSearch + MemoryWrite + ?Sized>(
+    store: &mut S,
+    n: usize,
+    embedder: Option<Arc<dyn Embedder>>,
+    namespace: &str,
 ) {
     let mut engine = match embedder {
         Some(e) => {
@@ -396,6 +416,7 @@ fn fill<S: CandidateSearch + MemoryWrite + ?Sized>(
             .iter()
             .map(|t| {
                 let mut m = NewMemory::new(t.clone(), types[rng.below(types.len())])
+                    .namespace(namespace)
                     .created_at(Timestamp(now - rng.below(365 * 86_400) as i64));
                 m.access_count = rng.below(4) as u64;
                 (m, None)

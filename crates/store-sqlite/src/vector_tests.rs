@@ -7,6 +7,7 @@ use oro_mem_core::{Embedding, ErrorKind, Filter, MemoryType, NewMemory, Status, 
 
 use crate::quant::dot_f32;
 use crate::schema;
+use crate::search::{scan_sql, Scan};
 use crate::{Store, WriteOutcome};
 
 fn fnv(s: &str) -> u64 {
@@ -540,4 +541,174 @@ fn another_stores_embeddings_are_read_and_written_as_they_were() {
     assert_eq!(hits.first().map(|h| h.0), Some(1), "{hits:?}");
     assert!((hits[0].1 - 1.0).abs() < 1e-5, "{hits:?}");
     assert_eq!(main.count_unembedded("test/random").unwrap(), 1);
+}
+
+/// A filtered vector search reads what its filter's index selects, a namespace's or a
+/// session's memories, or the table through; never every memory with an embedding by the
+/// model's index, which is what SQLite chose, with no statistics, before the scan kept it from
+/// that index.
+#[test]
+fn a_filtered_vector_scan_searches_by_the_filter_not_by_the_model() {
+    let s = Store::open_in_memory().unwrap();
+    let namespace = Filter {
+        namespace: Some("project".into()),
+        ..Filter::default()
+    };
+    let session = Filter {
+        namespace: Some("project".into()),
+        session: Some("run-7".into()),
+        ..Filter::default()
+    };
+    let typed = Filter {
+        types: vec![MemoryType::Gotcha],
+        ..Filter::default()
+    };
+    for (filter, scan, expected) in [
+        (
+            &namespace,
+            Scan::ByIndex,
+            "SEARCH m USING INDEX memories_namespace_status (namespace=? AND status=?)",
+        ),
+        (&namespace, Scan::Table, "SCAN m"),
+        (
+            &session,
+            Scan::ByIndex,
+            "SEARCH m USING INDEX memories_session (session=?",
+        ),
+        (&typed, Scan::ByIndex, "SCAN m"),
+    ] {
+        let (sql, params) = scan_sql("test/words", filter, scan).unwrap();
+        let plan: Vec<String> = s
+            .connection()
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap()
+            .query_map(rusqlite::params_from_iter(params), |r| r.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let plan = plan.join("\n");
+        assert!(plan.contains(expected), "{filter:?} {scan:?}: {plan}");
+        assert!(
+            !plan.contains("memories_embedding_model"),
+            "{filter:?}: {plan}"
+        );
+    }
+}
+
+/// The scan reads a namespace through its index while it holds at most a quarter of the
+/// model's embeddings, and the table through beyond that.
+#[test]
+fn a_namespace_of_much_of_the_store_is_scanned_through_the_table() {
+    let mut s = Store::open_in_memory().unwrap();
+    let batch: Vec<(NewMemory, Option<Embedding>)> = (0..40)
+        .map(|i| {
+            let text = format!("memory number {i}");
+            let m = lesson(&text).namespace(if i < 10 { "small" } else { "large" });
+            let e = Embedding {
+                model: "test/random".into(),
+                vector: random(&text, 16),
+            };
+            (m, Some(e))
+        })
+        .collect();
+    s.remember_embedded(batch, &no_dedup()).unwrap();
+    let scan = |s: &Store, namespace: &str| {
+        let filter = Filter {
+            namespace: Some(namespace.into()),
+            ..Filter::default()
+        };
+        s.scan_for("test/random", &filter).unwrap()
+    };
+    assert_eq!(scan(&s, "small"), Scan::ByIndex);
+    assert_eq!(scan(&s, "large"), Scan::Table);
+    assert_eq!(scan(&s, "none"), Scan::ByIndex);
+    // One more in the small namespace takes it over a quarter.
+    let e = Embedding {
+        model: "test/random".into(),
+        vector: random("one more", 16),
+    };
+    s.remember_embedded(
+        vec![(lesson("one more").namespace("small"), Some(e))],
+        &no_dedup(),
+    )
+    .unwrap();
+    assert_eq!(scan(&s, "small"), Scan::Table);
+}
+
+/// A filtered search finds, by exact cosine, the nearest of the memories the whole filter
+/// selects (namespace, status, type, another model's embeddings left out) and nothing else.
+#[test]
+fn a_namespace_filtered_vector_search_is_the_exact_nearest_of_the_namespace() {
+    let mut s = Store::open_in_memory().unwrap();
+    let types = [MemoryType::Lesson, MemoryType::Gotcha];
+    let batch: Vec<(NewMemory, Option<Embedding>)> = (0..300)
+        .map(|i| {
+            let text = format!("memory number {i}");
+            let m = NewMemory::new(&text, types[i % 2]).namespace(["a", "b", "c"][i % 3]);
+            let e = Embedding {
+                model: if i % 7 == 0 {
+                    "test/other"
+                } else {
+                    "test/random"
+                }
+                .into(),
+                vector: random(&text, 32),
+            };
+            (m, Some(e))
+        })
+        .collect();
+    s.remember_embedded(batch, &no_dedup()).unwrap();
+    for id in (1..=300).step_by(5) {
+        s.set_status(id, Status::Archived).unwrap();
+    }
+    let rows: Vec<(i64, String, String, String, String, Vec<u8>)> = s
+        .connection()
+        .prepare("SELECT id, namespace, status, type, embedding_model, embedding FROM memories")
+        .unwrap()
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    let q = random("query", 32);
+    for (status, kind) in [
+        (None, None),
+        (Some(Status::Archived), None),
+        (None, Some(MemoryType::Gotcha)),
+    ] {
+        let filter = Filter {
+            namespace: Some("b".into()),
+            status,
+            types: kind.into_iter().collect(),
+            ..Filter::default()
+        };
+        let mut want: Vec<(f32, i64)> = rows
+            .iter()
+            .filter(|r| {
+                r.1 == "b"
+                    && r.2 == filter.status_or_default().as_str()
+                    && kind.is_none_or(|k| r.3 == k.as_str())
+                    && r.4 == "test/random"
+            })
+            .map(|r| (dot_f32(&q, bytemuck::cast_slice(&r.5)), r.0))
+            .collect();
+        want.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let want: Vec<i64> = want.into_iter().take(10).map(|(_, id)| id).collect();
+        assert!(want.len() == 10, "{filter:?}");
+        let got: Vec<i64> = s
+            .vector_candidates("test/random", &q, &filter, 10)
+            .unwrap()
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(got, want, "{filter:?}");
+    }
 }
