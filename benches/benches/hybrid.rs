@@ -15,8 +15,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use oro_mem_benches::{
-    add_embedded_namespace, build_embedded_store, hybrid_engine, SyntheticEmbedder,
-    CONTENT_QUERIES, QUESTION_QUERIES, SYNTHETIC_MODEL,
+    add_namespace, build_embedded_store, hybrid_engine, SyntheticEmbedder, CONTENT_QUERIES,
+    QUESTION_QUERIES, SYNTHETIC_MODEL,
 };
 use oro_mem_core::{Filter, Query, Timestamp};
 use oro_mem_rank_vector::Embedder;
@@ -44,7 +44,7 @@ fn hybrid(c: &mut Criterion) {
 
     for n in [1_000usize, 10_000, 100_000] {
         let mut store = build_embedded_store(&dir.path().join(format!("{n}.db")), n);
-        add_embedded_namespace(&mut store, "project", n / 100);
+        add_namespace(&mut store, "project", n / 100, true);
         let mut group = c.benchmark_group("vector_stage");
         group.sample_size(30);
         for (name, filter) in [

@@ -1,34 +1,64 @@
 //! FTS-mode recall latency at 1k / 10k / 100k synthetic memories, for content-word queries
-//! and stopword-heavy questions, against raw FTS5 on the unfiltered question as a baseline.
+//! and stopword-heavy questions, against raw FTS5 on the unfiltered question as a baseline;
+//! `content_one_namespace`: the content queries filtered by a namespace that holds 1% of the
+//! store (another `n / 100` memories, written beside the `n`); `warm/...`: the content
+//! queries, unfiltered and in that namespace, with the store warm (as `serve` and `mcp` hold
+//! it, and `eval`).
 //!
 //! Run: `cargo bench -p oro-mem-benches --bench recall`. Building the 100k store takes about
 //! half a minute.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use oro_mem_benches::{build_store, fts_engine, CONTENT_QUERIES, QUESTION_QUERIES};
+use oro_mem_benches::{add_namespace, build_store, fts_engine, CONTENT_QUERIES, QUESTION_QUERIES};
 use oro_mem_core::{Filter, Query, Timestamp};
 
 fn recall(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut engine = fts_engine();
     let filter = Filter::default();
+    let project = Filter {
+        namespace: Some("project".into()),
+        ..Filter::default()
+    };
     let now = Timestamp::now();
     let mut group = c.benchmark_group("fts_recall");
     group.sample_size(30);
     for n in [1_000usize, 10_000, 100_000] {
         let mut store = build_store(&dir.path().join(format!("{n}.db")), n);
-        for (kind, queries) in [("content", CONTENT_QUERIES), ("question", QUESTION_QUERIES)] {
+        add_namespace(&mut store, "project", n / 100, false);
+        for (kind, queries, filter) in [
+            ("content", CONTENT_QUERIES, &filter),
+            ("question", QUESTION_QUERIES, &filter),
+            ("content_one_namespace", CONTENT_QUERIES, &project),
+        ] {
             group.bench_with_input(BenchmarkId::new(kind, n), &queries, |b, queries| {
                 let mut i = 0;
                 b.iter(|| {
                     let q = queries[i % queries.len()];
                     i += 1;
                     engine
-                        .recall(&mut store, &Query::new(q, &filter).now(now), false)
+                        .recall(&mut store, &Query::new(q, filter).now(now), false)
                         .expect("recall")
                 });
             });
         }
+        store.set_warm(true);
+        for (kind, filter) in [
+            ("warm/content", &filter),
+            ("warm/content_one_namespace", &project),
+        ] {
+            group.bench_with_input(BenchmarkId::new(kind, n), &n, |b, _| {
+                let mut i = 0;
+                b.iter(|| {
+                    let q = CONTENT_QUERIES[i % CONTENT_QUERIES.len()];
+                    i += 1;
+                    engine
+                        .recall(&mut store, &Query::new(q, filter).now(now), false)
+                        .expect("recall")
+                });
+            });
+        }
+        store.set_warm(false);
         // Baseline: FTS5 on every word of the question, OR-joined, stopwords included.
         group.bench_with_input(BenchmarkId::new("raw_fts5_question", n), &n, |b, _| {
             let mut i = 0;

@@ -367,14 +367,19 @@ pub fn fill_store<S: CandidateSearch + MemoryWrite + ?Sized>(
     fill(store, n, embedder);
 }
 
-/// Adds `n` more synthetic memories, embedded by [`SyntheticEmbedder`], in `namespace`: a
-/// project's share of a store that holds others, for searches filtered by it.
+/// Adds `n` more synthetic memories (embedded by [`SyntheticEmbedder`] when `embedded`) in
+/// `namespace`: a project's share of a store that holds others, for searches filtered by it.
 ///
 /// # Panics
 ///
 /// If the store cannot be written (benchmarks only).
-pub fn add_embedded_namespace(store: &mut Store, namespace: &str, n: usize) {
-    fill_in(store, n, Some(Arc::new(SyntheticEmbedder)), namespace);
+pub fn add_namespace(store: &mut Store, namespace: &str, n: usize, embedded: bool) {
+    let embedder: Option<Arc<dyn Embedder>> = if embedded {
+        Some(Arc::new(SyntheticEmbedder))
+    } else {
+        None
+    };
+    fill_in(store, n, embedder, namespace);
 }
 
 fn fill<S: CandidateSearch + MemoryWrite + ?Sized>(

@@ -1,7 +1,7 @@
 //! Reading candidates for recall: lexical (FTS5), nearest embeddings (the sign-bit index, or
 //! an exact scan under a filter), and exact cosines for candidates found otherwise.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use oro_mem_core::text::query_terms;
 use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, Result};
@@ -278,6 +278,11 @@ impl Store {
         let Some(mut rest) = ranked else {
             return Ok(None);
         };
+        // A small namespace's matches are kept by id before any row is read.
+        if let Some(ids) = self.few_in_namespace(filter)? {
+            let ids: HashSet<MemoryId> = ids.into_iter().collect();
+            rest.retain(|(id, _)| ids.contains(id));
+        }
         let w = Where::from_filter(filter)?;
         let mut stmt = tx
             .prepare_cached(&format!(
@@ -399,6 +404,40 @@ impl Store {
         } else {
             Scan::ByIndex
         })
+    }
+
+    /// The ids of the memories of `filter`'s namespace with its status, from the namespace's
+    /// index, when they are at most a quarter of the store (by its largest id); `None` when
+    /// they are more, or the filter has no namespace or has a session, whose index the
+    /// planner then uses.
+    pub(crate) fn few_in_namespace(&self, filter: &Filter) -> Result<Option<Vec<MemoryId>>> {
+        let Some(namespace) = filter
+            .namespace
+            .as_deref()
+            .filter(|_| filter.session.is_none())
+        else {
+            return Ok(None);
+        };
+        let context = "cannot read a namespace's memories";
+        let largest: i64 = self
+            .conn
+            .prepare_cached("SELECT coalesce(max(id), 0) FROM memories")
+            .context(context)?
+            .query_row([], |r| r.get(0))
+            .context(context)?;
+        let most = largest / INDEXED_SHARE as i64;
+        let ids: Vec<MemoryId> = self
+            .conn
+            .prepare_cached("SELECT id FROM memories WHERE namespace = ?1 AND status = ?2 LIMIT ?3")
+            .context(context)?
+            .query_map(
+                params![namespace, filter.status_or_default().as_str(), most + 1],
+                |r| r.get(0),
+            )
+            .context(context)?
+            .collect::<rusqlite::Result<_>>()
+            .context(context)?;
+        Ok((ids.len() as i64 <= most).then_some(ids))
     }
 }
 

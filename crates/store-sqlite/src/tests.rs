@@ -689,3 +689,63 @@ fn memories_alike_in_words_but_not_in_metadata_are_no_duplicates() {
         .unwrap();
     assert_eq!(report.merged.len(), 0, "{report:?}");
 }
+
+/// A namespace's lexical candidates are the store's, in the store's order, that are in the
+/// namespace with the filter's status: whether the namespace is small (its ids picked from
+/// its index first) or most of the store, cold (FTS5) or warm (the mirror).
+#[test]
+fn a_namespace_filtered_lexical_search_is_the_stores_search_within_the_namespace() {
+    for warm in [false, true] {
+        let mut s = Store::open_in_memory().unwrap();
+        s.set_warm(warm);
+        let off = no_dedup();
+        for i in 0..200 {
+            let namespace = if i % 10 == 0 { "small" } else { "large" };
+            let text = format!("lint error number {i} {}", "again ".repeat(i % 7));
+            s.remember(lesson(&text).namespace(namespace), &off)
+                .unwrap();
+        }
+        for id in (1..=200).step_by(3) {
+            s.set_status(id, Status::Archived).unwrap();
+        }
+        assert!(s
+            .few_in_namespace(&in_namespace("small", None))
+            .unwrap()
+            .is_some());
+        assert!(s
+            .few_in_namespace(&in_namespace("large", None))
+            .unwrap()
+            .is_none());
+        for (namespace, status) in [
+            ("small", None),
+            ("small", Some(Status::Archived)),
+            ("large", None),
+            ("none", None),
+        ] {
+            let filter = in_namespace(namespace, status);
+            let everything = Filter {
+                status,
+                ..Filter::default()
+            };
+            let want: Vec<i64> = s
+                .lexical_candidates("lint error", &everything, 1000)
+                .unwrap()
+                .into_iter()
+                .filter(|(m, _)| m.namespace == namespace)
+                .map(|(m, _)| m.id)
+                .take(8)
+                .collect();
+            let got = ids(&s.lexical_candidates("lint error", &filter, 8).unwrap());
+            assert_eq!(got, want, "warm {warm}, {namespace} {status:?}");
+            assert_eq!(want.is_empty(), namespace == "none");
+        }
+    }
+}
+
+fn in_namespace(namespace: &str, status: Option<Status>) -> Filter {
+    Filter {
+        namespace: Some(namespace.into()),
+        status,
+        ..Filter::default()
+    }
+}
