@@ -26,31 +26,23 @@ fn recall(c: &mut Criterion) {
     for n in [1_000usize, 10_000, 100_000] {
         let mut store = build_store(&dir.path().join(format!("{n}.db")), n);
         add_namespace(&mut store, "project", n / 100, false);
-        for (kind, queries, filter) in [
-            ("content", CONTENT_QUERIES, &filter),
-            ("question", QUESTION_QUERIES, &filter),
-            ("content_one_namespace", CONTENT_QUERIES, &project),
+        for (kind, queries, filter, warm) in [
+            ("content", CONTENT_QUERIES, &filter, false),
+            ("question", QUESTION_QUERIES, &filter, false),
+            ("content_one_namespace", CONTENT_QUERIES, &project, false),
+            ("warm/content", CONTENT_QUERIES, &filter, true),
+            (
+                "warm/content_one_namespace",
+                CONTENT_QUERIES,
+                &project,
+                true,
+            ),
         ] {
+            store.set_warm(warm);
             group.bench_with_input(BenchmarkId::new(kind, n), &queries, |b, queries| {
                 let mut i = 0;
                 b.iter(|| {
                     let q = queries[i % queries.len()];
-                    i += 1;
-                    engine
-                        .recall(&mut store, &Query::new(q, filter).now(now), false)
-                        .expect("recall")
-                });
-            });
-        }
-        store.set_warm(true);
-        for (kind, filter) in [
-            ("warm/content", &filter),
-            ("warm/content_one_namespace", &project),
-        ] {
-            group.bench_with_input(BenchmarkId::new(kind, n), &n, |b, _| {
-                let mut i = 0;
-                b.iter(|| {
-                    let q = CONTENT_QUERIES[i % CONTENT_QUERIES.len()];
                     i += 1;
                     engine
                         .recall(&mut store, &Query::new(q, filter).now(now), false)
