@@ -2,8 +2,8 @@
 //! and stopword-heavy questions, against raw FTS5 on the unfiltered question as a baseline;
 //! `content_one_namespace`: the content queries filtered by a namespace that holds 1% of the
 //! store (another `n / 100` memories, written beside the `n`); `warm/...`: the content
-//! queries, unfiltered and in that namespace, with the store warm (as `serve` and `mcp` hold
-//! it, and `eval`).
+//! queries, unfiltered, in that namespace and in the one of the other 99%, with the store warm
+//! (as `serve` and `mcp` hold it, and `eval`).
 //!
 //! Run: `cargo bench -p oro-mem-benches --bench recall`. Building the 100k store takes about
 //! half a minute.
@@ -18,6 +18,10 @@ fn recall(c: &mut Criterion) {
     let filter = Filter::default();
     let project = Filter {
         namespace: Some("project".into()),
+        ..Filter::default()
+    };
+    let most = Filter {
+        namespace: Some("default".into()),
         ..Filter::default()
     };
     let now = Timestamp::now();
@@ -37,6 +41,7 @@ fn recall(c: &mut Criterion) {
                 &project,
                 true,
             ),
+            ("warm/content_main_namespace", CONTENT_QUERIES, &most, true),
         ] {
             store.set_warm(warm);
             group.bench_with_input(BenchmarkId::new(kind, n), &queries, |b, queries| {
