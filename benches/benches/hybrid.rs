@@ -15,9 +15,10 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use oro_mem_benches::{
-    add_namespace, build_embedded_store, hybrid_engine, SyntheticEmbedder, CONTENT_QUERIES,
-    QUESTION_QUERIES, SYNTHETIC_MODEL,
+    add_namespace, build_embedded_store, hybrid_engine, in_namespace, SyntheticEmbedder,
+    CONTENT_QUERIES, PROJECT, QUESTION_QUERIES, SYNTHETIC_MODEL,
 };
+use oro_mem_core::memory::DEFAULT_NAMESPACE;
 use oro_mem_core::{Filter, Query, Timestamp};
 use oro_mem_rank_vector::Embedder;
 
@@ -25,14 +26,8 @@ fn hybrid(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
     let all = Filter::default();
     // A namespace condition forces the exact scan (every memory is in "default").
-    let scan = Filter {
-        namespace: Some("default".into()),
-        ..Filter::default()
-    };
-    let project = Filter {
-        namespace: Some("project".into()),
-        ..Filter::default()
-    };
+    let scan = in_namespace(DEFAULT_NAMESPACE);
+    let project = in_namespace(PROJECT);
     let now = Timestamp::now();
     let texts: Vec<&str> = CONTENT_QUERIES
         .iter()
@@ -44,7 +39,7 @@ fn hybrid(c: &mut Criterion) {
 
     for n in [1_000usize, 10_000, 100_000] {
         let mut store = build_embedded_store(&dir.path().join(format!("{n}.db")), n);
-        add_namespace(&mut store, "project", n / 100, true);
+        add_namespace(&mut store, PROJECT, n / 100, true);
         let mut group = c.benchmark_group("vector_stage");
         group.sample_size(30);
         for (name, filter) in [

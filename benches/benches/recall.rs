@@ -9,27 +9,25 @@
 //! half a minute.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use oro_mem_benches::{add_namespace, build_store, fts_engine, CONTENT_QUERIES, QUESTION_QUERIES};
+use oro_mem_benches::{
+    add_namespace, build_store, fts_engine, in_namespace, CONTENT_QUERIES, PROJECT,
+    QUESTION_QUERIES,
+};
+use oro_mem_core::memory::DEFAULT_NAMESPACE;
 use oro_mem_core::{Filter, Query, Timestamp};
 
 fn recall(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut engine = fts_engine();
     let filter = Filter::default();
-    let project = Filter {
-        namespace: Some("project".into()),
-        ..Filter::default()
-    };
-    let most = Filter {
-        namespace: Some("default".into()),
-        ..Filter::default()
-    };
+    let project = in_namespace(PROJECT);
+    let most = in_namespace(DEFAULT_NAMESPACE);
     let now = Timestamp::now();
     let mut group = c.benchmark_group("fts_recall");
     group.sample_size(30);
     for n in [1_000usize, 10_000, 100_000] {
         let mut store = build_store(&dir.path().join(format!("{n}.db")), n);
-        add_namespace(&mut store, "project", n / 100, false);
+        add_namespace(&mut store, PROJECT, n / 100, false);
         for (kind, queries, filter, warm) in [
             ("content", CONTENT_QUERIES, &filter, false),
             ("question", QUESTION_QUERIES, &filter, false),

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::memory::DEFAULT_NAMESPACE;
 use oro_mem_core::store::{CandidateSearch, MemoryWrite};
-use oro_mem_core::{Config, MemoryType, Mode, NewMemory, Timestamp};
+use oro_mem_core::{Config, Filter, MemoryType, Mode, NewMemory, Timestamp};
 use oro_mem_engine::Engine;
 use oro_mem_rank_vector::{normalize, Embedder};
 use oro_mem_store_sqlite::Store;
@@ -366,6 +366,19 @@ pub fn fill_store<S: CandidateSearch + MemoryWrite + ?Sized>(
     };
     fill(store, n, embedder);
 }
+
+/// The filter of one namespace: [`PROJECT`], or the default one, which holds the `n`
+/// memories of a built store.
+pub fn in_namespace(namespace: &str) -> Filter {
+    Filter {
+        namespace: Some(namespace.into()),
+        ..Filter::default()
+    }
+}
+
+/// The namespace [`add_namespace`] is given by the benchmarks: 1% of a store beside the
+/// default one's memories.
+pub const PROJECT: &str = "project";
 
 /// Adds `n` more synthetic memories (embedded by [`SyntheticEmbedder`] when `embedded`) in
 /// `namespace`: a project's share of a store that holds others, for searches filtered by it.
