@@ -370,6 +370,11 @@ fn hybrid_config(weight: f64) -> Config {
     config
 }
 
+/// `memories` as a batch to remember, without embeddings: the engine makes them.
+fn batch(memories: &[NewMemory]) -> Vec<(NewMemory, Option<Embedding>)> {
+    memories.iter().cloned().map(|m| (m, None)).collect()
+}
+
 fn lessons(texts: &[&str]) -> Vec<(NewMemory, Option<Embedding>)> {
     texts
         .iter()
@@ -562,7 +567,6 @@ fn a_memory_written_into_the_middle_of_its_session_reembeds_the_ones_after_it() 
     };
 
     let mut by_remember = Store::open_in_memory().unwrap();
-    let batch = |b: &[NewMemory]| b.iter().cloned().map(|m| (m, None)).collect();
     let done = engine
         .remember(&mut by_remember, batch(&first), &off())
         .unwrap();
@@ -599,11 +603,10 @@ fn a_memory_written_into_the_middle_of_its_session_reembeds_the_ones_after_it() 
 fn without_session_context_a_memory_written_into_the_middle_leaves_every_memory_embedded() {
     let (model, mut engine) = session_engine(0.0);
     let mut s = Store::open_in_memory().unwrap();
-    let batch = |b: Vec<NewMemory>| b.into_iter().map(|m| (m, None)).collect();
     engine
         .remember(
             &mut s,
-            batch(vec![
+            batch(&[
                 turn("did you go hiking", "me", Some("chat"), 100),
                 turn("yes, twice last summer", "me", Some("chat"), 300),
             ]),
@@ -613,7 +616,7 @@ fn without_session_context_a_memory_written_into_the_middle_leaves_every_memory_
     let done = engine
         .remember(
             &mut s,
-            batch(vec![turn("where did you go", "me", Some("chat"), 200)]),
+            batch(&[turn("where did you go", "me", Some("chat"), 200)]),
             &off(),
         )
         .unwrap();
@@ -628,11 +631,10 @@ fn without_session_context_a_memory_written_into_the_middle_leaves_every_memory_
 fn a_memory_is_embedded_with_what_is_before_it_once_written_not_what_the_batch_held() {
     let (model, mut engine) = session_engine(2.0);
     let mut s = Store::open_in_memory().unwrap();
-    let batch = |b: Vec<NewMemory>| b.into_iter().map(|m| (m, None)).collect();
     engine
         .remember(
             &mut s,
-            batch(vec![turn("did you go hiking", "me", Some("chat"), 100)]),
+            batch(&[turn("did you go hiking", "me", Some("chat"), 100)]),
             &off(),
         )
         .unwrap();
@@ -641,7 +643,7 @@ fn a_memory_is_embedded_with_what_is_before_it_once_written_not_what_the_batch_h
     let done = engine
         .remember(
             &mut s,
-            batch(vec![
+            batch(&[
                 turn("did you go hiking", "me", Some("chat"), 150),
                 turn("which trail did you take", "me", Some("chat"), 200),
             ]),

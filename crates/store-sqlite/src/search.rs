@@ -380,15 +380,11 @@ const FEW_IDS: i64 = 10_000;
 impl Store {
     /// How to scan for `filter`'s memories with `model`'s embeddings: through the index
     /// unless a namespace without a session condition holds more than a quarter of them,
-    /// which a count of at most that many of its index entries tells.
+    /// which reading at most that many of its index entries tells.
     pub(crate) fn scan_for(&self, model: &str, filter: &Filter) -> Result<Scan> {
-        let Some(namespace) = filter
-            .namespace
-            .as_deref()
-            .filter(|_| filter.session.is_none())
-        else {
+        if lone_namespace(filter).is_none() {
             return Ok(Scan::ByIndex);
-        };
+        }
         let context = "cannot plan a vector search";
         let embedded: i64 = self
             .conn
@@ -396,24 +392,12 @@ impl Store {
             .context(context)?
             .query_row([model], |r| r.get(0))
             .context(context)?;
-        let most = embedded / INDEXED_SHARE as i64;
-        let seen: i64 = self
-            .conn
-            .prepare_cached(
-                "SELECT count(*) FROM (SELECT 1 FROM memories \
-                 WHERE namespace = ?1 AND status = ?2 LIMIT ?3)",
-            )
-            .context(context)?
-            .query_row(
-                params![namespace, filter.status_or_default().as_str(), most + 1],
-                |r| r.get(0),
-            )
-            .context(context)?;
-        Ok(if seen > most {
-            Scan::Table
-        } else {
-            Scan::ByIndex
-        })
+        Ok(
+            match self.namespace_ids(filter, embedded / INDEXED_SHARE as i64)? {
+                Some(_) => Scan::ByIndex,
+                None => Scan::Table,
+            },
+        )
     }
 
     /// The ids of the memories of `filter`'s namespace with its status, from the namespace's
@@ -421,21 +405,26 @@ impl Store {
     /// [`FEW_IDS`]; `None` when they are more (having read that many), or the filter has no
     /// namespace or has a session, whose index the planner then uses.
     pub(crate) fn few_in_namespace(&self, filter: &Filter) -> Result<Option<Vec<MemoryId>>> {
-        let Some(namespace) = filter
-            .namespace
-            .as_deref()
-            .filter(|_| filter.session.is_none())
-        else {
+        if lone_namespace(filter).is_none() {
             return Ok(None);
-        };
-        let context = "cannot read a namespace's memories";
+        }
         let largest: i64 = self
             .conn
             .prepare_cached("SELECT coalesce(max(id), 0) FROM memories")
-            .context(context)?
+            .context("cannot read a namespace's memories")?
             .query_row([], |r| r.get(0))
-            .context(context)?;
-        let most = (largest / INDEXED_SHARE as i64).min(FEW_IDS);
+            .context("cannot read a namespace's memories")?;
+        self.namespace_ids(filter, (largest / INDEXED_SHARE as i64).min(FEW_IDS))
+    }
+
+    /// The ids of the memories of `filter`'s namespace ([`lone_namespace`]) with its status,
+    /// from the namespace's index, if they are at most `most` (at most `most + 1` are read);
+    /// `None` when they are more or the filter has no such namespace.
+    fn namespace_ids(&self, filter: &Filter, most: i64) -> Result<Option<Vec<MemoryId>>> {
+        let Some(namespace) = lone_namespace(filter) else {
+            return Ok(None);
+        };
+        let context = "cannot read a namespace's memories";
         let ids: Vec<MemoryId> = self
             .conn
             .prepare_cached("SELECT id FROM memories WHERE namespace = ?1 AND status = ?2 LIMIT ?3")
@@ -449,6 +438,15 @@ impl Store {
             .context(context)?;
         Ok((ids.len() as i64 <= most).then_some(ids))
     }
+}
+
+/// The namespace of `filter` whose own index a search may read instead of SQLite's choice:
+/// none with a session condition, whose index the planner uses.
+fn lone_namespace(filter: &Filter) -> Option<&str> {
+    filter
+        .namespace
+        .as_deref()
+        .filter(|_| filter.session.is_none())
 }
 
 /// The exact scan of [`Store::vector_candidates`] under `filter`, and its parameters: the
