@@ -205,11 +205,11 @@ spatial = 1.0           # nearest first to recall --near's point (nothing withou
 # no estimate, and min_relevance does nothing.
 # The shipped models were fitted on SciFact train and LoCoMo dev by scripts/fit-calibration.
 [recall.calibration.fts]
-intercept = -11.501
-coverage = 4.2287
-fused = 3.9229
-lexical_share = 1.5651
-query_terms = 1.1745
+intercept = -8.8502
+coverage = 4.0762
+fused = 2.7049
+lexical_share = 2.0226
+query_terms = 0.4645
 
 [recall.calibration.hybrid]
 intercept = -13.3972
@@ -224,13 +224,16 @@ vector_share = 4.2771
 
 # The answerable model of each mode: the estimated chance that the store holds anything about
 # the query, from features of the query (the best cosine of any candidate, `vector_best`; the
-# most of the query any candidate covers, `coverage_best`; its number of terms). Every
-# estimate above is multiplied by it, so a query about nothing the store knows gets nothing.
-# Empty: no such factor. Fitted with the relevance models by scripts/fit-calibration.
-# None in FTS mode by default: from words alone it costs a store of a few memories too many of
-# its answers (see README). For a large store, the fitted model is
-#   intercept = -13.6316, coverage_best = 19.2693, query_terms = 2.9429
+# most of the query any candidate covers, `coverage_best`; its number of terms; `memories`,
+# ln(1 + the number of memories it searched, counted up to 10,000): the best match of a large
+# store means less). Every estimate above is multiplied by it, so a query about nothing the
+# store knows gets nothing. Empty: no such factor. Fitted with the relevance models by
+# scripts/fit-calibration.
 [recall.answerable.fts]
+intercept = -9.0032
+coverage_best = 16.5001
+memories = -0.4521
+query_terms = 2.6778
 
 [recall.answerable.hybrid]
 intercept = -12.7438

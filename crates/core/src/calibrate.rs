@@ -50,15 +50,32 @@ pub const BEST_SUFFIX: &str = "_best";
 /// reads these, to tell a query the store knows something about from one it does not.
 pub const COVERAGE_BEST: &str = "coverage_best";
 
+/// `ln(1 + n)` of the number of memories the query searched: the active memories its filter
+/// admits (whatever their confidence), counted up to [`MEMORIES_COUNTED`]. A feature of the
+/// query. The more memories a
+/// query searches, the likelier the best of them holds some of its words by chance: a store of
+/// five thousand abstracts holds "main", "focus" and "politics" for almost any question,
+/// a store of ten memories rarely does. So the best match of a query says more about whether
+/// the store knows anything about it in a small store than in a large one, and an
+/// [answerable](crate::config::RecallConfig::answerable) model reads this beside
+/// [`COVERAGE_BEST`].
+pub const MEMORIES: &str = "memories";
+
+/// How far [`MEMORIES`] counts: a store or namespace larger than this counts as this large.
+/// Counting costs a read of that many index entries at most (well under a millisecond), and
+/// the models are fitted on stores of up to about five thousand memories, so a larger count
+/// would only extrapolate.
+pub const MEMORIES_COUNTED: u64 = 10_000;
+
 /// The features that do not depend on which candidate sources run; each source's signal adds
 /// three more, `<signal>` (`ln(1 + score)`, scores below 0 counted as 0), `<signal>_share`
 /// and `<signal>_best`.
-pub const FIXED_FEATURES: [&str; 4] = [COVERAGE, COVERAGE_BEST, FUSED, QUERY_TERMS];
+pub const FIXED_FEATURES: [&str; 5] = [COVERAGE, COVERAGE_BEST, FUSED, MEMORIES, QUERY_TERMS];
 
 /// True when feature `name` is a feature of the query rather than of one candidate:
-/// [`QUERY_TERMS`], [`COVERAGE_BEST`] and every `<signal>_best`.
+/// [`QUERY_TERMS`], [`COVERAGE_BEST`], [`MEMORIES`] and every `<signal>_best`.
 pub fn is_query_feature(name: &str) -> bool {
-    name == QUERY_TERMS || name == COVERAGE_BEST || name.ends_with(BEST_SUFFIX)
+    name == QUERY_TERMS || name == COVERAGE_BEST || name == MEMORIES || name.ends_with(BEST_SUFFIX)
 }
 
 /// One candidate's features, by name (see [`FIXED_FEATURES`] and [`SHARE_SUFFIX`]).

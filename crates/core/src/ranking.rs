@@ -85,12 +85,14 @@ impl Signal {
 }
 
 /// The set of candidates for one query (ids unique), the signals their sources gave them,
-/// and, when the store was asked, their neighbours in their sessions.
+/// and, when the store was asked, their neighbours in their sessions and how many memories
+/// the query searched.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Candidates {
     items: Vec<Candidate>,
     signals: Vec<(String, Signal)>,
     neighbours: HashMap<MemoryId, Vec<(MemoryId, u32)>>,
+    searched: Option<u64>,
 }
 
 impl Candidates {
@@ -101,7 +103,20 @@ impl Candidates {
             items: items.into_iter().filter(|c| seen.insert(c.id())).collect(),
             signals: Vec::new(),
             neighbours: HashMap::new(),
+            searched: None,
         }
+    }
+
+    /// Records how many memories the query searched (the active memories its filter admits,
+    /// counted up to [`MEMORIES_COUNTED`](crate::calibrate::MEMORIES_COUNTED)), which the
+    /// [`MEMORIES`](crate::calibrate::MEMORIES) feature reads.
+    pub fn set_searched(&mut self, memories: u64) {
+        self.searched = Some(memories);
+    }
+
+    /// How many memories the query searched, when it was recorded.
+    pub fn searched(&self) -> Option<u64> {
+        self.searched
     }
 
     /// Records the candidates' session neighbours

@@ -9,8 +9,8 @@
 use serde::Serialize;
 
 use crate::calibrate::{
-    Calibration, Features, QueryTerms, BEST_SUFFIX, COVERAGE, COVERAGE_BEST, FUSED, QUERY_TERMS,
-    SHARE_SUFFIX,
+    Calibration, Features, QueryTerms, BEST_SUFFIX, COVERAGE, COVERAGE_BEST, FUSED, MEMORIES,
+    QUERY_TERMS, SHARE_SUFFIX,
 };
 use crate::config::{Boost, DecayConfig, Order, RecallConfig};
 use crate::error::Result;
@@ -334,6 +334,22 @@ impl Pipeline {
     /// The recall settings in use.
     pub fn config(&self) -> &RecallConfig {
         &self.recall
+    }
+
+    /// True when an estimate reads feature `name` (one of the pipeline's models has a
+    /// coefficient for it, and there is a relevance model to estimate with): what the
+    /// candidates must carry, such as [`Candidates::searched`] for
+    /// [`MEMORIES`].
+    pub fn reads(&self, name: &str) -> bool {
+        !self.calibration.is_empty()
+            && [
+                &self.calibration,
+                &self.unjudged_calibration,
+                &self.answerable,
+                &self.unjudged_answerable,
+            ]
+            .iter()
+            .any(|m| m.reads(name))
     }
 
     /// The rank stage: every ranker's list over `candidates`, as `(name, weight, ranking)`
@@ -909,6 +925,9 @@ impl<'a> Estimator<'a> {
                 COVERAGE_BEST,
                 coverage.values().copied().fold(0.0f64, f64::max),
             );
+        }
+        if let Some(n) = candidates.searched() {
+            features.set(MEMORIES, (n as f64).ln_1p());
         }
         for sf in &signals {
             features.set(

@@ -258,6 +258,16 @@ pub trait MemoryRead {
     ///
     /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
     fn count(&self, filter: &Filter) -> Result<u64>;
+
+    /// How many memories match `filter`, counted up to `most`: `count(filter).min(most)`,
+    /// which a store can answer without reading more than `most` of them.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
+    fn count_up_to(&self, filter: &Filter, most: u64) -> Result<u64> {
+        Ok(self.count(filter)?.min(most))
+    }
 }
 
 /// Finding the candidates of a query.
@@ -593,6 +603,10 @@ impl<T: MemoryStore + ?Sized> MemoryRead for Box<T> {
 
     fn count(&self, filter: &Filter) -> Result<u64> {
         (**self).count(filter)
+    }
+
+    fn count_up_to(&self, filter: &Filter, most: u64) -> Result<u64> {
+        (**self).count_up_to(filter, most)
     }
 }
 

@@ -3,6 +3,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
+use oro_mem_core::calibrate::{MEMORIES, MEMORIES_COUNTED};
 use oro_mem_core::config::{ANSWERABLE_PREFIX, CALIBRATION_PREFIX};
 use oro_mem_core::text::is_mostly_cjk;
 use oro_mem_core::{
@@ -390,6 +391,15 @@ impl Engine {
         // when the query is such text, not for every such memory of a mixed store.
         candidates.unscore(VectorRanker::SIGNAL, |c| is_mostly_cjk(&c.memory.content));
         self.add_session_neighbours(store, mode, &mut candidates)?;
+        if self.pipeline(mode).reads(MEMORIES) {
+            // Whatever their confidence: few memories fall under the floor, and the memories
+            // table has no index on it, so a count with it reads every row.
+            let searched = Filter {
+                min_confidence: None,
+                ..query.filter.clone()
+            };
+            candidates.set_searched(store.count_up_to(&searched, MEMORIES_COUNTED)?);
+        }
         Ok((candidates, mode, warnings))
     }
 

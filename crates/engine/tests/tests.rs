@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use oro_mem_core::calibrate::{Calibration, INTERCEPT, MEMORIES};
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::memory::CONTEXT_MEMORIES;
 use oro_mem_core::store::MemoryStore;
@@ -938,4 +939,59 @@ fn embed_missing_is_resumable_and_replaces_other_models() {
         .vector_candidates("test/other", &q, &Filter::default(), 1)
         .unwrap();
     assert_eq!(hits[0].0, 6);
+}
+
+#[test]
+fn the_answerable_model_reads_how_many_memories_the_query_searched() {
+    let mut s = Store::open_in_memory().unwrap();
+    for (namespace, n) in [("small", 2), ("large", 30)] {
+        for i in 0..n {
+            let m = NewMemory::new(
+                format!("the deploy script waits for the lint job ({namespace} {i})"),
+                MemoryType::Lesson,
+            )
+            .namespace(namespace);
+            s.remember(m, &off()).unwrap();
+        }
+    }
+    let archived = s
+        .remember(
+            NewMemory::new("an archived note on the deploy script", MemoryType::Lesson)
+                .namespace("small"),
+            &off(),
+        )
+        .unwrap();
+    s.set_status(archived.id(), Status::Archived).unwrap();
+    let mut config = Config {
+        mode: Mode::Fts,
+        ..Config::default()
+    };
+    let answer = |config: &Config, store: &mut Store, namespace: &str| {
+        let filter = Filter {
+            namespace: Some(namespace.into()),
+            ..Filter::default()
+        };
+        Engine::from_config(config.clone())
+            .unwrap()
+            .recall(store, &Query::new("deploy script", &filter), false)
+            .unwrap()
+            .recall
+    };
+    // Without a model that reads it, the store is not counted.
+    *config.recall.answerable.get_mut(Mode::Fts) = Calibration::default();
+    let plain = answer(&config, &mut s, "small");
+    assert_eq!(plain.results[0].features.get(MEMORIES), None);
+    *config.recall.answerable.get_mut(Mode::Fts) =
+        Calibration::new([(INTERCEPT, 3.0), (MEMORIES, -1.0)]);
+    for (namespace, n) in [("small", 2.0f64), ("large", 30.0)] {
+        let r = answer(&config, &mut s, namespace);
+        let memories = r.results[0].features.get(MEMORIES);
+        assert_eq!(
+            memories,
+            Some(n.ln_1p()),
+            "the active memories of {namespace}"
+        );
+        let expected = 1.0 / (1.0 + (-(3.0 - n.ln_1p())).exp());
+        assert!((r.answerable.unwrap() - expected).abs() < 1e-12);
+    }
 }

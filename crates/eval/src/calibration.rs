@@ -28,6 +28,12 @@ pub struct Example {
     pub doc: Option<String>,
     /// True when the qrels judge the candidate relevant.
     pub relevant: bool,
+    /// Whether the store the query searched holds something relevant to it, when known: a
+    /// judged query whose relevant documents are all outside the namespace it searched (a
+    /// store of `scripts/small-stores` asked about another conversation) does not. Without it,
+    /// every query but those of [`UNRELATED_GROUP`] counts as answerable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answerable: Option<bool>,
     /// Its features, by name.
     pub features: BTreeMap<String, f64>,
 }
@@ -46,8 +52,16 @@ impl Example {
             query,
             doc,
             relevant,
+            answerable: None,
             features: features.iter().map(|(n, v)| (n.to_string(), v)).collect(),
         }
+    }
+
+    /// Whether its query could be answered by the store it searched: [`Example::answerable`]
+    /// when known, else true but for the queries of [`UNRELATED_GROUP`].
+    pub fn is_answerable(&self) -> bool {
+        self.answerable
+            .unwrap_or_else(|| self.group != UNRELATED_GROUP)
     }
 }
 
@@ -74,9 +88,9 @@ pub fn fit<'a>(examples: impl IntoIterator<Item = &'a Example>) -> Calibration {
     )
 }
 
-/// Fits an answerable model: whether a query was asked of the store it is about, from the
-/// features of the query ([`is_query_feature`]), one example per query (its group and id):
-/// the queries of [`UNRELATED_GROUP`] were not, every other was. The [`L2`] penalty is
+/// Fits an answerable model: whether a query was asked of a store that knows something about
+/// it, from the features of the query ([`is_query_feature`]), one example per query (its group
+/// and id), labelled by [`Example::is_answerable`]. The [`L2`] penalty is
 /// scaled to the queries' number, so that it weighs on each as [`fit`]'s does on each
 /// candidate.
 pub fn fit_answerable<'a>(examples: impl IntoIterator<Item = &'a Example>) -> Calibration {
@@ -90,7 +104,8 @@ pub fn fit_answerable<'a>(examples: impl IntoIterator<Item = &'a Example>) -> Ca
                 group: e.group.clone(),
                 query: e.query.clone(),
                 doc: None,
-                relevant: e.group != UNRELATED_GROUP,
+                relevant: e.is_answerable(),
+                answerable: None,
                 features: e
                     .features
                     .iter()
@@ -256,6 +271,7 @@ mod tests {
             query: "q".into(),
             doc: None,
             relevant,
+            answerable: None,
             features: BTreeMap::from([("x".to_string(), x)]),
         }
     }
@@ -318,6 +334,7 @@ mod tests {
                     query: format!("q{q}"),
                     doc: None,
                     relevant: group != UNRELATED_GROUP && c == 0,
+                    answerable: None,
                     features: BTreeMap::from([
                         ("x".to_string(), c as f64),
                         ("vector_best".to_string(), best(q)),
@@ -357,6 +374,28 @@ mod tests {
             single.get("vector_best") < c.get("vector_best"),
             "{single:?}"
         );
+    }
+
+    #[test]
+    fn a_judged_query_of_a_store_that_lacks_its_answer_counts_as_unrelated() {
+        // The stores of one group: half their queries have an answer in the store searched
+        // (a best cosine from 0.4 up), half are about another store (up to 0.3), as
+        // `scripts/small-stores` asks them. Labelled by where their answers are, the model
+        // tells them apart; labelled by group alone, every query would count as answerable.
+        let mut examples = queries("related/conv-1", 50, |q| 0.4 + q as f64 / 100.0);
+        let mut other = queries("unrelated/conv-1", 50, |q| 0.3 - q as f64 / 200.0);
+        for e in &mut other {
+            e.answerable = Some(false);
+        }
+        assert!(!other[0].is_answerable() && examples[0].is_answerable());
+        examples.extend(other);
+        let c = fit_answerable(&examples);
+        let p = |best: f64| {
+            let mut f = Features::default();
+            f.set("vector_best", best);
+            c.probability(&f).unwrap()
+        };
+        assert!(p(0.8) > 0.9 && p(0.1) < 0.1, "{c:?}");
     }
 
     #[test]

@@ -31,6 +31,10 @@ impl MemoryRead for Store {
     fn count(&self, filter: &Filter) -> Result<u64> {
         Store::count(self, filter)
     }
+
+    fn count_up_to(&self, filter: &Filter, most: u64) -> Result<u64> {
+        Store::count_up_to(self, filter, most)
+    }
 }
 
 impl CandidateSearch for Store {

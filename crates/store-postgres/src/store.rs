@@ -381,6 +381,29 @@ impl Store {
         Ok(n.max(0) as u64)
     }
 
+    /// How many memories match `filter`, counted up to `most` (reading at most that many).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`] for a filter [`Filter::check`] refuses;
+    /// [`ErrorKind::Storage`] when PostgreSQL fails.
+    pub fn count_up_to(&self, filter: &Filter, most: u64) -> Result<u64> {
+        let mut p = Params::default();
+        let cond = filter_sql(filter, &mut p)?;
+        let n: i64 = self
+            .client()?
+            .query_one(
+                &format!(
+                    "SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {cond} LIMIT {}) t",
+                    most.min(i64::MAX as u64)
+                ),
+                &p.refs(),
+            )
+            .context("cannot count memories")?
+            .get(0);
+        Ok(n.max(0) as u64)
+    }
+
     /// Calls `f` with every memory, of any status, oldest id first, with its embedding, a
     /// page at a time.
     ///

@@ -1,6 +1,8 @@
 //! [`Store`]: opening a memory database, reading, listing and updating memories, statistics.
 //! Writing new memories is in `write.rs`, finding candidates for recall in `search.rs`.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -12,12 +14,11 @@ use rusqlite::{
 };
 
 use crate::filter::Where;
-use crate::mirror::Mirror;
+use crate::mirror::{self, Mirror};
 use crate::row::{memory_from_row, MEMORY_COLUMNS};
 use crate::schema::{self, MigrateError, SCHEMA_VERSION};
 use crate::vectors;
 use crate::write::{self, Place};
-use std::cell::RefCell;
 
 /// How long a writer waits for another process's lock before giving up.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -199,6 +200,23 @@ pub struct Store {
     pub(crate) mirror_enabled: bool,
     /// Whether lexical searches use the mirror ([`Store::set_warm`]).
     pub(crate) warm: bool,
+    /// The counts [`Store::count_up_to`] made since the database last changed.
+    counts: RefCell<Counts>,
+}
+
+/// Counts of memories by filter, valid while the database is as it was when they were made:
+/// no commit by another connection (`PRAGMA data_version`) and no row changed by this one
+/// (`total_changes`, which counts every row its statements wrote, rolled back or not).
+#[derive(Debug, Default)]
+struct Counts {
+    at: Option<(i64, u64)>,
+    /// `(conditions, their parameters, most)` → count.
+    made: HashMap<(String, String, u64), u64>,
+}
+
+impl Counts {
+    /// How many filters it keeps counts of before it starts again.
+    const KEPT: usize = 64;
 }
 
 impl std::fmt::Debug for Store {
@@ -362,6 +380,7 @@ impl Store {
             migrated_from: from,
             read_only,
             mirror: RefCell::new(None),
+            counts: RefCell::default(),
             mirror_enabled: true,
             warm: false,
         })
@@ -486,6 +505,52 @@ impl Store {
             .query_row(&sql, params_from_iter(w.params), |r| r.get::<_, i64>(0))
             .map(|n| n.max(0) as u64)
             .context("cannot count memories")
+    }
+
+    /// How many memories match `filter`, counted up to `most`: whether there are `most`
+    /// is one read of that many index entries or rows (`OFFSET`, about 30 ns each), and only
+    /// fewer are counted. The count is kept until the database changes, so that a warm
+    /// store (`serve`, `mcp`) asked again with the same filter reads nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`] for a filter [`Filter::check`] refuses;
+    /// [`ErrorKind::Storage`] when SQLite fails.
+    pub fn count_up_to(&self, filter: &Filter, most: u64) -> Result<u64> {
+        let w = Where::from_filter(filter)?;
+        if most == 0 {
+            return Ok(0);
+        }
+        let at = (mirror::data_version(&self.conn)?, self.conn.total_changes());
+        let key = (w.sql.clone(), format!("{:?}", w.params), most);
+        {
+            let mut counts = self.counts.borrow_mut();
+            if counts.at != Some(at) {
+                counts.made.clear();
+                counts.at = Some(at);
+            }
+            if let Some(&n) = counts.made.get(&key) {
+                return Ok(n);
+            }
+        }
+        let sql = format!(
+            "SELECT 1 FROM memories m WHERE {} LIMIT 1 OFFSET {}",
+            w.sql,
+            (most - 1).min(i64::MAX as u64)
+        );
+        let reached = self
+            .conn
+            .query_row(&sql, params_from_iter(w.params), |_| Ok(()))
+            .optional()
+            .context("cannot count memories")?
+            .is_some();
+        let n = if reached { most } else { self.count(filter)? };
+        let mut counts = self.counts.borrow_mut();
+        if counts.made.len() >= Counts::KEPT {
+            counts.made.clear();
+        }
+        counts.made.insert(key, n);
+        Ok(n)
     }
 
     /// Deletes a memory (and its index entries). Returns the memories whose embeddings it

@@ -749,3 +749,42 @@ fn in_namespace(namespace: &str, status: Option<Status>) -> Filter {
         ..Filter::default()
     }
 }
+
+#[test]
+fn a_kept_count_follows_writes_by_this_store_and_by_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("counts.db");
+    let mut s = Store::open(&path).unwrap();
+    let mut other = Store::open(&path).unwrap();
+    let off = no_dedup();
+    let all = Filter::default();
+    let count = |s: &Store| s.count_up_to(&all, 10).unwrap();
+    s.remember(lesson("one"), &off).unwrap();
+    assert_eq!(count(&s), 1);
+    // Asked again with nothing changed: the kept count.
+    assert_eq!(count(&s), 1);
+    other.remember(lesson("two"), &off).unwrap();
+    assert_eq!(count(&s), 2, "another connection's commit");
+    let third = s.remember(lesson("three"), &off).unwrap();
+    assert_eq!(count(&s), 3, "this store's own write");
+    s.set_status(third.id(), Status::Archived).unwrap();
+    assert_eq!(count(&s), 2, "an update");
+    for i in 0..10 {
+        other.remember(lesson(&format!("more {i}")), &off).unwrap();
+    }
+    assert_eq!(count(&s), 10, "up to the most asked for");
+    assert_eq!(
+        s.count_up_to(&all, 100).unwrap(),
+        12,
+        "each most counted alike"
+    );
+    let ns = Filter {
+        namespace: Some("elsewhere".into()),
+        ..Filter::default()
+    };
+    assert_eq!(
+        s.count_up_to(&ns, 10).unwrap(),
+        0,
+        "each filter counted alike"
+    );
+}

@@ -1,13 +1,13 @@
 //! `oro-mem eval --fit-calibration`: fits each setting's relevance model on judged queries and
 //! scores recall, as recalled, on queries the model was not fitted on.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use oro_mem_core::calibrate::{Calibration, COVERAGE_BEST, INTERCEPT};
+use oro_mem_core::calibrate::{Calibration, COVERAGE_BEST, INTERCEPT, MEMORIES};
 use oro_mem_core::{Config, Filter, Query};
 use oro_mem_engine::Engine;
 use oro_mem_eval::calibration::{fit, fit_answerable, log_loss, Example, UNRELATED_GROUP};
@@ -74,8 +74,11 @@ pub fn unrelated_queries(other: &Dataset, n: usize) -> Vec<EvalQuery> {
 
 /// The examples of one run: the best [`FIT_DEPTH`] candidates of every query, by the run's
 /// ranking, with their features, their document in `dataset` (the corpus's) and whether the
-/// qrels judge them relevant; queries that are not `judged` (unrelated ones, searched over
-/// the whole store) have none relevant.
+/// qrels judge them relevant, and whether the store the query searched holds any document
+/// the qrels judge relevant ([`Example::answerable`]: a judged query searches its namespace,
+/// and one of `scripts/small-stores`' stores asked about another conversation holds none);
+/// queries that are not `judged` (unrelated ones, searched over the whole store) have none
+/// relevant.
 pub fn collect(
     corpus: &mut Corpus,
     engine: &Engine,
@@ -97,13 +100,27 @@ pub fn collect(
     // The best coverage is computed only for a model that reads it; a coefficient of 0
     // changes no estimate.
     let answerable = config.recall.answerable.get_mut(mode);
-    if !answerable.reads(COVERAGE_BEST) {
-        answerable.set(COVERAGE_BEST, 0.0);
+    for feature in [COVERAGE_BEST, MEMORIES] {
+        if !answerable.reads(feature) {
+            answerable.set(feature, 0.0);
+        }
     }
     let mut engine = engine.reconfigured(config)?;
+    let namespace_of: HashMap<&str, Option<&str>> = dataset
+        .docs
+        .iter()
+        .map(|d| (d.id.as_str(), d.namespace.as_deref()))
+        .collect();
     let mut out = Vec::new();
     for q in queries {
         let namespace = q.namespace.as_deref().filter(|_| judged);
+        let knows = judged
+            && dataset.qrels[&q.id].iter().any(|(doc, &g)| {
+                g > 0
+                    && namespace_of
+                        .get(doc.as_str())
+                        .is_some_and(|&ns| namespace.is_none() || ns == namespace)
+            });
         let filter = Filter {
             namespace: namespace.map(str::to_string),
             ..Filter::default()
@@ -121,13 +138,15 @@ pub fn collect(
             } else {
                 (UNRELATED_GROUP.to_string(), false)
             };
-            out.push(Example::new(
+            let mut example = Example::new(
                 group,
                 q.id.clone(),
                 Some(doc.clone()),
                 relevant,
                 &r.features,
-            ));
+            );
+            example.answerable = Some(knows);
+            out.push(example);
         }
     }
     Ok(out)

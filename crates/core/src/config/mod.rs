@@ -491,7 +491,8 @@ pub struct Calibrations {
 impl Default for Calibrations {
     /// The models fitted by `oro-mem eval --fit-calibration` on SciFact train and LoCoMo dev
     /// (the best 20 candidates of every judged query, plus 300 unrelated pseudo-queries per
-    /// store, all irrelevant; `scripts/fit-calibration`), for the default fuser
+    /// store, all irrelevant; `scripts/fit-calibration`; FTS mode's on the stores of ten and
+    /// a hundred turns of `scripts/small-stores` too), for the default fuser
     /// (`weighted_max`), weights (`coord` and `proximity` included), session context and
     /// embeddings with session context (`embedding.session_context`); see the README's
     /// "Retrieval quality" for how they score on queries they were not fitted on. They leave out the raw BM25
@@ -500,11 +501,11 @@ impl Default for Calibrations {
     fn default() -> Calibrations {
         Calibrations {
             fts: Calibration::new([
-                ("intercept", -11.501),
-                ("coverage", 4.2287),
-                ("fused", 3.9229),
-                ("lexical_share", 1.5651),
-                ("query_terms", 1.1745),
+                ("intercept", -8.8502),
+                ("coverage", 4.0762),
+                ("fused", 2.7049),
+                ("lexical_share", 2.0226),
+                ("query_terms", 0.4645),
             ]),
             hybrid: Calibration::new([
                 ("intercept", -13.3972),
@@ -535,22 +536,31 @@ pub struct AnswerableModels {
 }
 
 impl Default for AnswerableModels {
-    /// Hybrid mode's model as fitted by `oro-mem eval --fit-calibration` with the relevance
-    /// models (see [`Calibrations::default`]), on one example per query: the features of the
-    /// query, and whether it was asked of the store it is about (judged queries) or of
-    /// another (the unrelated pseudo-queries). Out of sample it answers 98% and 92% of the
-    /// other dataset's questions with nothing (27% and 21% without it), for 0.002 of
-    /// LoCoMo's useful answers and 0.03 of a ten-memory store's.
+    /// The models fitted by `oro-mem eval --fit-calibration` with the relevance models (see
+    /// [`Calibrations::default`]), on one example per query: the features of the query, and
+    /// whether the store it was asked of holds anything relevant to it (judged queries) or
+    /// not (the unrelated pseudo-queries, and the questions a small store is asked about
+    /// other conversations).
     ///
-    /// None for FTS mode: its features of the query are words alone, and the model fitted
-    /// for it (`intercept = -13.6316`, `coverage_best = 19.2693`, `query_terms = 2.9429`)
-    /// costs a store of ten memories 0.11 of its useful answers (0.850 → 0.744), a task
-    /// often sharing a single word with the memory that matters. It answers 91% and 51% of
-    /// the other dataset's questions with nothing (5% and 2% without); set it for a large
-    /// store. Vector-only mode, a measuring mode, has none either.
+    /// Hybrid mode's reads the best cosine. Out of sample it answers 98% and 92% of the other
+    /// dataset's questions with nothing (27% and 21% without it), for 0.002 of LoCoMo's
+    /// useful answers and 0.03 of a ten-memory store's.
+    ///
+    /// FTS mode's reads words alone (the best coverage and the query's length) and the
+    /// number of memories the query searched ([`MEMORIES`](crate::calibrate::MEMORIES)):
+    /// without it, a model that silenced most questions a large store knows nothing about
+    /// also silenced a store of ten memories on a task that shares one word with the memory
+    /// that matters (0.11 of its useful answers), since the best match of a small store
+    /// means more. See the README's "Estimated relevance and abstaining" for its figures.
+    /// Vector-only mode, a measuring mode, has none.
     fn default() -> AnswerableModels {
         AnswerableModels {
-            fts: Calibration::default(),
+            fts: Calibration::new([
+                ("intercept", -9.0032),
+                ("coverage_best", 16.5001),
+                ("memories", -0.4521),
+                ("query_terms", 2.6778),
+            ]),
             hybrid: Calibration::new([
                 ("intercept", -12.7438),
                 ("coverage_best", 8.4767),

@@ -746,6 +746,13 @@ fn filters_restrict_listing_counting_and_search<S: CandidateSearch + MemoryWrite
         3,
         "count honours the filter"
     );
+    for (most, expected) in [(0, 0), (2, 2), (3, 3), (100, 3)] {
+        assert_eq!(
+            s.count_up_to(&even, most).expect("count"),
+            expected,
+            "count_up_to honours the filter and stops at {most}"
+        );
+    }
     let newest: Vec<_> = s
         .list(&Filter::default(), ListOrder::Newest, 2, 1)
         .expect("list")
@@ -781,6 +788,11 @@ fn filters_restrict_listing_counting_and_search<S: CandidateSearch + MemoryWrite
             .len(),
         2,
         "archived memories are not searched by default"
+    );
+    assert_eq!(
+        s.count_up_to(&even, 100).expect("count"),
+        2,
+        "archived memories are not counted by default"
     );
 }
 
