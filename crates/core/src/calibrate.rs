@@ -9,6 +9,8 @@
 //! whose coefficients are part of the configuration ([`Calibration`]), one set per mode.
 //! `oro-mem eval --fit-calibration` fits them on judged queries and scores them on others.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -223,6 +225,9 @@ pub struct QueryTerms {
     stems: Vec<String>,
     cjk: Vec<String>,
     stemmer: Stemmer,
+    /// The word term each lower-cased word stems to, for the words looked up so far: the
+    /// memories of one query share most of their words, so each is stemmed once.
+    known: RefCell<HashMap<String, Option<usize>>>,
 }
 
 impl std::fmt::Debug for QueryTerms {
@@ -255,7 +260,27 @@ impl QueryTerms {
             stems,
             cjk,
             stemmer,
+            known: RefCell::default(),
         }
+    }
+
+    /// The word term (an index below [`QueryTerms::word_terms`]) that `word` stems to, if
+    /// any.
+    fn term_of(&self, word: &str) -> Option<usize> {
+        let lower = if word.chars().any(char::is_uppercase) {
+            Cow::Owned(word.to_lowercase())
+        } else {
+            Cow::Borrowed(word)
+        };
+        if let Some(&term) = self.known.borrow().get(lower.as_ref()) {
+            return term;
+        }
+        let term = {
+            let stem = self.stemmer.stem(&lower);
+            self.stems.iter().position(|s| *s == stem)
+        };
+        self.known.borrow_mut().insert(lower.into_owned(), term);
+        term
     }
 
     /// How many terms there are.
@@ -273,8 +298,47 @@ impl QueryTerms {
     /// stopwords and single letters, as [`query_terms`] takes them, but all of them) that the
     /// query contains; 0 for a query without terms.
     pub fn coverage(&self, content: &str) -> f64 {
+        if self.is_empty() {
+            return 0.0;
+        }
+        // The English stemmer keeps a word's first letter, so a memory whose own terms begin
+        // with as many different letters as the query has terms has at least that many
+        // terms, and the share of them the query holds is at most the share of the query's
+        // terms the memory holds: the coverage is the latter, and only the words that begin
+        // as a query term does are stemmed ([`QueryTerms::held`]). A long memory (an
+        // abstract) costs a pass over its words instead of a stem for each distinct one.
+        if self.own_initials_at_least(content, self.len()) {
+            let held = self.held(content).iter().filter(|&&h| h).count();
+            return held as f64 / self.len() as f64;
+        }
         let (of_query, of_content) = self.shares(content);
         of_query.max(of_content)
+    }
+
+    /// True when `content`'s own terms (words but stopwords and single letters, as
+    /// [`QueryTerms::coverage`] counts them) begin with at least `n` different letters.
+    fn own_initials_at_least(&self, content: &str, n: usize) -> bool {
+        let mut initials: Vec<char> = Vec::with_capacity(n);
+        for w in words(content) {
+            let mut chars = w.chars();
+            let (Some(first), Some(_)) = (chars.next(), chars.next()) else {
+                continue;
+            };
+            if crate::text::is_cjk(first) {
+                continue;
+            }
+            let Some(first) = first.to_lowercase().next() else {
+                continue;
+            };
+            if initials.contains(&first) || is_stopword(&w.to_lowercase()) {
+                continue;
+            }
+            initials.push(first);
+            if initials.len() >= n {
+                return true;
+            }
+        }
+        false
     }
 
     /// Which of the query's terms `content` contains, in the query's order (words, then CJK
@@ -287,18 +351,12 @@ impl QueryTerms {
         if !self.stems.is_empty() {
             // Stems are lower case and never CJK, so this also passes over CJK words.
             let firsts: Vec<char> = self.stems.iter().filter_map(|s| s.chars().next()).collect();
-            let mut seen = HashSet::new();
             for w in words(content) {
                 let first = w.chars().next().and_then(|c| c.to_lowercase().next());
                 if !first.is_some_and(|c| firsts.contains(&c)) {
                     continue;
                 }
-                let w = w.to_lowercase();
-                if !seen.insert(w.clone()) {
-                    continue;
-                }
-                let stem = self.stemmer.stem(&w);
-                if let Some(i) = self.stems.iter().position(|s| *s == stem) {
+                if let Some(i) = self.term_of(w) {
                     held[i] = true;
                 }
             }
@@ -316,30 +374,19 @@ impl QueryTerms {
     /// `content` that stems to word term `term` (an index below [`QueryTerms::word_terms`],
     /// in the query's order), by increasing position; positions count every word, stopwords
     /// too. CJK terms are not placed. As [`QueryTerms::held`], it stems only the words that
-    /// begin as some query term does, each distinct word once.
+    /// begin as some query term does, each distinct word once for the query.
     pub fn positions(&self, content: &str) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         if self.stems.is_empty() {
             return out;
         }
         let firsts: Vec<char> = self.stems.iter().filter_map(|s| s.chars().next()).collect();
-        let mut seen: HashMap<String, Option<usize>> = HashMap::new();
         for (p, w) in words(content).enumerate() {
             let first = w.chars().next().and_then(|c| c.to_lowercase().next());
             if !first.is_some_and(|c| firsts.contains(&c)) {
                 continue;
             }
-            let w = w.to_lowercase();
-            let term = match seen.get(&w) {
-                Some(&term) => term,
-                None => {
-                    let stem = self.stemmer.stem(&w);
-                    let term = self.stems.iter().position(|s| *s == stem);
-                    seen.insert(w, term);
-                    term
-                }
-            };
-            if let Some(t) = term {
+            if let Some(t) = self.term_of(w) {
                 out.push((p, t));
             }
         }
@@ -472,11 +519,79 @@ mod tests {
         }
 
         #[test]
+        fn coverage_by_the_querys_side_alone_is_the_coverage(
+            query in "[a-zA-Z ]{0,30}",
+            content in "[a-zA-Z ,.]{0,200}",
+        ) {
+            // The shortcut for memories with many terms against both shares worked out.
+            let q = QueryTerms::new(&query);
+            let (of_query, of_content) = q.shares(&content);
+            let full = if q.is_empty() { 0.0 } else { of_query.max(of_content) };
+            prop_assert_eq!(q.coverage(&content), full);
+        }
+
+        #[test]
+        fn coverage_by_the_querys_side_alone_is_the_coverage_for_real_words(
+            query in proptest::collection::vec(proptest::sample::select(WORDS), 0..8),
+            content in proptest::collection::vec(proptest::sample::select(WORDS), 0..40),
+        ) {
+            let q = QueryTerms::new(&query.join(" "));
+            let content = content.join(" ");
+            let (of_query, of_content) = q.shares(&content);
+            let full = if q.is_empty() { 0.0 } else { of_query.max(of_content) };
+            prop_assert_eq!(q.coverage(&content), full);
+        }
+
+        #[test]
         fn coverage_is_a_share(query in "[a-z ]{0,40}", content in "[a-z ]{0,80}") {
             let c = QueryTerms::new(&query).coverage(&content);
             prop_assert!((0.0..=1.0).contains(&c));
         }
     }
+
+    /// Words with stopwords, stemmer special cases, shared stems and shared initials.
+    const WORDS: &[&str] = &[
+        "the",
+        "of",
+        "and",
+        "a",
+        "I",
+        "is",
+        "run",
+        "running",
+        "runs",
+        "Ran",
+        "skies",
+        "sky",
+        "dying",
+        "die",
+        "news",
+        "early",
+        "studies",
+        "studied",
+        "sunrise",
+        "Sunrises",
+        "paint",
+        "painted",
+        "pyright",
+        "venv",
+        "lint",
+        "deploy",
+        "script",
+        "waits",
+        "job",
+        "x",
+        "y",
+        "Yes",
+        "yelling",
+        "gently",
+        "bias",
+        "atlas",
+        "数据库",
+        "连接",
+        "42",
+        "b12",
+    ];
 
     #[test]
     fn extreme_evidence_stays_a_probability() {
