@@ -97,8 +97,8 @@ pub fn collect(
     if config.recall.calibration.get(mode).is_empty() {
         config.recall.calibration.get_mut(mode).set(INTERCEPT, 0.0);
     }
-    // The best coverage is computed only for a model that reads it; a coefficient of 0
-    // changes no estimate.
+    // The best coverage and the number of memories searched are computed only for a model
+    // that reads them; a coefficient of 0 changes no estimate.
     let answerable = config.recall.answerable.get_mut(mode);
     for feature in [COVERAGE_BEST, MEMORIES] {
         if !answerable.reads(feature) {
