@@ -54,10 +54,9 @@ pub const COVERAGE_BEST: &str = "coverage_best";
 
 /// `ln(1 + n)` of the number of memories the query searched: the active memories its filter
 /// admits (whatever their confidence), counted up to [`MEMORIES_COUNTED`]. A feature of the
-/// query. The more memories a
-/// query searches, the likelier the best of them holds some of its words by chance: a store of
-/// five thousand abstracts holds "main", "focus" and "politics" for almost any question,
-/// a store of ten memories rarely does. So the best match of a query says more about whether
+/// query. The more memories a query searches, the likelier the best of them holds some of its
+/// words by chance: a store of five thousand abstracts holds "main", "focus" and "politics"
+/// for almost any question, a store of ten memories rarely does. So the best match of a query says more about whether
 /// the store knows anything about it in a small store than in a large one, and an
 /// [answerable](crate::config::RecallConfig::answerable) model reads this beside
 /// [`COVERAGE_BEST`].
@@ -523,11 +522,8 @@ mod tests {
             query in "[a-zA-Z ]{0,30}",
             content in "[a-zA-Z ,.]{0,200}",
         ) {
-            // The shortcut for memories with many terms against both shares worked out.
             let q = QueryTerms::new(&query);
-            let (of_query, of_content) = q.shares(&content);
-            let full = if q.is_empty() { 0.0 } else { of_query.max(of_content) };
-            prop_assert_eq!(q.coverage(&content), full);
+            prop_assert_eq!(q.coverage(&content), worked_out(&q, &content));
         }
 
         #[test]
@@ -537,9 +533,7 @@ mod tests {
         ) {
             let q = QueryTerms::new(&query.join(" "));
             let content = content.join(" ");
-            let (of_query, of_content) = q.shares(&content);
-            let full = if q.is_empty() { 0.0 } else { of_query.max(of_content) };
-            prop_assert_eq!(q.coverage(&content), full);
+            prop_assert_eq!(q.coverage(&content), worked_out(&q, &content));
         }
 
         #[test]
@@ -547,6 +541,16 @@ mod tests {
             let c = QueryTerms::new(&query).coverage(&content);
             prop_assert!((0.0..=1.0).contains(&c));
         }
+    }
+
+    /// [`QueryTerms::coverage`] with both shares worked out, without its shortcut for
+    /// memories with many terms.
+    fn worked_out(q: &QueryTerms, content: &str) -> f64 {
+        if q.is_empty() {
+            return 0.0;
+        }
+        let (of_query, of_content) = q.shares(content);
+        of_query.max(of_content)
     }
 
     /// Words with stopwords, stemmer special cases, shared stems and shared initials.

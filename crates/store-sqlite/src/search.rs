@@ -380,7 +380,8 @@ const FEW_IDS: i64 = 10_000;
 impl Store {
     /// How to scan for `filter`'s memories with `model`'s embeddings: through the index
     /// unless a namespace without a session condition holds more than a quarter of them,
-    /// which reading at most that many of its index entries tells.
+    /// which counting at most that many of its index entries tells ([`Store::count_up_to`],
+    /// kept until the database changes).
     pub(crate) fn scan_for(&self, model: &str, filter: &Filter) -> Result<Scan> {
         if lone_namespace(filter).is_none() {
             return Ok(Scan::ByIndex);
@@ -392,12 +393,18 @@ impl Store {
             .context(context)?
             .query_row([model], |r| r.get(0))
             .context(context)?;
-        Ok(
-            match self.namespace_ids(filter, embedded / INDEXED_SHARE as i64)? {
-                Some(_) => Scan::ByIndex,
-                None => Scan::Table,
-            },
-        )
+        // The namespace with the filter's status alone, as its index holds it.
+        let namespace = Filter {
+            namespace: filter.namespace.clone(),
+            status: filter.status,
+            ..Filter::default()
+        };
+        let most = (embedded / INDEXED_SHARE as i64).max(0) as u64;
+        Ok(if self.count_up_to(&namespace, most + 1)? <= most {
+            Scan::ByIndex
+        } else {
+            Scan::Table
+        })
     }
 
     /// The ids of the memories of `filter`'s namespace with its status, from the namespace's

@@ -499,10 +499,14 @@ impl Store {
     ///
     /// [`ErrorKind::Storage`] when SQLite fails.
     pub fn count(&self, filter: &Filter) -> Result<u64> {
-        let w = Where::from_filter(filter)?;
+        self.count_where(&Where::from_filter(filter)?)
+    }
+
+    /// Number of memories meeting `w`.
+    fn count_where(&self, w: &Where) -> Result<u64> {
         let sql = format!("SELECT count(*) FROM memories m WHERE {}", w.sql);
         self.conn
-            .query_row(&sql, params_from_iter(w.params), |r| r.get::<_, i64>(0))
+            .query_row(&sql, params_from_iter(&w.params), |r| r.get::<_, i64>(0))
             .map(|n| n.max(0) as u64)
             .context("cannot count memories")
     }
@@ -540,11 +544,11 @@ impl Store {
         );
         let reached = self
             .conn
-            .query_row(&sql, params_from_iter(w.params), |_| Ok(()))
+            .query_row(&sql, params_from_iter(&w.params), |_| Ok(()))
             .optional()
             .context("cannot count memories")?
             .is_some();
-        let n = if reached { most } else { self.count(filter)? };
+        let n = if reached { most } else { self.count_where(&w)? };
         let mut counts = self.counts.borrow_mut();
         if counts.made.len() >= Counts::KEPT {
             counts.made.clear();
