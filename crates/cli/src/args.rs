@@ -504,8 +504,9 @@ pub struct EvalArgs {
     #[arg(long, value_name = "FILE", requires = "fit_calibration")]
     pub fit_also: Vec<PathBuf>,
     /// With --fit-calibration: also fit on candidates of queries the store knows nothing
-    /// about, all irrelevant: the titles (or first sentences) of 300 documents of this other
-    /// dataset, asked over the whole store
+    /// about, all irrelevant: this other dataset's queries (of its train split when it has
+    /// one), asked over the whole store. A fold that leaves a namespace out leaves out that
+    /// namespace's questions too, and so does --unrelated's check of them
     #[arg(long, value_name = "DIR", requires = "fit_calibration")]
     pub fit_unrelated: Option<PathBuf>,
     /// With --fit-calibration: leave this feature out of the model (repeatable)

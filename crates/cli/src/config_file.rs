@@ -205,11 +205,11 @@ spatial = 1.0           # nearest first to recall --near's point (nothing withou
 # no estimate, and min_relevance does nothing.
 # The shipped models were fitted on SciFact train and LoCoMo dev by scripts/fit-calibration.
 [recall.calibration.fts]
-intercept = -8.8502
-coverage = 4.0762
-fused = 2.7049
-lexical_share = 2.0226
-query_terms = 0.4645
+intercept = -9.5331
+coverage = 4.8796
+fused = 3.2818
+lexical_share = 1.281
+query_terms = 0.5678
 
 [recall.calibration.hybrid]
 intercept = -13.3972
@@ -226,14 +226,16 @@ vector_share = 4.2771
 # the query, from features of the query (the best cosine of any candidate, `vector_best`; the
 # most of the query any candidate covers, `coverage_best`; its number of terms; `memories`,
 # ln(1 + the number of memories it searched, counted up to 10,000): the best match of a large
-# store means less). Every estimate above is multiplied by it, so a query about nothing the
+# store means less; `terms_found`, 1 when the candidates hold every term of the query between
+# them). Every estimate above is multiplied by it, so a query about nothing the
 # store knows gets nothing. Empty: no such factor. Fitted with the relevance models by
 # scripts/fit-calibration.
 [recall.answerable.fts]
-intercept = -9.0032
-coverage_best = 16.5001
-memories = -0.4521
-query_terms = 2.6778
+intercept = -8.8551
+coverage_best = 16.2274
+memories = -0.8416
+query_terms = 3.3435
+terms_found = 1.3762
 
 [recall.answerable.hybrid]
 intercept = -12.7438

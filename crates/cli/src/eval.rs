@@ -16,7 +16,7 @@ use oro_mem_core::{
 use oro_mem_engine::{Engine, Registry};
 use oro_mem_eval::metrics::QueryResult;
 use oro_mem_eval::tune::{best_run, leave_one_out, Metric};
-use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache, QueryScores, Summary};
+use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache, EvalQuery, QueryScores, Summary};
 use serde::Serialize;
 
 use crate::args::{parse_fusion, EvalArgs};
@@ -29,9 +29,6 @@ const MAX_GRID: usize = 500;
 
 /// Results kept per query: enough for Recall@100.
 const RANKED: usize = 100;
-
-/// How many pseudo-queries `--fit-unrelated` asks.
-const UNRELATED_FIT_QUERIES: usize = 300;
 
 /// One grid axis: a configuration key and the values it takes.
 #[derive(Clone, Debug, PartialEq)]
@@ -390,18 +387,18 @@ fn evaluate(
     Ok(out)
 }
 
-/// The share of `other`'s queries that recall answers with nothing from the corpus, searching
-/// the whole store (the queries' own namespaces belong to the other dataset).
-fn empty_share(
+/// How many of another dataset's `queries` recall answers with nothing from the corpus,
+/// searching the whole store (the queries' own namespaces belong to the other dataset).
+fn empty_count(
     corpus: &mut Corpus,
     engine: &mut Engine,
-    other: &Dataset,
+    queries: &[&EvalQuery],
     run: &Run,
-) -> Result<f64> {
+) -> Result<usize> {
     let filter = Filter::default();
     let now = corpus.now[""];
     let mut empty = 0usize;
-    for q in &other.queries {
+    for q in queries {
         let query = Query::new(&q.text, &filter).now(now);
         let answer = engine
             .recall(&mut corpus.store, &query, false)
@@ -416,7 +413,7 @@ fn empty_share(
         }
         empty += usize::from(answer.recall.results.is_empty());
     }
-    Ok(empty as f64 / other.queries.len().max(1) as f64)
+    Ok(empty)
 }
 
 /// Runs `oro-mem eval`.
@@ -507,7 +504,29 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
             .context(flag.to_string())
     };
     let unrelated = other(a.unrelated.as_deref(), "--unrelated")?;
-    let fit_unrelated = other(a.fit_unrelated.as_deref(), "--fit-unrelated")?;
+    // The other dataset's train split when it has one: `--unrelated` asks its test split.
+    let fit_unrelated = a
+        .fit_unrelated
+        .as_deref()
+        .map(|dir| {
+            let split = if dir.join("qrels").join("train.tsv").is_file() {
+                "train"
+            } else {
+                "test"
+            };
+            Dataset::load(dir, split)
+        })
+        .transpose()
+        .context("--fit-unrelated")?;
+    if let (Some(u), Some(f)) = (&unrelated, &fit_unrelated) {
+        if u.dir == f.dir && u.split == f.split && u.queries.iter().any(|q| q.namespace.is_none()) {
+            eprintln!(
+                "eval: warning: --unrelated asks queries of {} that --fit-unrelated fits on \
+                 (they have no namespace to leave out): its share is in sample",
+                u.name()
+            );
+        }
+    }
     let also = a
         .fit_also
         .iter()
@@ -525,7 +544,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         if runs.len() > 1 {
             eprintln!("eval: [{}/{}] {}", i + 1, runs.len(), run.label());
         }
-        let (results, fitted, run) = if a.fit_calibration {
+        let (results, fitted, run, examples) = if a.fit_calibration {
             let mut ranking = run.config.clone();
             ranking_only(&mut ranking, RANKED);
             let key = toml::to_string(&ranking)?;
@@ -533,13 +552,12 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
                 let mut examples =
                     fit::collect(&mut corpus, &engine, table_set, true, table_queries, run)?;
                 if let Some(other) = &fit_unrelated {
-                    let queries = fit::unrelated_queries(other, UNRELATED_FIT_QUERIES);
                     examples.extend(fit::collect(
                         &mut corpus,
                         &engine,
                         table_set,
                         false,
-                        &queries,
+                        &other.queries,
                         run,
                     )?);
                 }
@@ -565,9 +583,10 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
                 holdout,
                 &mut warnings,
             )?;
-            // The rest of the row (--unrelated) uses the model fitted on everything.
+            // The rest of the row (--unrelated) uses the model fitted on everything, but for
+            // queries of a namespace (see below).
             let run = fit::calibrated(run, &fitted.calibration, &fitted.answerable);
-            (results, Some(fitted), run)
+            (results, Some(fitted), run, Some(&examples_of[&key]))
         } else {
             let mut run_engine = engine
                 .reconfigured(run.config.clone())
@@ -580,12 +599,34 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
                 run,
                 &mut warnings,
             )?;
-            (results, None, run.clone())
+            (results, None, run.clone(), None)
         };
         let unrelated_empty = match &unrelated {
             Some(other) => {
-                let mut run_engine = engine.reconfigured(run.config.clone())?;
-                Some(empty_share(&mut corpus, &mut run_engine, other, &run)?)
+                // With models fitted here, another dataset's queries of a namespace (a LoCoMo
+                // conversation) are asked with models fitted without it: `--fit-unrelated`
+                // may have fitted on these very questions.
+                let mut empty = 0;
+                let mut by_group: BTreeMap<String, Vec<&EvalQuery>> = BTreeMap::new();
+                for q in &other.queries {
+                    let held = match (examples, &q.namespace) {
+                        (Some(_), Some(_)) => fit::group(other, q),
+                        _ => String::new(),
+                    };
+                    by_group.entry(held).or_default().push(q);
+                }
+                for (held, queries) in &by_group {
+                    let run = match examples {
+                        Some(examples) if !held.is_empty() => {
+                            let (relevance, answerable) = fit::models(examples, &also, Some(held));
+                            fit::calibrated(&run, &relevance, &answerable)
+                        }
+                        _ => run.clone(),
+                    };
+                    let mut run_engine = engine.reconfigured(run.config.clone())?;
+                    empty += empty_count(&mut corpus, &mut run_engine, queries, &run)?;
+                }
+                Some(empty as f64 / other.queries.len().max(1) as f64)
             }
             None => None,
         };
@@ -796,9 +837,15 @@ fn table(report: &Report) -> String {
         }
     }
     if let Some((other, n)) = &report.unrelated {
+        let held_out = if report.runs.iter().any(|r| r.fitted.is_some()) {
+            "; those of a namespace by models fitted without it"
+        } else {
+            ""
+        };
         let _ = writeln!(
             s,
-            "\nUnrelated queries ({n} of {other}, over the whole store) answered with nothing"
+            "\nUnrelated queries ({n} of {other}, over the whole store{held_out}) answered with \
+             nothing"
         );
         for r in &report.runs {
             let share = r.unrelated_empty.unwrap_or_default();

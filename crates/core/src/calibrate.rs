@@ -52,6 +52,15 @@ pub const BEST_SUFFIX: &str = "_best";
 /// reads these, to tell a query the store knows something about from one it does not.
 pub const COVERAGE_BEST: &str = "coverage_best";
 
+/// 1 when each of the query's terms is held by at least one of its candidates (as
+/// [`COVERAGE`] matches them), else 0 (and 0 for a query without terms). A feature of the
+/// query: a question with a word that none of the store's best matches holds (a person's
+/// name, asked of a store of paper abstracts) is likelier about something the store does not
+/// know than one whose every word the matches hold between them, however well one of them
+/// covers the rest. The [answerable](crate::config::RecallConfig::answerable) model of FTS
+/// mode reads it.
+pub const TERMS_FOUND: &str = "terms_found";
+
 /// `ln(1 + n)` of the number of memories the query searched: the active memories its filter
 /// admits (whatever their confidence), counted up to [`MEMORIES_COUNTED`]. A feature of the
 /// query. The more memories a query searches, the likelier the best of them holds some of its
@@ -71,12 +80,21 @@ pub const MEMORIES_COUNTED: u64 = 10_000;
 /// The features that do not depend on which candidate sources run; each source's signal adds
 /// three more, `<signal>` (`ln(1 + score)`, scores below 0 counted as 0), `<signal>_share`
 /// and `<signal>_best`.
-pub const FIXED_FEATURES: [&str; 5] = [COVERAGE, COVERAGE_BEST, FUSED, MEMORIES, QUERY_TERMS];
+pub const FIXED_FEATURES: [&str; 6] = [
+    COVERAGE,
+    COVERAGE_BEST,
+    FUSED,
+    MEMORIES,
+    QUERY_TERMS,
+    TERMS_FOUND,
+];
 
 /// True when feature `name` is a feature of the query rather than of one candidate:
-/// [`QUERY_TERMS`], [`COVERAGE_BEST`], [`MEMORIES`] and every `<signal>_best`.
+/// [`QUERY_TERMS`], [`COVERAGE_BEST`], [`TERMS_FOUND`], [`MEMORIES`] and every
+/// `<signal>_best`.
 pub fn is_query_feature(name: &str) -> bool {
-    name == QUERY_TERMS || name == COVERAGE_BEST || name == MEMORIES || name.ends_with(BEST_SUFFIX)
+    [QUERY_TERMS, COVERAGE_BEST, TERMS_FOUND, MEMORIES].contains(&name)
+        || name.ends_with(BEST_SUFFIX)
 }
 
 /// One candidate's features, by name (see [`FIXED_FEATURES`] and [`SHARE_SUFFIX`]).
@@ -297,8 +315,14 @@ impl QueryTerms {
     /// stopwords and single letters, as [`query_terms`] takes them, but all of them) that the
     /// query contains; 0 for a query without terms.
     pub fn coverage(&self, content: &str) -> f64 {
+        self.coverage_held(content).0
+    }
+
+    /// [`QueryTerms::coverage`] of `content`, and which of the query's terms it holds (as
+    /// [`QueryTerms::held`]).
+    pub fn coverage_held(&self, content: &str) -> (f64, Vec<bool>) {
         if self.is_empty() {
-            return 0.0;
+            return (0.0, Vec::new());
         }
         // The English stemmer keeps a word's first letter, so a memory whose own terms begin
         // with as many different letters as the query has terms has at least that many
@@ -307,11 +331,11 @@ impl QueryTerms {
         // as a query term does are stemmed ([`QueryTerms::held`]). A long memory (an
         // abstract) costs a pass over its words instead of a stem for each distinct one.
         if self.own_initials_at_least(content, self.len()) {
-            let held = self.held(content).iter().filter(|&&h| h).count();
-            return held as f64 / self.len() as f64;
+            let held = self.held(content);
+            return (share(&held), held);
         }
-        let (of_query, of_content) = self.shares(content);
-        of_query.max(of_content)
+        let (held, of_content) = self.analyse(content);
+        (share(&held).max(of_content), held)
     }
 
     /// True when `content`'s own terms (words but stopwords and single letters, as
@@ -397,17 +421,6 @@ impl QueryTerms {
         self.stems.len()
     }
 
-    /// The two sides of [`QueryTerms::coverage`]: the share of the query's terms in
-    /// `content`, and of `content`'s own terms in the query.
-    fn shares(&self, content: &str) -> (f64, f64) {
-        if self.is_empty() {
-            return (0.0, 0.0);
-        }
-        let (held, of_content) = self.analyse(content);
-        let found = held.iter().filter(|&&h| h).count();
-        (found as f64 / self.len() as f64, of_content)
-    }
-
     /// Which query terms `content` holds, and the share of its own terms the query holds.
     fn analyse(&self, content: &str) -> (Vec<bool>, f64) {
         let mut held = Vec::with_capacity(self.len());
@@ -446,6 +459,14 @@ impl QueryTerms {
         }
         (held, of_content)
     }
+}
+
+/// The share of `held` that is true (0 for none).
+fn share(held: &[bool]) -> f64 {
+    if held.is_empty() {
+        return 0.0;
+    }
+    held.iter().filter(|&&h| h).count() as f64 / held.len() as f64
 }
 
 #[cfg(test)]
@@ -537,6 +558,18 @@ mod tests {
         }
 
         #[test]
+        fn coverage_held_holds_what_held_does(
+            query in proptest::collection::vec(proptest::sample::select(WORDS), 0..6),
+            content in proptest::collection::vec(proptest::sample::select(WORDS), 0..30),
+        ) {
+            let q = QueryTerms::new(&query.join(" "));
+            let content = content.join(" ");
+            let (coverage, held) = q.coverage_held(&content);
+            prop_assert_eq!(coverage, q.coverage(&content));
+            prop_assert_eq!(held, q.held(&content));
+        }
+
+        #[test]
         fn coverage_is_a_share(query in "[a-z ]{0,40}", content in "[a-z ]{0,80}") {
             let c = QueryTerms::new(&query).coverage(&content);
             prop_assert!((0.0..=1.0).contains(&c));
@@ -549,8 +582,8 @@ mod tests {
         if q.is_empty() {
             return 0.0;
         }
-        let (of_query, of_content) = q.shares(content);
-        of_query.max(of_content)
+        let (held, of_content) = q.analyse(content);
+        share(&held).max(of_content)
     }
 
     /// Words with stopwords, stemmer special cases, shared stems and shared initials.

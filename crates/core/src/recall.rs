@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::calibrate::{
     Calibration, Features, QueryTerms, BEST_SUFFIX, COVERAGE, COVERAGE_BEST, FUSED, MEMORIES,
-    QUERY_TERMS, SHARE_SUFFIX,
+    QUERY_TERMS, SHARE_SUFFIX, TERMS_FOUND,
 };
 use crate::config::{Boost, DecayConfig, Order, RecallConfig};
 use crate::error::Result;
@@ -914,17 +914,24 @@ impl<'a> Estimator<'a> {
         let mut features = Features::default();
         features.set(QUERY_TERMS, (1.0 + terms.len() as f64).ln());
         // Every candidate's coverage costs a tenth of a millisecond or two at 50 candidates
-        // per list: only when a model reads the best of them.
+        // per list: only when a model reads the best of them, or which terms they hold.
         let mut coverage = HashMap::new();
-        if models.iter().any(|m| m.reads(COVERAGE_BEST)) {
-            coverage = candidates
-                .iter()
-                .map(|c| (c.id(), terms.coverage(&c.memory.searched_text())))
-                .collect();
+        let reads = |feature| models.iter().any(|m| m.reads(feature));
+        if reads(COVERAGE_BEST) || reads(TERMS_FOUND) {
+            let mut found = vec![false; terms.len()];
+            for c in candidates.iter() {
+                let (covered, held) = terms.coverage_held(&c.memory.searched_text());
+                for (f, h) in found.iter_mut().zip(held) {
+                    *f |= h;
+                }
+                coverage.insert(c.id(), covered);
+            }
             features.set(
                 COVERAGE_BEST,
                 coverage.values().copied().fold(0.0f64, f64::max),
             );
+            let all_found = !terms.is_empty() && found.iter().all(|&f| f);
+            features.set(TERMS_FOUND, f64::from(u8::from(all_found)));
         }
         if let Some(n) = candidates.searched() {
             features.set(MEMORIES, (n as f64).ln_1p());
@@ -1778,6 +1785,27 @@ mod tests {
         for (a, b) in r.results.iter().zip(&plain.results) {
             assert_eq!(a.features.get(COVERAGE), b.features.get(COVERAGE));
         }
+    }
+
+    #[test]
+    fn terms_found_says_whether_the_candidates_hold_every_query_term_between_them() {
+        let reads = Calibration::new([(crate::calibrate::INTERCEPT, 0.0), (TERMS_FOUND, 0.0)]);
+        let found = |query: &str| {
+            let r = run_query(
+                &calibrated(0.0, Order::Score).answerable(reads.clone()),
+                query,
+                vec![
+                    candidate(1, "the login test is flaky on CI", 3.0),
+                    candidate(2, "login page colours", 1.0),
+                ],
+            );
+            let f = &r.results[0].features;
+            (f.get(TERMS_FOUND).unwrap(), f.get(COVERAGE_BEST).unwrap())
+        };
+        // No candidate holds all three, but between them they do.
+        assert_eq!(found("flaky login colours"), (1.0, 2.0 / 3.0));
+        // A name none of them holds.
+        assert_eq!(found("flaky login Caroline"), (0.0, 2.0 / 3.0));
     }
 
     #[test]

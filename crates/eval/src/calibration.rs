@@ -31,7 +31,7 @@ pub struct Example {
     /// Whether the store the query searched holds something relevant to it, when known: a
     /// judged query whose relevant documents are all outside the namespace it searched (a
     /// store of `scripts/small-stores` asked about another conversation) does not. Without it,
-    /// every query but those of [`UNRELATED_GROUP`] counts as answerable.
+    /// every query but the unrelated ones ([`is_unrelated_group`]) counts as answerable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answerable: Option<bool>,
     /// Its features, by name.
@@ -58,16 +58,25 @@ impl Example {
     }
 
     /// Whether its query could be answered by the store it searched: [`Example::answerable`]
-    /// when known, else true but for the queries of [`UNRELATED_GROUP`].
+    /// when known, else true but for unrelated queries ([`is_unrelated_group`]).
     pub fn is_answerable(&self) -> bool {
         self.answerable
-            .unwrap_or_else(|| self.group != UNRELATED_GROUP)
+            .unwrap_or_else(|| !is_unrelated_group(&self.group))
     }
 }
 
 /// The group of the examples of unrelated queries: asked of a store that knows nothing about
-/// them (`oro-mem eval --fit-unrelated`).
+/// them (`oro-mem eval --fit-unrelated`). An unrelated query that has a namespace in its own
+/// dataset (a LoCoMo conversation) is grouped `unrelated/<namespace>`, so that a fold that
+/// leaves the conversation out leaves its questions out too, wherever they were asked.
 pub const UNRELATED_GROUP: &str = "unrelated";
+
+/// True for [`UNRELATED_GROUP`] and its `unrelated/<namespace>` groups.
+pub fn is_unrelated_group(group: &str) -> bool {
+    group
+        .strip_prefix(UNRELATED_GROUP)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
 
 /// The L2 penalty on every coefficient but the intercept. Small next to the thousands of
 /// examples a fit sees: it only keeps coefficients finite when some feature separates the

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use oro_mem_core::calibrate::{Calibration, COVERAGE_BEST, INTERCEPT, MEMORIES};
+use oro_mem_core::calibrate::{Calibration, COVERAGE_BEST, INTERCEPT, MEMORIES, TERMS_FOUND};
 use oro_mem_core::{Config, Filter, Query};
 use oro_mem_engine::Engine;
 use oro_mem_eval::calibration::{fit, fit_answerable, log_loss, Example, UNRELATED_GROUP};
@@ -39,46 +39,13 @@ pub struct Fitted {
     pub relevant: usize,
 }
 
-/// Pseudo-queries the corpus knows nothing about, from `other`'s corpus: the title, or else
-/// the first sentence, of `n` of its documents spread over it (cut at 200 bytes).
-pub fn unrelated_queries(other: &Dataset, n: usize) -> Vec<EvalQuery> {
-    let step = (other.docs.len() / n.max(1)).max(1);
-    other
-        .docs
-        .iter()
-        .step_by(step)
-        .take(n)
-        .map(|d| {
-            let text = if d.title.trim().is_empty() {
-                d.text
-                    .split(['.', '?', '!', '\n'])
-                    .next()
-                    .unwrap_or_default()
-            } else {
-                d.title.as_str()
-            };
-            let mut cut = text.len().min(200);
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            EvalQuery {
-                id: format!("{}/{}", other.name(), d.id),
-                text: text[..cut].trim().to_string(),
-                namespace: None,
-                category: None,
-            }
-        })
-        .filter(|q| !q.text.is_empty())
-        .collect()
-}
-
 /// The examples of one run: the best [`FIT_DEPTH`] candidates of every query, by the run's
 /// ranking, with their features, their document in `dataset` (the corpus's) and whether the
 /// qrels judge them relevant, and whether the store the query searched holds any document
 /// the qrels judge relevant ([`Example::answerable`]: a judged query searches its namespace,
 /// and one of `scripts/small-stores`' stores asked about another conversation holds none);
-/// queries that are not `judged` (unrelated ones, searched over the whole store) have none
-/// relevant.
+/// queries that are not `judged` (another dataset's, searched over the whole store) have none
+/// relevant, and are grouped by their own namespace ([`unrelated_group`]).
 pub fn collect(
     corpus: &mut Corpus,
     engine: &Engine,
@@ -100,7 +67,7 @@ pub fn collect(
     // The best coverage and the number of memories searched are computed only for a model
     // that reads them; a coefficient of 0 changes no estimate.
     let answerable = config.recall.answerable.get_mut(mode);
-    for feature in [COVERAGE_BEST, MEMORIES] {
+    for feature in [COVERAGE_BEST, MEMORIES, TERMS_FOUND] {
         if !answerable.reads(feature) {
             answerable.set(feature, 0.0);
         }
@@ -136,7 +103,7 @@ pub fn collect(
                 let relevant = dataset.qrels[&q.id].get(doc).is_some_and(|&g| g > 0);
                 (group(dataset, q), relevant)
             } else {
-                (UNRELATED_GROUP.to_string(), false)
+                (unrelated_group(q), false)
             };
             let mut example = Example::new(
                 group,
@@ -155,9 +122,23 @@ pub fn collect(
 /// The held-out group of `q`: its dataset and namespace, where a namespace `NS#k` (a store
 /// derived from `NS`, as `scripts/small-stores` writes them) counts as `NS`.
 pub fn group(dataset: &Dataset, q: &EvalQuery) -> String {
+    format!("{}/{}", dataset.name(), source(q))
+}
+
+/// The group of another dataset's query `q` asked of a store that knows nothing about it:
+/// [`UNRELATED_GROUP`], followed by `/` and its namespace's source when it has one (see
+/// [`group`]), so that a fold leaving its conversation out leaves it out too.
+fn unrelated_group(q: &EvalQuery) -> String {
+    match source(q) {
+        "" => UNRELATED_GROUP.to_string(),
+        ns => format!("{UNRELATED_GROUP}/{ns}"),
+    }
+}
+
+/// The namespace `q`'s store derives from (`NS` for `NS#k`), empty without one.
+fn source(q: &EvalQuery) -> &str {
     let namespace = q.namespace.as_deref().unwrap_or_default();
-    let source = namespace.split_once('#').map_or(namespace, |(ns, _)| ns);
-    format!("{}/{source}", dataset.name())
+    namespace.split_once('#').map_or(namespace, |(ns, _)| ns)
 }
 
 /// True when an example of group `example` comes from the same source namespace as held-out
@@ -231,6 +212,23 @@ pub enum Holdout<'a> {
     InSample(&'a [EvalQuery]),
 }
 
+/// The relevance and answerable models fitted on `examples` and `also`, without the examples
+/// of group `held_out` and those from the same source namespace ([`same_source`]), when
+/// given.
+pub fn models(
+    examples: &[Example],
+    also: &[Example],
+    held_out: Option<&str>,
+) -> (Calibration, Calibration) {
+    let used = || {
+        examples
+            .iter()
+            .chain(also)
+            .filter(move |e| held_out.is_none_or(|g| e.group != g && !same_source(&e.group, g)))
+    };
+    (fit(used()), fit_answerable(used()))
+}
+
 /// Fits `run`'s model on `examples` and `also`, and scores recall with it as recalled on
 /// the held-out queries. Returns the results and the model fitted on everything.
 #[allow(clippy::too_many_arguments)]
@@ -244,16 +242,7 @@ pub fn score(
     holdout: Holdout<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<(Vec<QueryResult>, Fitted)> {
-    let models = |held_out: Option<&str>| {
-        let used = || {
-            examples
-                .iter()
-                .chain(also)
-                .filter(move |e| held_out.is_none_or(|g| e.group != g && !same_source(&e.group, g)))
-        };
-        (fit(used()), fit_answerable(used()))
-    };
-    let all = models(None);
+    let all = models(examples, also, None);
     let relevant = examples.iter().chain(also).filter(|e| e.relevant).count();
     let fitted = |method: &str| Fitted {
         method: method.to_string(),
@@ -272,7 +261,7 @@ pub fn score(
             let groups: BTreeSet<String> = queries.iter().map(|q| group(dataset, q)).collect();
             let mut results = Vec::with_capacity(queries.len());
             for g in &groups {
-                let model = models(Some(g));
+                let model = models(examples, also, Some(g));
                 let held: Vec<EvalQuery> = queries
                     .iter()
                     .filter(|q| group(dataset, q) == *g)
@@ -326,5 +315,41 @@ mod tests {
         assert!(!same_source("related/conv-30", "locomo-dev/conv-26"));
         // Datasets without namespaces (SciFact) are never held out this way.
         assert!(!same_source("scifact/", "other/"));
+    }
+
+    #[test]
+    fn another_datasets_questions_are_held_out_with_their_conversation() {
+        let query = |namespace: Option<&str>| EvalQuery {
+            id: "q".into(),
+            text: "what did Caroline research".into(),
+            namespace: namespace.map(str::to_string),
+            category: None,
+        };
+        assert_eq!(unrelated_group(&query(None)), UNRELATED_GROUP);
+        assert_eq!(
+            unrelated_group(&query(Some("conv-26#3"))),
+            "unrelated/conv-26"
+        );
+        // Three answerable queries of one conversation, three unrelated ones of another: a
+        // model fitted without the second knows only queries the store could answer.
+        let example = |group: &str, i: usize, answerable: bool| Example {
+            group: group.into(),
+            query: format!("{group}:{i}"),
+            doc: None,
+            relevant: answerable,
+            answerable: Some(answerable),
+            features: [(COVERAGE_BEST.to_string(), i as f64 / 3.0)].into(),
+        };
+        let examples: Vec<Example> = (0..3)
+            .map(|i| example("locomo-dev/conv-30", i, true))
+            .chain((0..3).map(|i| example("unrelated/conv-26", i, false)))
+            .collect();
+        let answerable = |held: Option<&str>| {
+            let (_, model) = models(&examples, &[], held);
+            model.get(INTERCEPT)
+        };
+        assert!(answerable(Some("locomo-dev/conv-26")) > 0.0);
+        assert!(answerable(Some("locomo-dev/conv-30")) < 0.0);
+        assert!(answerable(None) != answerable(Some("locomo-dev/conv-26")));
     }
 }

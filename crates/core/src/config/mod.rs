@@ -213,10 +213,10 @@ pub struct RecallConfig {
     /// conversation scored by models fitted without it: hybrid returns 2.75 results per
     /// question (3.00 without it), one of them judged relevant for 60.1% of questions (62.3%),
     /// at pooled precision 0.226 (0.215); SciFact test stays useful for 62.0% of claims. With
-    /// the [`answerable`](RecallConfig::answerable) model it answers 98% and 92% of the other
-    /// dataset's questions with nothing in hybrid mode (5% or less without the bar; FTS mode,
-    /// which has no such model by default, 5% and 2%), and in stores of ten memories nearly
-    /// doubles precision. It withholds a match by meaning alone at a low cosine ("database
+    /// the [`answerable`](RecallConfig::answerable) models it answers 98% and 92% of the other
+    /// dataset's questions with nothing in hybrid mode, 97% and 81% in FTS mode (5% or less
+    /// without the bar), and in stores of ten memories nearly doubles precision. It withholds
+    /// a match by meaning alone at a low cosine ("database
     /// timeout" for "SQLite lock contention: ...", cosine 0.31): 0 has it back. See the README
     /// for the table.
     pub min_relevance: f64,
@@ -225,15 +225,13 @@ pub struct RecallConfig {
     /// store knows. Unlike `min_relevance`, it drops no result of a query it answers; 0 (the
     /// default) answers every query.
     ///
-    /// In hybrid mode the [`answerable`](RecallConfig::answerable) model already answers 98%
-    /// and 92% of the other dataset's questions with nothing, and 0.1 would add the last
-    /// points (99%) for 0.044 of LoCoMo's useful answers. In FTS mode, which has no
-    /// answerable model by default, 0.1 answers 82% of them with nothing both ways, for
-    /// 0.016 of LoCoMo's useful answers: the setting for a large FTS-mode store. It is off
-    /// because the models know only stores of thousands of documents: in an agent's store of
-    /// a few memories the one that matters often shares a single word with the task
-    /// ("pyright errors" and "ruff --fix must run before pyright": 0.05), and 5 of the
-    /// command line's 59 scenario tests lose their answer with it.
+    /// With `min_relevance` at its default, the [`answerable`](RecallConfig::answerable)
+    /// models already answer most of the other dataset's questions with nothing (98% and 92%
+    /// in hybrid mode, 97% and 81% in FTS mode), and a bar would trade useful answers for the
+    /// last few. It is off because the models know only stores of thousands of documents: in
+    /// an agent's store of a few memories the one that matters often shares a single word
+    /// with the task ("pyright errors" and "ruff --fix must run before pyright": 0.05), and 5
+    /// of the command line's 59 scenario tests lose their answer at 0.1.
     pub abstain_below: f64,
     /// The relevance model of each mode (see [`crate::calibrate`]).
     pub calibration: Calibrations,
@@ -490,9 +488,13 @@ pub struct Calibrations {
 
 impl Default for Calibrations {
     /// The models fitted by `oro-mem eval --fit-calibration` on SciFact train and LoCoMo dev
-    /// (the best 20 candidates of every judged query, plus 300 unrelated pseudo-queries per
-    /// store, all irrelevant; `scripts/fit-calibration`; FTS mode's on the stores of ten and
-    /// a hundred turns of `scripts/small-stores` too), for the default fuser
+    /// (the best 20 candidates of every judged query, plus those of unrelated queries asked
+    /// of each store, all irrelevant; `scripts/fit-calibration`. FTS mode's: the other
+    /// dataset's questions, LoCoMo dev's of SciFact and SciFact train's of LoCoMo, and the
+    /// stores of ten and a hundred turns of `scripts/small-stores` too. Hybrid mode's, fitted
+    /// before the script asked questions: 300 titles or first sentences of the other corpus;
+    /// refitted with the questions, its answerable model withheld a small store's answer, see
+    /// the README), for the default fuser
     /// (`weighted_max`), weights (`coord` and `proximity` included), session context and
     /// embeddings with session context (`embedding.session_context`); see the README's
     /// "Retrieval quality" for how they score on queries they were not fitted on. They leave out the raw BM25
@@ -501,11 +503,11 @@ impl Default for Calibrations {
     fn default() -> Calibrations {
         Calibrations {
             fts: Calibration::new([
-                ("intercept", -8.8502),
-                ("coverage", 4.0762),
-                ("fused", 2.7049),
-                ("lexical_share", 2.0226),
-                ("query_terms", 0.4645),
+                ("intercept", -9.5331),
+                ("coverage", 4.8796),
+                ("fused", 3.2818),
+                ("lexical_share", 1.281),
+                ("query_terms", 0.5678),
             ]),
             hybrid: Calibration::new([
                 ("intercept", -13.3972),
@@ -539,27 +541,31 @@ impl Default for AnswerableModels {
     /// The models fitted by `oro-mem eval --fit-calibration` with the relevance models (see
     /// [`Calibrations::default`]), on one example per query: the features of the query, and
     /// whether the store it was asked of holds anything relevant to it (judged queries) or
-    /// not (the unrelated pseudo-queries, and the questions a small store is asked about
-    /// other conversations).
+    /// not (unrelated queries, and the questions a small store is asked about other
+    /// conversations).
     ///
     /// Hybrid mode's reads the best cosine. Out of sample it answers 98% and 92% of the other
     /// dataset's questions with nothing (27% and 21% without it), for 0.002 of LoCoMo's
     /// useful answers and 0.03 of a ten-memory store's.
     ///
-    /// FTS mode's reads words alone (the best coverage and the query's length) and the
-    /// number of memories the query searched ([`MEMORIES`](crate::calibrate::MEMORIES)):
-    /// without it, a model that silenced most questions a large store knows nothing about
-    /// also silenced a store of ten memories on a task that shares one word with the memory
-    /// that matters (0.11 of its useful answers), since the best match of a small store
-    /// means more. See the README's "Estimated relevance and abstaining" for its figures.
+    /// FTS mode's reads words alone (the best coverage, whether the candidates hold every
+    /// term of the query between them, [`TERMS_FOUND`](crate::calibrate::TERMS_FOUND), and
+    /// the query's length) and the number of memories the query searched
+    /// ([`MEMORIES`](crate::calibrate::MEMORIES)): without it, a model that silenced most
+    /// questions a large store knows nothing about also silenced a store of ten memories on a
+    /// task that shares one word with the memory that matters (0.11 of its useful answers),
+    /// since the best match of a small store means more. Out of sample it answers 97% and
+    /// 81% of the other dataset's questions with nothing. See the README's "Estimated
+    /// relevance and abstaining" for its figures.
     /// Vector-only mode, a measuring mode, has none.
     fn default() -> AnswerableModels {
         AnswerableModels {
             fts: Calibration::new([
-                ("intercept", -9.0032),
-                ("coverage_best", 16.5001),
-                ("memories", -0.4521),
-                ("query_terms", 2.6778),
+                ("intercept", -8.8551),
+                ("coverage_best", 16.2274),
+                ("memories", -0.8416),
+                ("query_terms", 3.3435),
+                ("terms_found", 1.3762),
             ]),
             hybrid: Calibration::new([
                 ("intercept", -12.7438),
