@@ -2133,6 +2133,15 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
     }
 }
 
+/// The examples `oro-mem eval --features FILE` wrote, one JSON object a line.
+fn examples_in(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn eval_fits_a_relevance_model_and_scores_it_on_held_out_namespaces() {
     let env = Env::new();
@@ -2172,11 +2181,7 @@ fn eval_fits_a_relevance_model_and_scores_it_on_held_out_namespaces() {
     );
     assert!(!model.contains_key("query_terms"), "left out: {fitted}");
     // The examples written are those fitted on: a candidate each, labelled by the qrels.
-    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&features)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = examples_in(&features);
     assert_eq!(fitted["examples"], lines.len(), "{fitted}");
     assert!(lines.iter().any(|e| e["relevant"] == true));
     assert!(lines
@@ -2350,10 +2355,8 @@ fn eval_counts_unrelated_queries_answered_with_nothing() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("in sample"), "{}", stderr(&out));
-    let unrelated: Vec<serde_json::Value> = std::fs::read_to_string(&features)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+    let unrelated: Vec<serde_json::Value> = examples_in(&features)
+        .into_iter()
         .filter(|e| e["group"] == "unrelated")
         .collect();
     assert!(
