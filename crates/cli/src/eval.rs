@@ -14,6 +14,7 @@ use oro_mem_core::{
     Config, Filter, MemoryId, MemoryType, Mode, NewMemory, Query, Source, Timestamp,
 };
 use oro_mem_engine::{Engine, Registry};
+use oro_mem_eval::calibration::Example;
 use oro_mem_eval::metrics::QueryResult;
 use oro_mem_eval::tune::{best_run, leave_one_out, Metric};
 use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache, EvalQuery, QueryScores, Summary};
@@ -387,33 +388,55 @@ fn evaluate(
     Ok(out)
 }
 
-/// How many of another dataset's `queries` recall answers with nothing from the corpus,
-/// searching the whole store (the queries' own namespaces belong to the other dataset).
-fn empty_count(
+/// The share of `other`'s queries that recall answers with nothing from the corpus, searching
+/// the whole store (the queries' own namespaces belong to the other dataset). With
+/// `fitted_on` (the examples `run`'s models were fitted on, and `--fit-also`'s), the queries
+/// of a namespace (a LoCoMo conversation) are asked with models fitted without it:
+/// `--fit-unrelated` may have fitted on these very questions.
+fn unrelated_empty(
     corpus: &mut Corpus,
-    engine: &mut Engine,
-    queries: &[&EvalQuery],
+    engine: &Engine,
+    other: &Dataset,
     run: &Run,
-) -> Result<usize> {
+    fitted_on: Option<(&[Example], &[Example])>,
+) -> Result<f64> {
+    let mut by_group: BTreeMap<String, Vec<&EvalQuery>> = BTreeMap::new();
+    for q in &other.queries {
+        let held = match (fitted_on, &q.namespace) {
+            (Some(_), Some(_)) => fit::group(other, q),
+            _ => String::new(),
+        };
+        by_group.entry(held).or_default().push(q);
+    }
     let filter = Filter::default();
     let now = corpus.now[""];
     let mut empty = 0usize;
-    for q in queries {
-        let query = Query::new(&q.text, &filter).now(now);
-        let answer = engine
-            .recall(&mut corpus.store, &query, false)
-            .with_context(|| format!("unrelated query {}", q.id))?;
-        if answer.mode != run.config.mode {
-            bail!(
-                "unrelated query {}: asked for {} but {} answered",
-                q.id,
-                run.config.mode,
-                answer.mode
-            );
+    for (held, queries) in &by_group {
+        let run = match fitted_on {
+            Some((examples, also)) if !held.is_empty() => {
+                let (relevance, answerable) = fit::models(examples, also, Some(held));
+                fit::calibrated(run, &relevance, &answerable)
+            }
+            _ => run.clone(),
+        };
+        let mut engine = engine.reconfigured(run.config.clone())?;
+        for q in queries {
+            let query = Query::new(&q.text, &filter).now(now);
+            let answer = engine
+                .recall(&mut corpus.store, &query, false)
+                .with_context(|| format!("unrelated query {}", q.id))?;
+            if answer.mode != run.config.mode {
+                bail!(
+                    "unrelated query {}: asked for {} but {} answered",
+                    q.id,
+                    run.config.mode,
+                    answer.mode
+                );
+            }
+            empty += usize::from(answer.recall.results.is_empty());
         }
-        empty += usize::from(answer.recall.results.is_empty());
     }
-    Ok(empty)
+    Ok(empty as f64 / other.queries.len().max(1) as f64)
 }
 
 /// Runs `oro-mem eval`.
@@ -539,7 +562,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
     let mut all_results = Vec::with_capacity(runs.len());
     // Fitting is slow; settings that rank alike (say, differing in min_relevance only) share
     // their examples.
-    let mut examples_of: HashMap<String, Vec<oro_mem_eval::calibration::Example>> = HashMap::new();
+    let mut examples_of: HashMap<String, Vec<Example>> = HashMap::new();
     for (i, run) in runs.iter().enumerate() {
         if runs.len() > 1 {
             eprintln!("eval: [{}/{}] {}", i + 1, runs.len(), run.label());
@@ -603,30 +626,14 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         };
         let unrelated_empty = match &unrelated {
             Some(other) => {
-                // With models fitted here, another dataset's queries of a namespace (a LoCoMo
-                // conversation) are asked with models fitted without it: `--fit-unrelated`
-                // may have fitted on these very questions.
-                let mut empty = 0;
-                let mut by_group: BTreeMap<String, Vec<&EvalQuery>> = BTreeMap::new();
-                for q in &other.queries {
-                    let held = match (examples, &q.namespace) {
-                        (Some(_), Some(_)) => fit::group(other, q),
-                        _ => String::new(),
-                    };
-                    by_group.entry(held).or_default().push(q);
-                }
-                for (held, queries) in &by_group {
-                    let run = match examples {
-                        Some(examples) if !held.is_empty() => {
-                            let (relevance, answerable) = fit::models(examples, &also, Some(held));
-                            fit::calibrated(&run, &relevance, &answerable)
-                        }
-                        _ => run.clone(),
-                    };
-                    let mut run_engine = engine.reconfigured(run.config.clone())?;
-                    empty += empty_count(&mut corpus, &mut run_engine, queries, &run)?;
-                }
-                Some(empty as f64 / other.queries.len().max(1) as f64)
+                let fitted_on = examples.map(|e| (e.as_slice(), also.as_slice()));
+                Some(unrelated_empty(
+                    &mut corpus,
+                    &engine,
+                    other,
+                    &run,
+                    fitted_on,
+                )?)
             }
             None => None,
         };
