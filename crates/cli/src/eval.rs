@@ -400,20 +400,18 @@ fn unrelated_empty(
     run: &Run,
     fitted_on: Option<(&[Example], &[Example])>,
 ) -> Result<f64> {
-    let mut by_group: BTreeMap<String, Vec<&EvalQuery>> = BTreeMap::new();
+    // The group each query's models leave out (none: the models fitted on everything).
+    let mut by_group: BTreeMap<Option<String>, Vec<&EvalQuery>> = BTreeMap::new();
     for q in &other.queries {
-        let held = match (fitted_on, &q.namespace) {
-            (Some(_), Some(_)) => fit::group(other, q),
-            _ => String::new(),
-        };
+        let held = (fitted_on.is_some() && q.namespace.is_some()).then(|| fit::group(other, q));
         by_group.entry(held).or_default().push(q);
     }
     let filter = Filter::default();
     let now = corpus.now[""];
     let mut empty = 0usize;
     for (held, queries) in &by_group {
-        let run = match fitted_on {
-            Some((examples, also)) if !held.is_empty() => {
+        let run = match (fitted_on, held) {
+            (Some((examples, also)), Some(held)) => {
                 let (relevance, answerable) = fit::models(examples, also, Some(held));
                 fit::calibrated(run, &relevance, &answerable)
             }
@@ -521,26 +519,18 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
         );
     }
 
-    let other = |dir: Option<&Path>, flag: &str| {
-        dir.map(|dir| Dataset::load(dir, "test"))
-            .transpose()
-            .context(flag.to_string())
-    };
-    let unrelated = other(a.unrelated.as_deref(), "--unrelated")?;
-    // The other dataset's train split when it has one: `--unrelated` asks its test split.
-    let fit_unrelated = a
-        .fit_unrelated
-        .as_deref()
-        .map(|dir| {
-            let split = if dir.join("qrels").join("train.tsv").is_file() {
-                "train"
-            } else {
-                "test"
-            };
-            Dataset::load(dir, split)
+    // `--unrelated` asks the other dataset's test split; `--fit-unrelated` fits on its train
+    // split when it has one.
+    let other = |dir: Option<&Path>, flag: &str, train_if_any: bool| {
+        dir.map(|dir| {
+            let train = train_if_any && dir.join("qrels").join("train.tsv").is_file();
+            Dataset::load(dir, if train { "train" } else { "test" })
         })
         .transpose()
-        .context("--fit-unrelated")?;
+        .context(flag.to_string())
+    };
+    let unrelated = other(a.unrelated.as_deref(), "--unrelated", false)?;
+    let fit_unrelated = other(a.fit_unrelated.as_deref(), "--fit-unrelated", true)?;
     if let (Some(u), Some(f)) = (&unrelated, &fit_unrelated) {
         if u.dir == f.dir && u.split == f.split && u.queries.iter().any(|q| q.namespace.is_none()) {
             eprintln!(

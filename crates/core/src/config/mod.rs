@@ -216,9 +216,8 @@ pub struct RecallConfig {
     /// the [`answerable`](RecallConfig::answerable) models it answers 98% and 92% of the other
     /// dataset's questions with nothing in hybrid mode, 97% and 81% in FTS mode (5% or less
     /// without the bar), and in stores of ten memories nearly doubles precision. It withholds
-    /// a match by meaning alone at a low cosine ("database
-    /// timeout" for "SQLite lock contention: ...", cosine 0.31): 0 has it back. See the README
-    /// for the table.
+    /// a match by meaning alone at a low cosine ("database timeout" for "SQLite lock
+    /// contention: ...", cosine 0.31): 0 has it back. See the README for the table.
     pub min_relevance: f64,
     /// When the best result's estimated probability of relevance (see `calibration`) is
     /// below this, recall returns nothing and says why: the query is likely about nothing the
