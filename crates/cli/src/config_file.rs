@@ -180,6 +180,8 @@ near_duplicate = 0.8    # skip a result whose words overlap a better one this mu
 min_confidence = 0.3    # memories less trusted than this are not recalled
 session_context = 0.2   # each neighbour in the result's session adds this x its score / distance
 session_window = 2      # how many places before and after count as neighbours
+feedback_docs = 10      # pseudo-relevance feedback (weights.feedback): best full-text matches read
+feedback_terms = 10     # and how many of their words, not in the query, it searches for
 min_relevance = 0.02    # drop results whose estimated relevance (see below) is under this; 0 keeps all
 abstain_below = 0.0     # return nothing when the best result's estimated relevance is under this
 order = "score"         # order results by "score" (fused) or "relevance" (the estimate)
@@ -192,6 +194,7 @@ proximity = 0.25        # the share of the query's neighbouring terms it holds c
 recency = 0.0           # newest first; off because it lowered recall on LoCoMo (see README)
 access = 0.4
 spatial = 1.0           # nearest first to recall --near's point (nothing without one)
+feedback = 0.0          # the words of the best full-text matches searched again (RM3); off, see README
 
 # Boost rules, applied after fusion: a memory that meets a rule (metadata conditions as
 # --where takes them, and/or sources) has its relevance multiplied by the factor. None by

@@ -140,7 +140,8 @@ impl Engine {
         let plans = Mode::ALL
             .into_iter()
             .map(|mode| {
-                let sources = registry.make_sources(&config, mode)?;
+                let mut sources = registry.make_sources(&config, mode)?;
+                sources.retain(|s| s.runs());
                 let signals: Vec<&str> = sources.iter().map(|s| s.name()).collect();
                 let pipeline = pipeline_for(&config, &registry, mode, &signals)?;
                 Ok(Plan {

@@ -34,7 +34,7 @@
 //! - [`Registry`]: the plug-ins a configuration names — candidate sources, rankers, fusers —
 //!   built-in or your own, and which sources each mode runs.
 //! - [`CandidateSource`]: finds candidates and gives them a per-query signal ([`Lexical`]:
-//!   FTS5 BM25; [`Nearest`]: embeddings).
+//!   FTS5 BM25; [`Nearest`]: embeddings; [`Feedback`]: pseudo-relevance feedback).
 //! - [`Engine::remember`] and [`Engine::embed_missing`]: the write path. The engine embeds
 //!   (in hybrid and vector mode) and the store keeps the vectors ([`Remembered`],
 //!   [`EmbedProgress`]).
@@ -49,6 +49,7 @@
 #![deny(missing_docs)]
 
 mod engine;
+mod feedback;
 mod registry;
 mod source;
 #[cfg(feature = "testing")]
@@ -56,6 +57,7 @@ pub mod testing;
 mod write;
 
 pub use engine::{Answer, EmbedderLoader, Engine, Gathered};
+pub use feedback::{expansion, Feedback, FeedbackRanker};
 pub use registry::{FuserFactory, RankerFactory, Registry, SourceFactory};
 pub use source::{CandidateSource, Found, Lexical, Nearest, QueryEmbedding, Search, SourceContext};
 pub use write::{embed_in_context, EmbedProgress, Reembedded, Remembered, EMBED_CLAIM};

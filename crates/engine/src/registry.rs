@@ -10,6 +10,7 @@ use oro_mem_fusion::{Rrf, WeightedMax, WeightedScore, WeightedZ};
 use oro_mem_rank_bm25::Bm25Ranker;
 use oro_mem_rank_vector::VectorRanker;
 
+use crate::feedback::{Feedback, FeedbackRanker};
 use crate::source::{CandidateSource, Lexical, Nearest};
 
 /// Makes a fuser from the recall settings (for its parameters, such as RRF's `k`).
@@ -70,12 +71,14 @@ impl std::fmt::Debug for Registry {
 impl Default for Registry {
     /// The built-in plug-ins:
     ///
-    /// - sources `lexical` (FTS5 BM25, `recall.depth`) and `vector` (nearest embeddings,
-    ///   `recall.vector_depth`, gated at `recall.min_similarity`); `fts` mode runs the first,
-    ///   `vector` the second, `hybrid` both;
+    /// - sources `lexical` (FTS5 BM25, `recall.depth`), `vector` (nearest embeddings,
+    ///   `recall.vector_depth`, gated at `recall.min_similarity`) and `feedback`
+    ///   (pseudo-relevance feedback, `recall.feedback_docs` and `recall.feedback_terms`, which
+    ///   searches only when `recall.weights.feedback` is above 0); `fts` mode runs the first
+    ///   and the third, `vector` the second, `hybrid` all three;
     /// - rankers `bm25` (reads `lexical`), `vector` (reads `vector`), `recency`, `access`,
-    ///   `spatial` (the query's point, if any) and `coord` (the share of the query's terms a
-    ///   memory holds);
+    ///   `spatial` (the query's point, if any), `coord` (the share of the query's terms a
+    ///   memory holds), `proximity` and `feedback` (reads `feedback`);
     /// - fusers `weighted_score`, `weighted_max`, `weighted_z` and `rrf` (with `recall.rrf_k`).
     fn default() -> Registry {
         Registry::empty()
@@ -90,6 +93,15 @@ impl Default for Registry {
                     min_similarity: c.recall.min_similarity,
                 }))
             })
+            .source("feedback", |c| {
+                // Runs nothing unless a weight fuses its list.
+                let on = c.recall.weights.get("feedback") > 0.0;
+                Ok(Box::new(Feedback {
+                    depth: c.recall.depth,
+                    docs: c.recall.feedback_docs,
+                    terms: if on { c.recall.feedback_terms } else { 0 },
+                }))
+            })
             .ranker("bm25", |_| Ok(Box::new(Bm25Ranker)))
             .ranker("vector", |_| Ok(Box::new(VectorRanker)))
             .ranker("recency", |_| Ok(Box::new(Recency)))
@@ -97,12 +109,13 @@ impl Default for Registry {
             .ranker("spatial", |_| Ok(Box::new(Spatial)))
             .ranker("coord", |_| Ok(Box::new(Coord)))
             .ranker("proximity", |_| Ok(Box::new(Proximity)))
+            .ranker("feedback", |_| Ok(Box::new(FeedbackRanker)))
             .fuser("weighted_score", |_| Ok(Box::new(WeightedScore)))
             .fuser("weighted_max", |_| Ok(Box::new(WeightedMax)))
             .fuser("weighted_z", |_| Ok(Box::new(WeightedZ)))
             .fuser("rrf", |r| Ok(Box::new(Rrf::new(r.rrf_k)?)))
-            .mode(Mode::Fts, ["lexical"])
-            .mode(Mode::Hybrid, ["lexical", "vector"])
+            .mode(Mode::Fts, ["lexical", "feedback"])
+            .mode(Mode::Hybrid, ["lexical", "vector", "feedback"])
             .mode(Mode::Vector, ["vector"])
     }
 }
@@ -329,7 +342,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "recall.weights.brevity: no ranker is called \"brevity\"; expected bm25, vector, \
-             recency, access, spatial, coord or proximity"
+             recency, access, spatial, coord, proximity or feedback"
         );
     }
 

@@ -65,6 +65,15 @@ pub trait CandidateSource: Send + Sync {
     /// The source's name, which is also the name of its signal.
     fn name(&self) -> &str;
 
+    /// False when its configuration leaves it nothing to do (the [`Feedback`] source with
+    /// no weight): the engine then leaves it out of every mode, so it gives no signal and no
+    /// features. The default: true.
+    ///
+    /// [`Feedback`]: crate::Feedback
+    fn runs(&self) -> bool {
+        true
+    }
+
     /// True when it needs the query's embedding: it is then left out, and recall answers
     /// without it, when no model can run.
     fn needs_embedding(&self) -> bool {

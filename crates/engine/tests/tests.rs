@@ -156,7 +156,7 @@ fn a_weight_for_an_unregistered_ranker_is_refused_by_name() {
     assert!(err.to_string().contains("recall.weights.brevity"), "{err}");
     assert!(
         err.to_string()
-            .contains("bm25, vector, recency, access, spatial, coord or proximity"),
+            .contains("bm25, vector, recency, access, spatial, coord, proximity or feedback"),
         "{err}"
     );
 }
@@ -993,5 +993,69 @@ fn the_answerable_model_reads_how_many_memories_the_query_searched() {
         );
         let expected = 1.0 / (1.0 + (-(3.0 - n.ln_1p())).exp());
         assert!((r.answerable.unwrap() - expected).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn feedback_finds_what_the_best_matches_say_in_other_words_only_when_weighted() {
+    let memories = [
+        "sqlite lock: a second writer waits on the busy timeout, then retries",
+        "raise the busy timeout so a waiting writer retries",
+        "postgres connection pooling for many clients",
+        // Others, so that words of two memories are rare enough to count (BM25).
+        "prefer small focused commits",
+        "rebase onto main before merging",
+        "pin the toolchain in rust-toolchain.toml",
+        "log the request id with every error",
+    ];
+    let filter = Filter::default();
+    let query = Query::new("why does sqlite lock", &filter);
+    let mut config = Config::default();
+    config.recall.min_relevance = 0.0;
+    config.recall.feedback_docs = 1;
+    config.recall.feedback_terms = 4;
+    let mut without = Engine::from_config(config.clone()).unwrap();
+    config.recall.weights.set("feedback", 0.5);
+    let mut with = Engine::from_config(config).unwrap();
+
+    let mut server = TestServer::get();
+    let mut stores: Vec<(&str, Box<dyn MemoryStore>)> =
+        vec![("sqlite", Box::new(Store::open_in_memory().unwrap()))];
+    if let Some(server) = server.as_mut() {
+        stores.push(("postgres", Box::new(server.store())));
+    }
+    for (name, s) in &mut stores {
+        let batch = lessons(&memories);
+        without.remember(s, batch, &off()).unwrap();
+        let ids = |engine: &mut Engine, s: &mut Box<dyn MemoryStore>| -> Vec<MemoryId> {
+            let answer = engine.recall(s, &query, false).unwrap();
+            answer.recall.results.iter().map(|r| r.memory.id).collect()
+        };
+
+        // Off (weight 0, the default): no feedback signal, and the second memory, which
+        // holds no word of the query, is no candidate.
+        let gathered = without.candidates(s.as_ref(), &query).unwrap();
+        assert_eq!(gathered.signals, ["lexical"], "{name}");
+        assert_eq!(ids(&mut without, s), [1], "{name}");
+
+        // On: the first memory's other words (busy, timeout, writer, retries) find the
+        // second (and the first, whose words they are), nothing else.
+        let gathered = with.candidates(s.as_ref(), &query).unwrap();
+        let found: Vec<MemoryId> = gathered
+            .candidates
+            .scores("feedback")
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(found, [1, 2], "{name}");
+        let answer = with.recall(s, &query, false).unwrap();
+        let got: Vec<MemoryId> = answer.recall.results.iter().map(|r| r.memory.id).collect();
+        assert_eq!(got, [1, 2], "{name}");
+        assert!(
+            answer.recall.results[1]
+                .lists
+                .iter()
+                .any(|l| l.name == "feedback" && l.rank.is_some()),
+            "{name}"
+        );
     }
 }

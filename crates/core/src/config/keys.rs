@@ -261,6 +261,18 @@ pub const KEYS: &[Key] = &[
         |c| c.recall.session_window,
         |c, v| c.recall.session_window = v,
     ),
+    whole(
+        "recall.feedback_docs",
+        Domain::Count,
+        |c| c.recall.feedback_docs,
+        |c, v| c.recall.feedback_docs = v,
+    ),
+    whole(
+        "recall.feedback_terms",
+        Domain::Count,
+        |c| c.recall.feedback_terms,
+        |c, v| c.recall.feedback_terms = v,
+    ),
     number(
         "recall.min_relevance",
         Domain::Unit,

@@ -206,6 +206,13 @@ pub struct RecallConfig {
     pub session_context: f64,
     /// How many places before and after a memory in its session count as its neighbours.
     pub session_window: usize,
+    /// Pseudo-relevance feedback (the `feedback` source and list, fused by
+    /// `weights.feedback`, off at 0): how many of the query's best full-text matches are taken
+    /// as relevant.
+    pub feedback_docs: usize,
+    /// How many words the feedback query holds: those weighing most in the feedback matches
+    /// that the query does not hold.
+    pub feedback_terms: usize,
     /// Results whose estimated probability of relevance (see `calibration`) is below this are
     /// dropped; when none is left, recall returns nothing and says why. 0 keeps everything.
     ///
@@ -400,6 +407,8 @@ impl Default for RecallConfig {
             min_confidence: 0.3,
             session_context: 0.2,
             session_window: 2,
+            feedback_docs: 10,
+            feedback_terms: 10,
             min_relevance: 0.02,
             abstain_below: 0.0,
             calibration: Calibrations::default(),
@@ -437,6 +446,7 @@ impl Default for Weights {
                 ("proximity", 0.25),
                 ("recency", 0.0),
                 ("access", 0.4),
+                ("feedback", 0.0),
                 ("spatial", 1.0),
             ]
             .into_iter()
