@@ -16,7 +16,7 @@ use oro_mem_core::text::{self, is_stopword, query_terms, segments, Segment, LEXI
 use oro_mem_core::{Candidates, Memory, Query, Ranker, Ranking, Result};
 use rust_stemmers::{Algorithm, Stemmer};
 
-use crate::source::{CandidateSource, Found, Search, SourceContext};
+use crate::source::{CandidateSource, Search, SourceContext};
 
 /// The feedback source: the `terms` heaviest new words of the query's best `docs` full-text
 /// matches ([`expansion`]), searched for (BM25) to the `depth` best memories.
@@ -58,17 +58,7 @@ impl CandidateSource for Feedback {
         let hits = cx
             .store
             .lexical_candidates(&words.join(" "), cx.query.filter, self.depth)?;
-        Ok(Search {
-            found: hits
-                .into_iter()
-                .map(|(memory, score)| Found {
-                    id: memory.id,
-                    score,
-                    memory: Some(memory),
-                })
-                .collect(),
-            warnings: Vec::new(),
-        })
+        Ok(hits.into())
     }
 }
 

@@ -53,6 +53,23 @@ pub struct Search {
     pub warnings: Vec<String>,
 }
 
+impl From<Vec<(Memory, f64)>> for Search {
+    /// The memories a store's search read, with their scores, best first; no warnings.
+    fn from(hits: Vec<(Memory, f64)>) -> Search {
+        Search {
+            found: hits
+                .into_iter()
+                .map(|(memory, score)| Found {
+                    id: memory.id,
+                    score,
+                    memory: Some(memory),
+                })
+                .collect(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
 /// Finds candidates for a query and scores them: its scores are a per-query signal, named
 /// after the source, that rankers read ([`Ranker::signal`](oro_mem_core::Ranker::signal)).
 ///
@@ -134,17 +151,7 @@ impl CandidateSource for Lexical {
         let hits = cx
             .store
             .lexical_candidates(cx.query.text, cx.query.filter, self.depth)?;
-        Ok(Search {
-            found: hits
-                .into_iter()
-                .map(|(memory, score)| Found {
-                    id: memory.id,
-                    score,
-                    memory: Some(memory),
-                })
-                .collect(),
-            warnings: Vec::new(),
-        })
+        Ok(hits.into())
     }
 }
 
