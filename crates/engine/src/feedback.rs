@@ -2,11 +2,12 @@
 //! model, as Abdul-Jaleel et al. expand a query with it): the words the query's best
 //! full-text matches share beyond the query's own, searched for as a second query.
 //!
-//! A claim such as "ALDH1 expression is associated with poorer prognosis for breast cancer"
-//! finds abstracts that say "ALDH1"; the ones that matter may also say "stem cells" and
-//! "survival", which the claim does not. The best few full-text matches are taken as
-//! relevant, their words weighed by how much of each match they make up and how well the
-//! match scored, and the heaviest words the query does not hold become the feedback query.
+//! "why does sqlite lock" finds "sqlite lock: a second writer waits on the busy timeout, then
+//! retries", but not "raise the busy timeout so a waiting writer retries", which holds none
+//! of its words. The best few full-text matches are taken as relevant, their words weighed by
+//! how much of each match they make up and how well the match scored, and the heaviest words
+//! the query does not hold ("busy", "timeout", "writer", "retries") become the feedback query,
+//! which finds the second memory.
 //! Its BM25 scores are the [`Feedback::SIGNAL`] signal, a list of its own that
 //! `recall.weights.feedback` fuses with the others (0, the default, runs nothing).
 
@@ -86,8 +87,9 @@ impl Ranker for FeedbackRanker {
 /// (by stem) and stopwords, heaviest first.
 ///
 /// A match's share of the model is its score over the sum of the matches' scores (those
-/// above 0); a word's weight in a match is its count over the match's length, a summary's and
-/// tags' words counted as the index weighs their field ([`LEXICAL_FIELDS`]). Words of one stem
+/// above 0); a word's weight in a match is its count over the match's length, the words of a
+/// summary, tags, files and entities counted as the index weighs their field
+/// ([`LEXICAL_FIELDS`]). Words of one stem
 /// are one term, said by its most frequent form. Equal weights keep the order words were
 /// first seen in.
 pub fn expansion(query: &str, matches: &[(Memory, f64)], terms: usize) -> Vec<String> {
@@ -198,8 +200,14 @@ fn weighted_words(memory: &Memory) -> Vec<(String, u32)> {
     if let Some(summary) = &memory.summary {
         add(summary, weight("summary"));
     }
-    for tag in &memory.tags {
-        add(tag, weight("tags"));
+    for (field, values) in [
+        ("tags", &memory.tags),
+        ("files", &memory.files),
+        ("entities", &memory.entities),
+    ] {
+        for value in values {
+            add(value, weight(field));
+        }
     }
     counts
 }
@@ -229,14 +237,12 @@ mod tests {
             ),
             (memory(2, "A busy database retries; 42 x", None), 1.0),
         ];
-        // "locking" is the query's "locked" by stem; "the", "a", "42" and "x" are no words to
-        // search for. "busy" and "retries" are in both matches, the rest in one.
+        // "locked" and "write" are the query's "locking" and "writes" by stem; "the", "a",
+        // "42" and "x" are no words to search for. "busy" and "retries" are in both matches,
+        // the rest in one.
         let got = expansion("why is sqlite locking writes?", &matches, 3);
         assert_eq!(got, ["busy", "retries", "writers"]);
-        assert_eq!(
-            expansion("why is sqlite locking writes?", &matches, 0),
-            [""; 0]
-        );
+        assert!(expansion("why is sqlite locking writes?", &matches, 0).is_empty());
     }
 
     #[test]
@@ -264,10 +270,18 @@ mod tests {
     }
 
     #[test]
-    fn a_summarys_words_count_as_the_index_weighs_them() {
+    fn a_fields_words_count_as_the_index_weighs_them() {
         // Once in the summary (weight 3) outweighs twice in the text.
         let matches = [(memory(1, "protein protein binding", Some("kinase")), 1.0)];
         assert_eq!(expansion("query", &matches, 1), ["kinase"]);
+        // A file's words (weight 2) outweigh once in the text, and tie with twice, where the
+        // text, read first, goes first.
+        let mut m = memory(2, "chunk chunk read", None);
+        m.files = vec!["src/vectors.rs".into()];
+        assert_eq!(
+            expansion("query", &[(m, 1.0)], 4),
+            ["chunk", "src", "vectors", "rs"]
+        );
     }
 
     #[test]
