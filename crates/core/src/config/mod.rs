@@ -497,17 +497,16 @@ pub struct Calibrations {
 
 impl Default for Calibrations {
     /// The models fitted by `oro-mem eval --fit-calibration` on SciFact train and LoCoMo dev
-    /// (the best 20 candidates of every judged query, plus those of unrelated queries asked
-    /// of each store, all irrelevant; `scripts/fit-calibration`. FTS mode's: the other
-    /// dataset's questions, LoCoMo dev's of SciFact and SciFact train's of LoCoMo, and the
-    /// stores of ten and a hundred turns of `scripts/small-stores` too. Hybrid mode's, fitted
-    /// before the script asked questions: 300 titles or first sentences of the other corpus;
-    /// refitted with the questions, its answerable model withheld a small store's answer, see
-    /// the README), for the default fuser
-    /// (`weighted_max`), weights (`coord` and `proximity` included), session context and
-    /// embeddings with session context (`embedding.session_context`); see the README's
-    /// "Retrieval quality" for how they score on queries they were not fitted on. They leave out the raw BM25
-    /// score (`lexical`), which depends on the store's size.
+    /// (the best 20 candidates of every judged query, plus those of unrelated queries asked of
+    /// each store, all irrelevant; `scripts/fit-calibration`. FTS mode's: the other dataset's
+    /// questions, LoCoMo dev's of SciFact and SciFact train's of LoCoMo, and the stores of ten
+    /// and a hundred turns of `scripts/small-stores` too. Hybrid mode's, fitted before the
+    /// script asked questions: 300 titles or first sentences of the other corpus; refitted with
+    /// the questions, its answerable model withheld a small store's answer, see the README),
+    /// for the default fuser (`weighted_max`), weights (`coord` and `proximity` included),
+    /// session context and embeddings with session context (`embedding.session_context`); see
+    /// the README's "Retrieval quality" for how they score on queries they were not fitted on.
+    /// They leave out the raw BM25 score (`lexical`), which depends on the store's size.
     /// Vector-only mode, a measuring mode, has none.
     fn default() -> Calibrations {
         Calibrations {
