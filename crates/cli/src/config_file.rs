@@ -167,6 +167,7 @@ fallback_to_fts = true
 [recall]
 depth = 50              # lexical candidates fetched before ranking
 vector_depth = 50       # (hybrid) nearest-embedding candidates joined with the lexical ones
+score_all_lexically = true  # every candidate gets its BM25 score, not only the best `depth` matches
 max_results = 3         # at most this many memories per recall (1 to 100)
 budget_tokens = 500     # token budget for recalled content (tokens = bytes / 4)
 scoring = "fused"       # "fused" (rankers + fusion) or "simple" (min(1, bm25/25) x confidence x decay)

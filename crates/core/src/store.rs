@@ -290,6 +290,16 @@ pub trait CandidateSearch: MemoryRead {
         depth: usize,
     ) -> Result<Vec<(Memory, f64)>>;
 
+    /// The lexical score [`lexical_candidates`](Self::lexical_candidates) gives each of `ids`
+    /// that matches `text`'s words, however far down its list: for candidates found
+    /// otherwise. Ids that match none of the words, or that the store does not hold, are left
+    /// out; the rest come in the order of `ids`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
+    fn lexical_scores(&self, text: &str, ids: &[MemoryId]) -> Result<Vec<(MemoryId, f64)>>;
+
     /// The `depth` memories under `filter` whose embeddings by `model` are nearest to `query`
     /// (unit length), with their exact cosine.
     ///
@@ -618,6 +628,10 @@ impl<T: MemoryStore + ?Sized> CandidateSearch for Box<T> {
         depth: usize,
     ) -> Result<Vec<(Memory, f64)>> {
         (**self).lexical_candidates(text, filter, depth)
+    }
+
+    fn lexical_scores(&self, text: &str, ids: &[MemoryId]) -> Result<Vec<(MemoryId, f64)>> {
+        (**self).lexical_scores(text, ids)
     }
 
     fn vector_candidates(

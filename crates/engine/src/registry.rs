@@ -71,7 +71,8 @@ impl std::fmt::Debug for Registry {
 impl Default for Registry {
     /// The built-in plug-ins:
     ///
-    /// - sources `lexical` (FTS5 BM25, `recall.depth`), `vector` (nearest embeddings,
+    /// - sources `lexical` (FTS5 BM25, `recall.depth`; with `recall.score_all_lexically`, it
+    ///   also scores the candidates other sources found), `vector` (nearest embeddings,
     ///   `recall.vector_depth`, gated at `recall.min_similarity`) and `feedback`
     ///   (pseudo-relevance feedback, `recall.feedback_docs` and `recall.feedback_terms`, which
     ///   searches only when `recall.weights.feedback` is above 0); `fts` mode runs the first
@@ -85,6 +86,7 @@ impl Default for Registry {
             .source("lexical", |c| {
                 Ok(Box::new(Lexical {
                     depth: c.recall.depth,
+                    score_others: c.recall.score_all_lexically,
                 }))
             })
             .source("vector", |c| {

@@ -135,11 +135,16 @@ pub trait CandidateSource: Send + Sync {
     }
 }
 
-/// The full-text source: FTS5 BM25 over the query's words, the best `depth`.
+/// The full-text source: FTS5 BM25 over the query's words, the best `depth`; with
+/// `score_others`, it also gives every other candidate that holds one of the words its BM25
+/// score, as the embedding source gives every candidate its cosine.
 #[derive(Clone, Copy, Debug)]
 pub struct Lexical {
     /// Candidates fetched.
     pub depth: usize,
+    /// Whether candidates other sources found get their BM25 score (else none, which fuses
+    /// as 0).
+    pub score_others: bool,
 }
 
 impl CandidateSource for Lexical {
@@ -152,6 +157,13 @@ impl CandidateSource for Lexical {
             .store
             .lexical_candidates(cx.query.text, cx.query.filter, self.depth)?;
         Ok(hits.into())
+    }
+
+    fn score(&self, cx: &SourceContext<'_>, ids: &[MemoryId]) -> Result<Vec<(MemoryId, f64)>> {
+        if !self.score_others {
+            return Ok(Vec::new());
+        }
+        cx.store.lexical_scores(cx.query.text, ids)
     }
 }
 

@@ -1059,3 +1059,73 @@ fn feedback_finds_what_the_best_matches_say_in_other_words_only_when_weighted() 
         );
     }
 }
+
+#[test]
+fn a_candidate_found_by_its_embedding_gets_its_bm25_score_unless_configured_not_to() {
+    let memories = [
+        "sqlite busy timeout: raise it so a waiting writer retries",
+        "a writer waits on the lock another sqlite connection holds",
+        "prefer small focused commits",
+        "rebase onto main before merging",
+        "pin the toolchain in rust-toolchain.toml",
+    ];
+    let model = Engine::from_config(Config::default())
+        .unwrap()
+        .embedder()
+        .expect("the model (run scripts/fetch-model)");
+    let filter = Filter::default();
+    let query = Query::new("sqlite busy timeout", &filter);
+    let mut config = hybrid_config(Config::default().embedding.session_context);
+    // One full-text candidate; every memory a candidate by its embedding.
+    config.recall.depth = 1;
+    config.recall.vector_depth = 10;
+    config.recall.min_similarity = 0.0;
+    let mut with = Engine::from_config(config.clone())
+        .unwrap()
+        .with_embedder(model.clone());
+    config.recall.score_all_lexically = false;
+    let mut without = Engine::from_config(config)
+        .unwrap()
+        .with_embedder(model.clone());
+
+    let mut server = TestServer::get();
+    let mut stores: Vec<(&str, Box<dyn MemoryStore>)> =
+        vec![("sqlite", Box::new(Store::open_in_memory().unwrap()))];
+    if let Some(server) = server.as_mut() {
+        stores.push(("postgres", Box::new(server.store())));
+    }
+    for (name, s) in &mut stores {
+        with.remember(s, lessons(&memories), &off()).unwrap();
+        let searched: Vec<(MemoryId, f64)> = s
+            .lexical_candidates(query.text, &filter, 10)
+            .unwrap()
+            .into_iter()
+            .map(|(m, score)| (m.id, score))
+            .collect();
+        assert_eq!(
+            searched.iter().map(|&(id, _)| id).collect::<Vec<_>>(),
+            [1, 2],
+            "{name}: the second holds one word of the query"
+        );
+        let lexical = |engine: &mut Engine| -> Vec<(MemoryId, f64)> {
+            let gathered = engine.candidates(s.as_ref(), &query).unwrap();
+            assert_eq!(gathered.candidates.len(), memories.len(), "{name}");
+            let mut scores: Vec<_> = gathered.candidates.scores("lexical").collect();
+            scores.sort_by_key(|&(id, _)| id);
+            scores
+        };
+        // Only the best full-text match has a BM25 score...
+        assert_eq!(lexical(&mut without), searched[..1], "{name}");
+        // ...unless every candidate gets its own: the second, found by its embedding, the
+        // score the full-text search gives it further down; those without a word, none.
+        let scored = lexical(&mut with);
+        assert_eq!(scored.len(), 2, "{name}");
+        for ((id, score), (want, at)) in scored.iter().zip(&searched) {
+            assert_eq!(id, want, "{name}");
+            assert!(
+                (score - at).abs() <= 1e-9 * at,
+                "{name}: {score} against {at}"
+            );
+        }
+    }
+}

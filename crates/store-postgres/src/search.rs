@@ -201,6 +201,30 @@ impl Store {
             .collect()
     }
 
+    /// The score [`Store::lexical_candidates`] gives each of `ids` that matches `text`'s
+    /// words, however far down its list, in the order of `ids`: read from their postings
+    /// alone.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails.
+    pub fn lexical_scores(&self, text: &str, ids: &[MemoryId]) -> Result<Vec<(MemoryId, f64)>> {
+        let keys = self.analyzer.query(&query_terms(text))?;
+        if keys.is_empty() || ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut p = Params::default();
+        let terms = p.add(keys);
+        let of = format!("p.memory_id = ANY({})", p.add(ids.to_vec()));
+        let sql = format!("{} SELECT id, score FROM s", bm25_with(&terms, &of, None));
+        let rows = self.query(&sql, &p.refs(), "cannot search memories")?;
+        let found: HashMap<MemoryId, f64> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+        Ok(ids
+            .iter()
+            .filter_map(|id| found.get(id).map(|&s| (*id, s)))
+            .collect())
+    }
+
     /// The `depth` memories under `filter` whose embeddings by `model` are nearest to `query`,
     /// with their exact cosine, best first: pgvector's HNSW index (cosine) finds them,
     /// searching on past filtered-out rows (`hnsw.iterative_scan`), and each is rescored from

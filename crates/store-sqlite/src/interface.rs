@@ -43,6 +43,10 @@ impl CandidateSearch for Store {
         Store::lexical_candidates(self, text, filter, depth)
     }
 
+    fn lexical_scores(&self, text: &str, ids: &[MemoryId]) -> Result<Vec<(MemoryId, f64)>> {
+        Store::lexical_scores(self, text, ids)
+    }
+
     fn vector_candidates(
         &self,
         model: &str,

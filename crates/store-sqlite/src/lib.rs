@@ -59,6 +59,7 @@ mod fts5;
 mod interface;
 mod mirror;
 pub mod quant;
+mod rescore;
 mod row;
 mod schema;
 mod search;

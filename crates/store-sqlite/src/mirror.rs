@@ -91,7 +91,7 @@ fn data_block(conn: &Connection, id: i64) -> Result<Option<Vec<u8>>> {
 }
 
 /// FTS5's row count and token total, from its averages record.
-fn totals(conn: &Connection) -> Result<(i64, i64)> {
+pub(crate) fn totals(conn: &Connection) -> Result<(i64, i64)> {
     let Some(block) = data_block(conn, AVERAGES_ID)? else {
         return Ok((0, 0));
     };
@@ -145,7 +145,7 @@ impl Postings {
 
 /// One term's part of a row's BM25 score, as `fts5Bm25Function` computes it: the same
 /// operations in the same order, so the same floating-point number.
-fn part(idf: f64, f: f64, d: f64, avgdl: f64) -> f64 {
+pub(crate) fn part(idf: f64, f: f64, d: f64, avgdl: f64) -> f64 {
     idf * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)))
 }
 
@@ -170,7 +170,7 @@ fn accumulate(
 }
 
 /// `fts5Bm25GetData`'s IDF: `log((nRow - nHit + 0.5) / (nHit + 0.5))`, at least 1e-6.
-fn idf(rows: i64, hits: usize) -> f64 {
+pub(crate) fn idf(rows: i64, hits: usize) -> f64 {
     let hits = i64::try_from(hits).unwrap_or(i64::MAX);
     let idf = (((rows - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
     if idf <= 0.0 {
@@ -314,10 +314,9 @@ impl Mirror {
     /// The index term of each phrase of `query`, with its rows read; `None` when a phrase is
     /// not one term (a CJK bigram is two), which the mirror leaves to FTS5.
     fn query_terms(&mut self, conn: &Connection, query: &[Term]) -> Result<Option<Vec<String>>> {
-        let terms = self.analyzer.query(query)?;
-        if terms.len() != query.len() || terms.iter().any(|t| t.contains(' ')) {
+        let Some(terms) = single_terms(&self.analyzer, query)? else {
             return Ok(None);
-        }
+        };
         for term in &terms {
             self.read_term(conn, term)?;
         }
@@ -359,6 +358,44 @@ impl Mirror {
             ));
         }
         Ok(Some(hits))
+    }
+
+    /// The score FTS5's `rank` gives (negated) each of `ids` that matches the OR of `query`'s
+    /// phrases, in the order of `ids`; `None` when the mirror leaves this query to FTS5.
+    pub(crate) fn scores_of(
+        &mut self,
+        conn: &Connection,
+        query: &[Term],
+        ids: &[MemoryId],
+    ) -> Result<Option<Vec<(MemoryId, f64)>>> {
+        if self.broken {
+            return Ok(None);
+        }
+        let Some(terms) = self.query_terms(conn, query)? else {
+            return Ok(None);
+        };
+        let avgdl = self.tokens as f64 / self.rows as f64;
+        let lists: Vec<(&Postings, f64)> = terms
+            .iter()
+            .map(|t| {
+                let p = &self.postings[t];
+                (p, idf(self.rows, p.rows.len()))
+            })
+            .collect();
+        Ok(Some(
+            ids.iter()
+                .filter_map(|&id| {
+                    let row = slot(id);
+                    let d = f64::from(self.len(row));
+                    // Summed in the order of the query's phrases, as `ranked` sums.
+                    lists
+                        .iter()
+                        .filter_map(|&(p, idf)| Some(part(idf, p.freq(row)?, d, avgdl)))
+                        .reduce(|a, b| a + b)
+                        .map(|score| (id, score))
+                })
+                .collect(),
+        ))
     }
 
     /// Reads `term`'s rows from the index, unless they are here already.
@@ -572,6 +609,16 @@ impl Mirror {
     }
 }
 
+/// The index term of each phrase of `query`, in order; `None` when a phrase is not one term
+/// (a CJK bigram is two, an FTS5 phrase whose rows no term's list gives) or is no term at all.
+pub(crate) fn single_terms(analyzer: &Analyzer, query: &[Term]) -> Result<Option<Vec<String>>> {
+    let terms = analyzer.query(query)?;
+    if terms.len() != query.len() || terms.iter().any(|t| t.contains(' ')) {
+        return Ok(None);
+    }
+    Ok(Some(terms))
+}
+
 /// A rowid as an index into the mirror's vectors. Rowids of memories are positive and far
 /// below `u32::MAX` (one per memory ever written); a larger one is refused when read.
 fn slot(id: i64) -> u32 {
@@ -780,6 +827,78 @@ mod tests {
             for (i, q) in queries.iter().enumerate() {
                 let q = text(q);
                 prop_assert_eq!(search(&warm, &q), search(&cold, &q), "{}", q);
+                if let Some(words) = later.get(i) {
+                    for s in [&mut warm, &mut cold] {
+                        s.remember(memory(words, &[], true, 0.5), &off).unwrap();
+                    }
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// The BM25 score of given memories, warm (from the mirror) or cold (from the index's
+        /// term counts and each memory's text, or through FTS5 for a CJK bigram), is the one
+        /// FTS5's `rank` gives them, to the bit, in the order asked, leaving out memories
+        /// without a word of the query, forgotten ones and ids never written; also after
+        /// writes between queries.
+        #[test]
+        fn lexical_scores_are_fts5s(
+            docs in prop::collection::vec(
+                (prop::collection::vec(0..WORDS.len(), 1..8),
+                 prop::collection::vec(0..WORDS.len(), 0..3)),
+                1..50,
+            ),
+            forgotten in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+            later in prop::collection::vec(prop::collection::vec(0..WORDS.len(), 1..8), 0..4),
+            queries in prop::collection::vec(prop::collection::vec(0..WORDS.len(), 1..5), 1..6),
+            asked in prop::collection::vec(any::<prop::sample::Index>(), 1..12),
+        ) {
+            let off = DedupConfig { enabled: false, ..DedupConfig::default() };
+            let mut warm = Store::open_in_memory().unwrap();
+            warm.set_warm(true);
+            let mut cold = Store::open_in_memory().unwrap();
+            for (words, about) in &docs {
+                for s in [&mut warm, &mut cold] {
+                    s.remember(memory(words, about, true, 0.5), &off).unwrap();
+                }
+            }
+            let forgotten: std::collections::BTreeSet<MemoryId> =
+                forgotten.iter().map(|i| i.index(docs.len()) as i64 + 1).collect();
+            for &id in &forgotten {
+                for s in [&mut warm, &mut cold] {
+                    s.forget(id).unwrap();
+                }
+            }
+            // Two ids past the last memory: never written.
+            let ids: Vec<MemoryId> =
+                asked.iter().map(|i| i.index(docs.len() + 2) as i64 + 1).collect();
+            for (i, q) in queries.iter().enumerate() {
+                let q = text(q);
+                let fts = crate::fts5::fts5_query(&q).expect("words");
+                let ranked: HashMap<MemoryId, f64> = cold
+                    .conn
+                    .prepare("SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH ?1")
+                    .unwrap()
+                    .query_map([&fts], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .unwrap()
+                    .collect::<rusqlite::Result<_>>()
+                    .unwrap();
+                let expected: Vec<(MemoryId, u64)> = ids
+                    .iter()
+                    .filter_map(|id| Some((*id, ranked.get(id)?.to_bits())))
+                    .collect();
+                for s in [&warm, &cold] {
+                    let got: Vec<(MemoryId, u64)> = s
+                        .lexical_scores(&q, &ids)
+                        .unwrap()
+                        .into_iter()
+                        .map(|(id, score)| (id, score.to_bits()))
+                        .collect();
+                    prop_assert_eq!(&got, &expected, "{} (warm: {})", q, s.warm);
+                }
                 if let Some(words) = later.get(i) {
                     for s in [&mut warm, &mut cold] {
                         s.remember(memory(words, &[], true, 0.5), &off).unwrap();

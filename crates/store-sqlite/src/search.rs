@@ -12,6 +12,7 @@ use crate::filter::Where;
 use crate::fts5::fts5_query;
 use crate::mirror::Mirror;
 use crate::quant::{dot_f32, TopK};
+use crate::rescore;
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
 use crate::store::{to_i64, SqlContext, Store};
 use crate::vectors;
@@ -71,6 +72,58 @@ impl Store {
             .context("cannot search")?;
         rows.collect::<rusqlite::Result<Vec<_>>>()
             .context("cannot search")
+    }
+
+    /// The score [`Store::lexical_candidates`] gives each of `ids` that matches `text`'s
+    /// words, however far down its list, in the order of `ids`: from the mirror of a warm
+    /// store, else from the index's term counts and each memory's own text (see
+    /// [`crate::rescore`]); a query with a CJK bigram, or an index of an older schema opened
+    /// read-only, through FTS5, every match ranked.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when SQLite fails.
+    pub fn lexical_scores(&self, text: &str, ids: &[MemoryId]) -> Result<Vec<(MemoryId, f64)>> {
+        let query = query_terms(text);
+        let Some(fts) = fts5_query(text).filter(|_| !ids.is_empty() && !query.is_empty()) else {
+            return Ok(Vec::new());
+        };
+        // One snapshot for the statistics and the rows.
+        let tx = self
+            .conn
+            .unchecked_transaction()
+            .context("cannot start a read transaction")?;
+        let scores = if self.warm {
+            let mut mirror = self.mirror.borrow_mut();
+            let m = Mirror::current(&mut mirror, &tx)?;
+            let scores = m.scores_of(&tx, &query, ids)?;
+            m.trim();
+            scores
+        } else if self.indexes_every_field() {
+            rescore::scores(&tx, self.analyzer()?, &query, ids)?
+        } else {
+            None
+        };
+        if let Some(scores) = scores {
+            return Ok(scores);
+        }
+        let wanted: HashSet<MemoryId> = ids.iter().copied().collect();
+        let mut stmt = tx
+            .prepare_cached("SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH ?1")
+            .context("cannot search")?;
+        let found: HashMap<MemoryId, f64> = stmt
+            .query_map([fts], |r| Ok((r.get(0)?, r.get(1)?)))
+            .context("cannot search")?
+            .filter(|r| match r {
+                Ok((id, _)) => wanted.contains(id),
+                Err(_) => true,
+            })
+            .collect::<rusqlite::Result<_>>()
+            .context("cannot search")?;
+        Ok(ids
+            .iter()
+            .filter_map(|id| Some((*id, *found.get(id)?)))
+            .collect())
     }
 
     /// The `depth` memories under `filter` whose embeddings (made by `model`) are nearest to

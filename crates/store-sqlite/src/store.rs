@@ -1,7 +1,7 @@
 //! [`Store`]: opening a memory database, reading, listing and updating memories, statistics.
 //! Writing new memories is in `write.rs`, finding candidates for recall in `search.rs`.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -13,6 +13,7 @@ use rusqlite::{
     params, params_from_iter, Connection, OpenFlags, OptionalExtension, TransactionBehavior,
 };
 
+use crate::analyze::Analyzer;
 use crate::filter::Where;
 use crate::mirror::{self, Mirror};
 use crate::row::{memory_from_row, MEMORY_COLUMNS};
@@ -64,6 +65,11 @@ fn is_read_only(e: &rusqlite::Error) -> bool {
 /// reading uses is there from this version on (later versions add only what writers use).
 pub const READ_ONLY_FROM: u32 = 4;
 
+/// The first schema whose full-text index has a column per field of
+/// [`LEXICAL_FIELDS`](oro_mem_core::text::LEXICAL_FIELDS), weighted as it says; a store opened
+/// read-only may be older.
+pub(crate) const FIELDS_FROM: u32 = 9;
+
 /// Lets this build read a schema from before version 9 (no `summary`, `files`, `entities` or
 /// `return_count` columns; before version 8, no `session` either) without writing to it: a
 /// temporary view named `memories`, which SQLite resolves before the table of the same name,
@@ -72,7 +78,7 @@ pub const READ_ONLY_FROM: u32 = 4;
 /// it lives in memory.
 pub(crate) fn shim_older_schema(conn: &Connection, version: u32) -> Result<()> {
     let missing = match version {
-        9.. => return Ok(()),
+        FIELDS_FROM.. => return Ok(()),
         8 => "NULL AS summary, '[]' AS files, '[]' AS entities, access_count AS return_count",
         _ => {
             "NULL AS session, NULL AS summary, '[]' AS files, '[]' AS entities, \
@@ -202,6 +208,9 @@ pub struct Store {
     pub(crate) warm: bool,
     /// The counts [`Store::count_up_to`] made since the database last changed.
     counts: RefCell<Counts>,
+    /// The index's tokenizer, for scoring given memories ([`Store::lexical_scores`]), made
+    /// when first needed.
+    analyzer: OnceCell<Analyzer>,
 }
 
 /// Counts of memories by filter, valid while the database is as it was when they were made:
@@ -381,9 +390,25 @@ impl Store {
             read_only,
             mirror: RefCell::new(None),
             counts: RefCell::default(),
+            analyzer: OnceCell::new(),
             mirror_enabled: true,
             warm: false,
         })
+    }
+
+    /// True when the full-text index is of this build's schema (a store opened read-only
+    /// keeps its own), with a column per lexical field.
+    pub(crate) fn indexes_every_field(&self) -> bool {
+        !self.read_only || self.migrated_from >= FIELDS_FROM
+    }
+
+    /// The index's tokenizer, made on first use.
+    pub(crate) fn analyzer(&self) -> Result<&Analyzer> {
+        if let Some(a) = self.analyzer.get() {
+            return Ok(a);
+        }
+        let a = Analyzer::new()?;
+        Ok(self.analyzer.get_or_init(|| a))
     }
 
     /// True after [`Store::set_warm`]`(true)`.

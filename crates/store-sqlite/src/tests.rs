@@ -369,6 +369,11 @@ fn a_store_opened_read_only_reads_and_refuses_every_write() {
     let mut s = Store::open_read_only(&path).unwrap();
     assert!(s.is_read_only());
     assert_eq!(s.get(1).unwrap().content, "pyright needs the venv");
+    let found = s
+        .lexical_candidates("venv pyright", &Filter::default(), 5)
+        .unwrap();
+    let scored = s.lexical_scores("venv pyright", &[2, 1]).unwrap();
+    assert_eq!(scored, [(1, found[0].1)], "scored as found");
     let err = s
         .remember_batch(vec![lesson("another")], &no_dedup())
         .unwrap_err();
@@ -417,6 +422,8 @@ fn a_store_before_sessions_is_read_read_only_and_merged_from_unchanged() {
         .lexical_candidates("pyright venv", &Filter::default(), 5)
         .unwrap();
     assert_eq!(ids(&found), [1], "full-text search reads through the shim");
+    let scored = s.lexical_scores("pyright venv", &[1]).unwrap();
+    assert_eq!(scored, [(1, found[0].1)], "scored as found, by FTS5");
     let in_session = Filter {
         session: Some("s".into()),
         ..Filter::default()

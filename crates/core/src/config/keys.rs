@@ -225,6 +225,9 @@ pub const KEYS: &[Key] = &[
         |c| c.recall.vector_depth,
         |c, v| c.recall.vector_depth = v,
     ),
+    flag("recall.score_all_lexically", |c, v| {
+        c.recall.score_all_lexically = v;
+    }),
     number(
         "recall.simple_min_score",
         Domain::NonNegative,

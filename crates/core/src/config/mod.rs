@@ -183,6 +183,12 @@ pub struct RecallConfig {
     /// Vector candidates fetched in hybrid mode (the nearest by cosine), joined with the
     /// `depth` lexical ones.
     pub vector_depth: usize,
+    /// Every candidate gets its BM25 score, also one that only another source found (the
+    /// nearest embeddings) below the best `depth` full-text matches, as every candidate gets
+    /// its cosine; false: only those `depth` have one, and the others score 0 in the `bm25`
+    /// list. True lifted hybrid nDCG@10 on LoCoMo dev (0.5728 → 0.5791) and SciFact train
+    /// (0.7421 → 0.7428), so on both sets before it was tried on SciFact test.
+    pub score_all_lexically: bool,
     /// Results scoring below this are dropped, simple scoring.
     pub simple_min_score: f64,
     /// A candidate that does not match the query's words is kept only if the cosine between
@@ -400,6 +406,7 @@ impl Default for RecallConfig {
             min_score: 0.005,
             hybrid_min_score: 0.01,
             vector_depth: 50,
+            score_all_lexically: true,
             simple_min_score: 0.05,
             min_similarity: 0.3,
             near_duplicate: 0.8,

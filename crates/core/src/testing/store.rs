@@ -46,6 +46,7 @@ pub fn store_conformance<S: MemoryStore>(mut make: impl FnMut() -> S) {
     filters_restrict_listing_counting_and_search(&mut make());
     every_filter_field_selects_what_it_says(&mut make());
     lexical_search_ranks_and_never_fails_on_text(&mut make());
+    lexical_scores_are_the_search_s(&mut make());
     files_entities_and_summary_are_searched_with_their_weights(&mut make());
     writes_change_what_they_say(&mut make());
     invalid_batches_write_nothing(&mut make());
@@ -1039,6 +1040,58 @@ fn lexical_search_ranks_and_never_fails_on_text<S: CandidateSearch + MemoryWrite
             .is_empty(),
         "depth 0 finds nothing"
     );
+}
+
+fn lexical_scores_are_the_search_s<S: CandidateSearch + MemoryWrite>(s: &mut S) {
+    let ids = insert(
+        s,
+        vec![
+            NewMemory::new("connection pool exhausted under load", MemoryType::Lesson),
+            NewMemory::new("prefer small focused commits", MemoryType::Pattern),
+            NewMemory::new(
+                "pool the connections; a pool per worker",
+                MemoryType::Pattern,
+            )
+            .tags(["pool".to_string()]),
+            NewMemory::new("load tests before a release", MemoryType::Lesson)
+                .summary("connection load"),
+        ],
+    );
+    let query = "connection pool load";
+    let found: Vec<(crate::MemoryId, f64)> = s
+        .lexical_candidates(query, &Filter::default(), 10)
+        .expect("search")
+        .into_iter()
+        .map(|(m, score)| (m.id, score))
+        .collect();
+    assert_eq!(found.len(), 3, "three memories hold a word of {query:?}");
+    // Asked out of order, with a memory holding none of the words and an id never written.
+    let asked = [ids[3], 999_999, ids[1], ids[0], ids[2]];
+    let expected: Vec<(crate::MemoryId, f64)> = asked
+        .iter()
+        .filter_map(|id| found.iter().find(|(f, _)| f == id).copied())
+        .collect();
+    let scored = s.lexical_scores(query, &asked).expect("lexical scores");
+    assert_eq!(
+        scored.len(),
+        expected.len(),
+        "scored {scored:?}, found {found:?}"
+    );
+    for ((id, score), (want, at)) in scored.iter().zip(&expected) {
+        assert_eq!(id, want, "in the order asked");
+        assert!(
+            (score - at).abs() <= 1e-9 * at.abs(),
+            "memory {id} scored {score}, found with {at}"
+        );
+    }
+    for (text, asked) in [("", &ids[..]), ("the of and", &ids[..]), (query, &[][..])] {
+        assert!(
+            s.lexical_scores(text, asked)
+                .expect("lexical scores")
+                .is_empty(),
+            "nothing to score for {text:?} and {asked:?}"
+        );
+    }
 }
 
 fn writes_change_what_they_say<S: CandidateSearch + MemoryWrite>(s: &mut S) {
