@@ -82,6 +82,34 @@ fn is_cjk_token(token: &str) -> bool {
     matches!((chars.next(), chars.next()), (Some(c), None) if is_cjk(c))
 }
 
+/// A memory's [`Document`] from its tokens `(row, column, token)`, in order of column and
+/// position.
+fn document_of(tokens: &[(i64, String, String)]) -> Document {
+    let mut counts: HashMap<String, i32> = HashMap::new();
+    let mut previous: Option<&str> = None;
+    for (_, column, token) in tokens {
+        let weight = LEXICAL_FIELDS
+            .iter()
+            .find(|(name, _)| name == column)
+            .map_or(1, |&(_, w)| i32::try_from(w).unwrap_or(i32::MAX));
+        *counts.entry(token.clone()).or_default() += weight;
+        // The instance table lists every position, so consecutive rows are adjacent; a CJK
+        // bigram is a phrase of the text's own.
+        if let Some(p) = previous.filter(|p| column == "body" && is_cjk_token(p)) {
+            if is_cjk_token(token) {
+                *counts.entry(bigram(p, token)).or_default() += 1;
+            }
+        }
+        previous = (column == "body").then_some(token.as_str());
+    }
+    let mut terms: Vec<(String, i32)> = counts.into_iter().collect();
+    terms.sort_unstable();
+    Document {
+        len: i32::try_from(tokens.len()).unwrap_or(i32::MAX),
+        terms,
+    }
+}
+
 impl Analyzer {
     /// An analyzer, with its in-memory database.
     ///
@@ -145,35 +173,36 @@ impl Analyzer {
     ///
     /// [`ErrorKind::Storage`] when SQLite fails.
     pub fn document(&self, fields: &Fields<'_>) -> Result<Document> {
-        let spaced = spaced_cjk(fields.content);
-        let body = Fields {
-            content: spaced.as_deref().unwrap_or(fields.content),
-            ..*fields
-        };
-        self.tokens(&[body], |tokens| {
-            let mut counts: HashMap<String, i32> = HashMap::new();
-            let mut previous: Option<&str> = None;
-            for (_, column, token) in &tokens {
-                let weight = LEXICAL_FIELDS
-                    .iter()
-                    .find(|(name, _)| name == column)
-                    .map_or(1, |&(_, w)| i32::try_from(w).unwrap_or(i32::MAX));
-                *counts.entry(token.clone()).or_default() += weight;
-                // The instance table lists every position, so consecutive rows are adjacent;
-                // a CJK bigram is a phrase of the text's own.
-                if let Some(p) = previous.filter(|p| column == "body" && is_cjk_token(p)) {
-                    if is_cjk_token(token) {
-                        *counts.entry(bigram(p, token)).or_default() += 1;
-                    }
-                }
-                previous = (column == "body").then_some(token.as_str());
+        let mut docs = self.documents(std::slice::from_ref(fields))?;
+        Ok(docs.pop().expect("one document per memory"))
+    }
+
+    /// The terms of each memory of `memories`, in order: [`Analyzer::document`] of each, in
+    /// one pass.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when SQLite fails.
+    pub fn documents(&self, memories: &[Fields<'_>]) -> Result<Vec<Document>> {
+        let spaced: Vec<Option<String>> = memories.iter().map(|f| spaced_cjk(f.content)).collect();
+        let bodies: Vec<Fields<'_>> = memories
+            .iter()
+            .zip(&spaced)
+            .map(|(f, s)| Fields {
+                content: s.as_deref().unwrap_or(f.content),
+                ..*f
+            })
+            .collect();
+        self.tokens(&bodies, |tokens| {
+            let mut docs = Vec::with_capacity(memories.len());
+            let mut rest = tokens.as_slice();
+            for row in 1..=memories.len() as i64 {
+                let n = rest.iter().take_while(|(r, _, _)| *r == row).count();
+                let (own, after) = rest.split_at(n);
+                docs.push(document_of(own));
+                rest = after;
             }
-            let mut terms: Vec<(String, i32)> = counts.into_iter().collect();
-            terms.sort_unstable();
-            Document {
-                len: i32::try_from(tokens.len()).unwrap_or(i32::MAX),
-                terms,
-            }
+            docs
         })
     }
 
@@ -275,6 +304,25 @@ mod tests {
             a.query(&query_terms("数据库 locks")).unwrap(),
             ["数 据", "据 库", "lock"]
         );
+    }
+
+    proptest! {
+        /// Memories analyzed together are analyzed as each alone, one without a token among
+        /// them included.
+        #[test]
+        fn documents_are_each_document(
+            texts in prop::collection::vec("[a-zA-Zé数据库 .,-]{1,40}", 0..6),
+            summaries in prop::collection::vec("[a-z ]{0,12}", 6),
+        ) {
+            let a = Analyzer::new().unwrap();
+            let fields: Vec<Fields<'_>> = texts
+                .iter()
+                .zip(&summaries)
+                .map(|(t, s)| Fields { content: t, tags: "[]", summary: s, ..Fields::default() })
+                .collect();
+            let alone: Vec<Document> = fields.iter().map(|f| a.document(f).unwrap()).collect();
+            prop_assert_eq!(a.documents(&fields).unwrap(), alone);
+        }
     }
 
     proptest! {

@@ -19,9 +19,25 @@ use crate::analyze::{Analyzer, Fields};
 use crate::mirror::{idf, part, single_terms, totals};
 use crate::store::SqlContext;
 
+/// Makes the `fts5vocab` table [`scores`] reads, unless it is there. Outside a transaction:
+/// made in one, it would go when the transaction ends, and each making of it changes the
+/// schema, which prepares every statement again.
+///
+/// # Errors
+///
+/// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when SQLite fails.
+pub(crate) fn make_vocabulary(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.oro_fts_row \
+         USING fts5vocab(main, memories_fts, row)",
+    )
+    .context("cannot read the full-text index")
+}
+
 /// The score FTS5's `rank` gives (negated) each of `ids` that matches the OR of `query`'s
 /// phrases, in the order of `ids`; `None` when a phrase is not one term. `conn` should be in a
-/// read transaction, so that the statistics and the rows are of one state of the index.
+/// read transaction, so that the statistics and the rows are of one state of the index, and
+/// have the table of [`make_vocabulary`].
 pub(crate) fn scores(
     conn: &Connection,
     analyzer: &Analyzer,
@@ -36,12 +52,6 @@ pub(crate) fn scores(
         return Ok(Some(Vec::new()));
     }
     let avgdl = tokens as f64 / rows as f64;
-    // Made here rather than once: a transaction rolled back takes it with it.
-    conn.execute_batch(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.oro_fts_row \
-         USING fts5vocab(main, memories_fts, row)",
-    )
-    .context("cannot read the full-text index")?;
     let mut count = conn
         .prepare_cached("SELECT doc FROM temp.oro_fts_row WHERE term = ?1")
         .context("cannot read the full-text index")?;
@@ -59,24 +69,29 @@ pub(crate) fn scores(
              FROM memories_fts_source WHERE id = ?1",
         )
         .context("cannot read memories")?;
-    let mut out = Vec::with_capacity(ids.len());
+    let mut held: Vec<(MemoryId, [String; 5])> = Vec::with_capacity(ids.len());
     for &id in ids {
-        let row: Option<[String; 5]> = text
+        let row = text
             .query_row([id], |r| {
                 Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?])
             })
             .optional()
             .context("cannot read memories")?;
-        let Some([content, tags, summary, files, entities]) = row else {
-            continue;
-        };
-        let doc = analyzer.document(&Fields {
-            content: &content,
-            tags: &tags,
-            summary: &summary,
-            files: &files,
-            entities: &entities,
-        })?;
+        held.extend(row.map(|fields| (id, fields)));
+    }
+    let fields: Vec<Fields<'_>> = held
+        .iter()
+        .map(|(_, [content, tags, summary, files, entities])| Fields {
+            content,
+            tags,
+            summary,
+            files,
+            entities,
+        })
+        .collect();
+    let docs = analyzer.documents(&fields)?;
+    let mut out = Vec::with_capacity(held.len());
+    for ((id, _), doc) in held.iter().zip(&docs) {
         let d = f64::from(doc.len);
         // Summed in the order of the query's phrases, as `bm25()` sums.
         let score = terms
@@ -90,9 +105,7 @@ pub(crate) fn scores(
                 Some(part(idf, f64::from(doc.terms[i].1), d, avgdl))
             })
             .reduce(|a, b| a + b);
-        if let Some(score) = score {
-            out.push((id, score));
-        }
+        out.extend(score.map(|score| (*id, score)));
     }
     Ok(Some(out))
 }

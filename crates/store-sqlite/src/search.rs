@@ -88,6 +88,10 @@ impl Store {
         let Some(fts) = fts5_query(text).filter(|_| !ids.is_empty() && !query.is_empty()) else {
             return Ok(Vec::new());
         };
+        let rescored = !self.warm && self.indexes_every_field();
+        if rescored {
+            rescore::make_vocabulary(&self.conn)?;
+        }
         // One snapshot for the statistics and the rows.
         let tx = self
             .conn
@@ -99,7 +103,7 @@ impl Store {
             let scores = m.scores_of(&tx, &query, ids)?;
             m.trim();
             scores
-        } else if self.indexes_every_field() {
+        } else if rescored {
             rescore::scores(&tx, self.analyzer()?, &query, ids)?
         } else {
             None
