@@ -403,7 +403,8 @@ impl Mirror {
         if self.postings.contains_key(term) {
             return Ok(());
         }
-        // Made here rather than once: a transaction rolled back takes it with it.
+        // Made here too: a write's transaction that made it and was rolled back took it
+        // with it (searches make it before their transaction, see `make_vocabularies`).
         conn.execute_batch(
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.oro_fts_instance \
              USING fts5vocab(main, memories_fts, instance)",
@@ -607,6 +608,25 @@ impl Mirror {
         self.touched = hopeful;
         Ok(Some(Matches { own, rows: out }))
     }
+}
+
+/// Makes the `fts5vocab` tables the mirror ([`Mirror::read_term`]) and [`crate::rescore`]
+/// read, unless they are there: `temp.oro_fts_instance` (every occurrence of a term) and
+/// `temp.oro_fts_row` (how many rows hold it). Call it outside a transaction: made in one,
+/// they go when it ends, and each making of them changes the schema, which has every
+/// statement prepared again.
+///
+/// # Errors
+///
+/// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when SQLite fails.
+pub(crate) fn make_vocabularies(conn: &Connection) -> Result<()> {
+    conn.execute_batch(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.oro_fts_instance \
+         USING fts5vocab(main, memories_fts, instance);
+         CREATE VIRTUAL TABLE IF NOT EXISTS temp.oro_fts_row \
+         USING fts5vocab(main, memories_fts, row);",
+    )
+    .context("cannot read the full-text index")
 }
 
 /// The index term of each phrase of `query`, in order; `None` when a phrase is not one term

@@ -19,25 +19,10 @@ use crate::analyze::{Analyzer, Fields};
 use crate::mirror::{idf, part, single_terms, totals};
 use crate::store::SqlContext;
 
-/// Makes the `fts5vocab` table [`scores`] reads, unless it is there. Outside a transaction:
-/// made in one, it would go when the transaction ends, and each making of it changes the
-/// schema, which prepares every statement again.
-///
-/// # Errors
-///
-/// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when SQLite fails.
-pub(crate) fn make_vocabulary(conn: &Connection) -> Result<()> {
-    conn.execute_batch(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.oro_fts_row \
-         USING fts5vocab(main, memories_fts, row)",
-    )
-    .context("cannot read the full-text index")
-}
-
 /// The score FTS5's `rank` gives (negated) each of `ids` that matches the OR of `query`'s
 /// phrases, in the order of `ids`; `None` when a phrase is not one term. `conn` should be in a
 /// read transaction, so that the statistics and the rows are of one state of the index, and
-/// have the table of [`make_vocabulary`].
+/// have the tables of [`make_vocabularies`](crate::mirror::make_vocabularies).
 pub(crate) fn scores(
     conn: &Connection,
     analyzer: &Analyzer,

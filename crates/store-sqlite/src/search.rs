@@ -10,7 +10,7 @@ use rusqlite::{params, params_from_iter, OptionalExtension};
 
 use crate::filter::Where;
 use crate::fts5::fts5_query;
-use crate::mirror::Mirror;
+use crate::mirror::{self, Mirror};
 use crate::quant::{dot_f32, TopK};
 use crate::rescore;
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
@@ -89,8 +89,8 @@ impl Store {
             return Ok(Vec::new());
         };
         let rescored = !self.warm && self.indexes_every_field();
-        if rescored {
-            rescore::make_vocabulary(&self.conn)?;
+        if self.warm || rescored {
+            mirror::make_vocabularies(&self.conn)?;
         }
         // One snapshot for the statistics and the rows.
         let tx = self
@@ -323,6 +323,7 @@ impl Store {
         if !self.warm {
             return Ok(None);
         }
+        mirror::make_vocabularies(&self.conn)?;
         // One snapshot for the check that the mirror is current, its reads and the rows.
         let tx = self
             .conn
