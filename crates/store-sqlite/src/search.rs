@@ -76,9 +76,10 @@ impl Store {
 
     /// The score [`Store::lexical_candidates`] gives each of `ids` that matches `text`'s
     /// words, however far down its list, in the order of `ids`: from the mirror of a warm
-    /// store, else from the index's term counts and each memory's own text (see
-    /// [`crate::rescore`]); a query with a CJK bigram, or an index of an older schema opened
-    /// read-only, through FTS5, every match ranked.
+    /// store, else from the index's count of rows per term and each memory's own text, cut by
+    /// the index's tokenizer, which costs one lookup a term and one tokenization a memory
+    /// where ranking every match would cost as much as the search; a query with a CJK bigram,
+    /// or an index of an older schema opened read-only, through FTS5, every match ranked.
     ///
     /// # Errors
     ///
