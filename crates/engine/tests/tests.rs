@@ -107,6 +107,17 @@ fn store(memories: &[(&str, &[&str])]) -> Store {
     store
 }
 
+/// A new, empty SQLite store and, when there is a test server (scripts/test starts one), a
+/// PostgreSQL one, each with its name.
+fn new_stores(server: &mut Option<TestServer>) -> Vec<(&'static str, Box<dyn MemoryStore>)> {
+    let mut stores: Vec<(&str, Box<dyn MemoryStore>)> =
+        vec![("sqlite", Box::new(Store::open_in_memory().unwrap()))];
+    if let Some(server) = server.as_mut() {
+        stores.push(("postgres", Box::new(server.store())));
+    }
+    stores
+}
+
 fn recalled(engine: &mut Engine, store: &mut Store, text: &str) -> Vec<MemoryId> {
     let filter = Filter::default();
     let answer = engine
@@ -229,11 +240,7 @@ fn fixtures_pass_in_every_mode_and_both_stores_answer_alike() {
             .unwrap()
             .with_embedder(model.clone());
         for (path, case) in recall_cases(&recall_fixture_dir()) {
-            let mut stores: Vec<(&str, Box<dyn MemoryStore>)> =
-                vec![("sqlite", Box::new(Store::open_in_memory().unwrap()))];
-            if let Some(server) = server.as_mut() {
-                stores.push(("postgres", Box::new(server.store())));
-            }
+            let mut stores = new_stores(&mut server);
             let mut answers = Vec::new();
             for (name, s) in &mut stores {
                 for m in &case.memories {
@@ -1019,11 +1026,7 @@ fn feedback_finds_what_the_best_matches_say_in_other_words_only_when_weighted() 
     let mut with = Engine::from_config(config).unwrap();
 
     let mut server = TestServer::get();
-    let mut stores: Vec<(&str, Box<dyn MemoryStore>)> =
-        vec![("sqlite", Box::new(Store::open_in_memory().unwrap()))];
-    if let Some(server) = server.as_mut() {
-        stores.push(("postgres", Box::new(server.store())));
-    }
+    let mut stores = new_stores(&mut server);
     for (name, s) in &mut stores {
         let batch = lessons(&memories);
         without.remember(s, batch, &off()).unwrap();
@@ -1089,11 +1092,7 @@ fn a_candidate_found_by_its_embedding_gets_its_bm25_score_unless_configured_not_
         .with_embedder(model.clone());
 
     let mut server = TestServer::get();
-    let mut stores: Vec<(&str, Box<dyn MemoryStore>)> =
-        vec![("sqlite", Box::new(Store::open_in_memory().unwrap()))];
-    if let Some(server) = server.as_mut() {
-        stores.push(("postgres", Box::new(server.store())));
-    }
+    let mut stores = new_stores(&mut server);
     for (name, s) in &mut stores {
         with.remember(s, lessons(&memories), &off()).unwrap();
         let searched: Vec<(MemoryId, f64)> = s
