@@ -3,11 +3,10 @@
 //!
 //! FTS5 scores a row from each query term's row count (its IDF), the term's weighted
 //! frequency in the row and the row's length over the average. The first comes from an
-//! `fts5vocab` table of type `row`, one lookup a term; the others from the row's own text,
-//! tokenized by the index's tokenizer ([`Analyzer`]), as the index holds it
-//! (`memories_fts_source`). Every match's rank would cost as much as the search itself
-//! (about 100 ms for a question of common words at a million memories, where this is one
-//! row-count read a term and one tokenization a memory).
+//! `fts5vocab` table of type `row`, one lookup a term; the others from the rows' own text,
+//! as the index holds it (`memories_fts_source`), cut by the index's tokenizer
+//! ([`Analyzer`]) in one pass. Every match's rank would cost as much as the search itself
+//! (about 100 ms for a question of common words at a million memories).
 //!
 //! A query with a phrase that is not one term (a CJK bigram) is left to FTS5.
 

@@ -109,26 +109,10 @@ impl Store {
         } else {
             None
         };
-        if let Some(scores) = scores {
-            return Ok(scores);
+        match scores {
+            Some(scores) => Ok(scores),
+            None => ranked_by_fts5(&tx, &fts, ids),
         }
-        let wanted: HashSet<MemoryId> = ids.iter().copied().collect();
-        let mut stmt = tx
-            .prepare_cached("SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH ?1")
-            .context("cannot search")?;
-        let found: HashMap<MemoryId, f64> = stmt
-            .query_map([fts], |r| Ok((r.get(0)?, r.get(1)?)))
-            .context("cannot search")?
-            .filter(|r| match r {
-                Ok((id, _)) => wanted.contains(id),
-                Err(_) => true,
-            })
-            .collect::<rusqlite::Result<_>>()
-            .context("cannot search")?;
-        Ok(ids
-            .iter()
-            .filter_map(|id| Some((*id, *found.get(id)?)))
-            .collect())
     }
 
     /// The `depth` memories under `filter` whose embeddings (made by `model`) are nearest to
@@ -415,6 +399,32 @@ impl Store {
             .is_some_and(|&(_, matches)| matches < to_i64(fetch));
         Ok((rows.into_iter().map(|(c, _)| c).collect(), complete))
     }
+}
+
+/// FTS5's score (`rank`, negated) of each of `ids` that matches the FTS5 query `fts`, in the
+/// order of `ids`: every match ranked, those asked for kept.
+fn ranked_by_fts5(
+    conn: &rusqlite::Connection,
+    fts: &str,
+    ids: &[MemoryId],
+) -> Result<Vec<(MemoryId, f64)>> {
+    let wanted: HashSet<MemoryId> = ids.iter().copied().collect();
+    let mut stmt = conn
+        .prepare_cached("SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH ?1")
+        .context("cannot search")?;
+    let found: HashMap<MemoryId, f64> = stmt
+        .query_map([fts], |r| Ok((r.get(0)?, r.get(1)?)))
+        .context("cannot search")?
+        .filter(|r| match r {
+            Ok((id, _)) => wanted.contains(id),
+            Err(_) => true,
+        })
+        .collect::<rusqlite::Result<_>>()
+        .context("cannot search")?;
+    Ok(ids
+        .iter()
+        .filter_map(|id| Some((*id, *found.get(id)?)))
+        .collect())
 }
 
 /// How the exact scan of [`Store::vector_candidates`] reads the memories a filter selects.
