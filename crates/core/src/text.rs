@@ -37,6 +37,20 @@ pub const LEXICAL_FIELDS: [(&str, u32); 5] = [
     ("entities", 2),
 ];
 
+/// The weight of the index's field (column) `field` in [`LEXICAL_FIELDS`]; 1 for a name it
+/// does not hold, as FTS5's `bm25()` weighs a column its weights do not name.
+///
+/// ```
+/// use oro_mem_core::text::field_weight;
+/// assert_eq!((field_weight("summary"), field_weight("body"), field_weight("other")), (3, 1, 1));
+/// ```
+pub fn field_weight(field: &str) -> u32 {
+    LEXICAL_FIELDS
+        .iter()
+        .find(|(name, _)| *name == field)
+        .map_or(1, |&(_, w)| w)
+}
+
 /// One term of a lexical query ([`query_terms`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Term {

@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use oro_mem_core::text::{self, is_stopword, query_terms, segments, Segment, LEXICAL_FIELDS};
+use oro_mem_core::text::{self, field_weight, is_stopword, query_terms, segments, Segment};
 use oro_mem_core::{Candidates, Memory, Query, Ranker, Ranking, Result};
 use rust_stemmers::{Algorithm, Stemmer};
 
@@ -89,7 +89,7 @@ impl Ranker for FeedbackRanker {
 /// A match's share of the model is its score over the sum of the matches' scores (those
 /// above 0); a word's weight in a match is its count over the match's length, the words of a
 /// summary, tags, files and entities counted as the index weighs their field
-/// ([`LEXICAL_FIELDS`]). Words of one stem
+/// ([`LEXICAL_FIELDS`](text::LEXICAL_FIELDS)). Words of one stem
 /// are one term, said by its most frequent form. Equal weights keep the order words were
 /// first seen in.
 pub fn expansion(query: &str, matches: &[(Memory, f64)], terms: usize) -> Vec<String> {
@@ -167,12 +167,6 @@ impl FeedbackTerm {
 /// not stopwords, not bare numbers), each with its count, as the index weighs its field, in
 /// the order first seen. CJK text is left out: its terms are character pairs, not words.
 fn weighted_words(memory: &Memory) -> Vec<(String, u32)> {
-    let weight = |field: &str| {
-        LEXICAL_FIELDS
-            .iter()
-            .find(|(f, _)| *f == field)
-            .map_or(1, |(_, w)| *w)
-    };
     let mut counts: Vec<(String, u32)> = Vec::new();
     let mut place: HashMap<String, usize> = HashMap::new();
     let mut add = |text: &str, w: u32| {
@@ -196,9 +190,9 @@ fn weighted_words(memory: &Memory) -> Vec<(String, u32)> {
             }
         }
     };
-    add(&memory.content, weight("body"));
+    add(&memory.content, field_weight("body"));
     if let Some(summary) = &memory.summary {
-        add(summary, weight("summary"));
+        add(summary, field_weight("summary"));
     }
     for (field, values) in [
         ("tags", &memory.tags),
@@ -206,7 +200,7 @@ fn weighted_words(memory: &Memory) -> Vec<(String, u32)> {
         ("entities", &memory.entities),
     ] {
         for value in values {
-            add(value, weight(field));
+            add(value, field_weight(field));
         }
     }
     counts

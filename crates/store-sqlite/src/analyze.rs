@@ -15,13 +15,13 @@
 
 use std::collections::HashMap;
 
-use oro_mem_core::text::{is_cjk, spaced_cjk, Term, LEXICAL_FIELDS};
+use oro_mem_core::text::{field_weight, is_cjk, spaced_cjk, Term};
 use oro_mem_core::{Error, ErrorKind, Result};
 use rusqlite::Connection;
 
 /// A memory's text fields, in the order and with the weights of
-/// [`LEXICAL_FIELDS`]: tags, files and entities as the store indexes them, their compact
-/// JSON text ([`Fields::json`]).
+/// [`LEXICAL_FIELDS`](oro_mem_core::text::LEXICAL_FIELDS): tags, files and entities as the
+/// store indexes them, their compact JSON text ([`Fields::json`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Fields<'a> {
     /// The memory's content, as written (CJK is spaced as the index spaces it).
@@ -88,10 +88,7 @@ fn document_of(tokens: &[(i64, String, String)]) -> Document {
     let mut counts: HashMap<String, i32> = HashMap::new();
     let mut previous: Option<&str> = None;
     for (_, column, token) in tokens {
-        let weight = LEXICAL_FIELDS
-            .iter()
-            .find(|(name, _)| name == column)
-            .map_or(1, |&(_, w)| i32::try_from(w).unwrap_or(i32::MAX));
+        let weight = i32::try_from(field_weight(column)).unwrap_or(i32::MAX);
         *counts.entry(token.clone()).or_default() += weight;
         // The instance table lists every position, so consecutive rows are adjacent; a CJK
         // bigram is a phrase of the text's own.
@@ -247,7 +244,7 @@ impl Analyzer {
 
 #[cfg(test)]
 mod tests {
-    use oro_mem_core::text::query_terms;
+    use oro_mem_core::text::{query_terms, LEXICAL_FIELDS};
     use proptest::prelude::*;
 
     use super::*;

@@ -30,7 +30,7 @@
 
 use std::collections::HashMap;
 
-use oro_mem_core::text::{query_terms, Term, LEXICAL_FIELDS};
+use oro_mem_core::text::{field_weight, query_terms, Term};
 use oro_mem_core::{MemoryId, Result};
 use rusqlite::{Connection, OptionalExtension};
 
@@ -421,11 +421,7 @@ impl Mirror {
                 .get_ref(1)
                 .and_then(|v| Ok(v.as_str()?))
                 .context("cannot read the full-text index")?;
-            // As `bm25()` weighs a column its weights do not name: 1.
-            let weight = LEXICAL_FIELDS
-                .iter()
-                .find(|(name, _)| *name == column)
-                .map_or(1.0, |&(_, w)| f64::from(w));
+            let weight = f64::from(field_weight(column));
             // Instances come by row, then column and offset.
             match found.last_mut() {
                 Some((last, f)) if *last == row => *f += weight,

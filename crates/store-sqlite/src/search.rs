@@ -86,9 +86,9 @@ impl Store {
     /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when SQLite fails.
     pub fn lexical_scores(&self, text: &str, ids: &[MemoryId]) -> Result<Vec<(MemoryId, f64)>> {
         let query = query_terms(text);
-        let Some(fts) = fts5_query(text).filter(|_| !ids.is_empty() && !query.is_empty()) else {
+        if ids.is_empty() || query.is_empty() {
             return Ok(Vec::new());
-        };
+        }
         let rescored = !self.warm && self.indexes_every_field();
         if self.warm || rescored {
             mirror::make_vocabularies(&self.conn)?;
@@ -111,7 +111,7 @@ impl Store {
         };
         match scores {
             Some(scores) => Ok(scores),
-            None => ranked_by_fts5(&tx, &fts, ids),
+            None => ranked_by_fts5(&tx, text, ids),
         }
     }
 
@@ -401,13 +401,16 @@ impl Store {
     }
 }
 
-/// FTS5's score (`rank`, negated) of each of `ids` that matches the FTS5 query `fts`, in the
-/// order of `ids`: every match ranked, those asked for kept.
+/// FTS5's score (`rank`, negated) of each of `ids` that matches `text`'s words, in the order
+/// of `ids`: every match ranked, those asked for kept.
 fn ranked_by_fts5(
     conn: &rusqlite::Connection,
-    fts: &str,
+    text: &str,
     ids: &[MemoryId],
 ) -> Result<Vec<(MemoryId, f64)>> {
+    let Some(fts) = fts5_query(text) else {
+        return Ok(Vec::new());
+    };
     let wanted: HashSet<MemoryId> = ids.iter().copied().collect();
     let mut stmt = conn
         .prepare_cached("SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH ?1")
