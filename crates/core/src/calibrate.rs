@@ -13,11 +13,11 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use rust_stemmers::{Algorithm, Stemmer};
+use oro_mem_text::Stemmer;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::text::{is_stopword, query_terms, words, Term};
+use oro_mem_text::{is_stopword, query_terms, words, Term};
 
 /// The name of a [`Calibration`]'s constant term.
 pub const INTERCEPT: &str = "intercept";
@@ -259,7 +259,7 @@ impl std::fmt::Debug for QueryTerms {
 impl QueryTerms {
     /// The terms of `text` ([`query_terms`]).
     pub fn new(text: &str) -> QueryTerms {
-        let stemmer = Stemmer::create(Algorithm::English);
+        let stemmer = Stemmer::english();
         let mut stems = Vec::new();
         let mut cjk = Vec::new();
         for t in query_terms(text) {
@@ -347,7 +347,7 @@ impl QueryTerms {
             let (Some(first), Some(_)) = (chars.next(), chars.next()) else {
                 continue;
             };
-            if crate::text::is_cjk(first) {
+            if oro_mem_text::is_cjk(first) {
                 continue;
             }
             let Some(first) = first.to_lowercase().next() else {
@@ -429,7 +429,7 @@ impl QueryTerms {
             // Each distinct word is stemmed once: the content's stems, and those of its own
             // terms (no stopwords, no single letters, as in `query_terms`).
             let distinct: HashSet<String> = words(content)
-                .filter(|w| !w.chars().all(crate::text::is_cjk))
+                .filter(|w| !w.chars().all(oro_mem_text::is_cjk))
                 .map(str::to_lowercase)
                 .collect();
             let mut stems = HashSet::with_capacity(distinct.len());
@@ -445,7 +445,7 @@ impl QueryTerms {
             // Its runs of CJK text are its own terms too, which no word of the query holds: a
             // CJK memory is not covered by the query's words through an English tag alone.
             let cjk_own = words(content)
-                .filter(|w| w.chars().all(crate::text::is_cjk))
+                .filter(|w| w.chars().all(oro_mem_text::is_cjk))
                 .collect::<HashSet<_>>()
                 .len();
             if !own.is_empty() {

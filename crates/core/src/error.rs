@@ -91,3 +91,19 @@ impl std::error::Error for Error {
             .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
+
+/// A text analysis error: the index's tokenizer failing is a storage failure, a value it
+/// cannot write is the caller's.
+impl From<oro_mem_text::Error> for Error {
+    fn from(e: oro_mem_text::Error) -> Error {
+        let kind = match e.kind() {
+            oro_mem_text::ErrorKind::InvalidInput => ErrorKind::InvalidInput,
+            _ => ErrorKind::Storage,
+        };
+        let error = Error::new(kind, e.message());
+        match e.into_source() {
+            Some(source) => error.with_source(source),
+            None => error,
+        }
+    }
+}

@@ -80,11 +80,9 @@ mod rank;
 mod ranking;
 pub mod recall;
 mod signals;
-mod stopwords;
 pub mod store;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
-pub mod text;
 mod time;
 
 #[cfg(test)]

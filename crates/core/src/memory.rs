@@ -6,8 +6,8 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::text::{is_blank, is_invisible};
 use crate::time::Timestamp;
+use oro_mem_text::{is_blank, is_invisible};
 
 /// Database identifier of a memory.
 pub type MemoryId = i64;

@@ -20,8 +20,8 @@ use crate::memory::{Memory, MemoryId};
 use crate::query::Query;
 use crate::rank::{Fuser, Ranker, Weighted};
 use crate::ranking::{Candidates, Ranking, Signal};
-use crate::text::{jaccard, word_set};
 use crate::time::Timestamp;
+use oro_mem_text::{jaccard, word_set};
 
 /// Estimated tokens of `text`: bytes / 4, rounded up.
 pub fn estimate_tokens(text: &str) -> usize {

@@ -5,7 +5,6 @@ use std::sync::{Arc, Mutex};
 
 use oro_mem_core::calibrate::{MEMORIES, MEMORIES_COUNTED};
 use oro_mem_core::config::{ANSWERABLE_PREFIX, CALIBRATION_PREFIX};
-use oro_mem_core::text::is_mostly_cjk;
 use oro_mem_core::{
     Candidate, CandidateSearch, Candidates, Config, Error, Filter, Fuser, Memory, MemoryId,
     MemoryWrite, Mode, Pipeline, Query, Ranker, Recall, Result, Scoring, Signal,
@@ -13,6 +12,7 @@ use oro_mem_core::{
 use oro_mem_fusion::Scaled;
 use oro_mem_rank_bm25::Bm25Ranker;
 use oro_mem_rank_vector::{Embedder, VectorRanker};
+use oro_mem_text::is_mostly_cjk;
 use serde::Serialize;
 
 use crate::registry::Registry;

@@ -13,9 +13,8 @@
 
 use std::collections::HashMap;
 
-use oro_mem_core::text::{self, field_weight, is_stopword, query_terms, segments, Segment};
 use oro_mem_core::{Candidates, Memory, Query, Ranker, Ranking, Result};
-use rust_stemmers::{Algorithm, Stemmer};
+use oro_mem_text::{field_weight, is_stopword, query_terms, segments, Segment, Stemmer};
 
 use crate::source::{CandidateSource, Search, SourceContext};
 
@@ -89,7 +88,7 @@ impl Ranker for FeedbackRanker {
 /// A match's share of the model is its score over the sum of the matches' scores (those
 /// above 0); a word's weight in a match is its count over the match's length, the words of a
 /// summary, tags, files and entities counted as the index weighs their field
-/// ([`LEXICAL_FIELDS`](text::LEXICAL_FIELDS)). Words of one stem
+/// ([`LEXICAL_FIELDS`](oro_mem_text::LEXICAL_FIELDS)). Words of one stem
 /// are one term, said by its most frequent form. Equal weights keep the order words were
 /// first seen in.
 pub fn expansion(query: &str, matches: &[(Memory, f64)], terms: usize) -> Vec<String> {
@@ -97,12 +96,12 @@ pub fn expansion(query: &str, matches: &[(Memory, f64)], terms: usize) -> Vec<St
     if total <= 0.0 || terms == 0 {
         return Vec::new();
     }
-    let stemmer = Stemmer::create(Algorithm::English);
+    let stemmer = Stemmer::english();
     let own: Vec<String> = query_terms(query)
         .iter()
         .filter_map(|t| match t {
-            text::Term::Word(w) => Some(stemmer.stem(w).into_owned()),
-            text::Term::Cjk(_) => None,
+            oro_mem_text::Term::Word(w) => Some(stemmer.stem(w).into_owned()),
+            oro_mem_text::Term::Cjk(_) => None,
         })
         .collect();
     let mut model: HashMap<String, FeedbackTerm> = HashMap::new();

@@ -2,9 +2,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use oro_mem_core::text::{query_terms, segments, Segment, Term};
 use oro_mem_core::{Candidates, Error, MemoryId, Query, Ranker, Ranking, Result};
-use rust_stemmers::{Algorithm, Stemmer};
+use oro_mem_text::bm25::{self, Bm25};
+use oro_mem_text::Stemmer;
+use oro_mem_text::{query_terms, segments, Segment, Term};
 
 /// How text becomes index terms.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -27,8 +28,7 @@ pub enum Analyzer {
 pub struct Bm25Index {
     analyzer: Analyzer,
     stemmer: Option<Stemmer>,
-    k1: f64,
-    b: f64,
+    bm25: Bm25,
     /// Slot per document ever inserted; `None` once removed.
     docs: Vec<Option<Doc>>,
     slot_of: HashMap<MemoryId, usize>,
@@ -69,9 +69,8 @@ impl Bm25Index {
     pub fn with_analyzer(analyzer: Analyzer) -> Bm25Index {
         Bm25Index {
             analyzer,
-            stemmer: (analyzer == Analyzer::English).then(|| Stemmer::create(Algorithm::English)),
-            k1: 1.2,
-            b: 0.75,
+            stemmer: (analyzer == Analyzer::English).then(Stemmer::english),
+            bm25: Bm25::FTS5,
             docs: Vec::new(),
             slot_of: HashMap::new(),
             postings: HashMap::new(),
@@ -87,18 +86,11 @@ impl Bm25Index {
     /// [`ErrorKind::Config`](oro_mem_core::ErrorKind::Config) when `k1` is negative or not
     /// finite, or `b` is outside `[0, 1]`.
     pub fn with_parameters(mut self, k1: f64, b: f64) -> Result<Bm25Index> {
-        if !k1.is_finite() || k1 < 0.0 {
-            return Err(Error::config(format!(
-                "BM25 k1 must be a finite number >= 0, got {k1}"
-            )));
-        }
-        if !(0.0..=1.0).contains(&b) {
-            return Err(Error::config(format!(
-                "BM25 b must be between 0 and 1, got {b}"
-            )));
-        }
-        self.k1 = k1;
-        self.b = b;
+        self.bm25 = Bm25::new(k1, b).ok_or_else(|| {
+            Error::config(format!(
+                "BM25 k1 must be a finite number >= 0 and b between 0 and 1, got k1 {k1}, b {b}"
+            ))
+        })?;
         Ok(self)
     }
 
@@ -199,27 +191,23 @@ impl Bm25Index {
     /// BM25 scores (larger is better) of every document matching at least one query term.
     pub fn scores(&self, query: &str) -> HashMap<MemoryId, f64> {
         let mut acc: HashMap<usize, f64> = HashMap::new();
-        let n = self.len() as f64;
-        if n == 0.0 {
+        let rows = self.len() as i64;
+        if rows == 0 {
             return HashMap::new();
         }
-        let avgdl = self.total_tokens as f64 / n;
+        let avgdl = self.total_tokens as f64 / rows as f64;
         for key in self.query_keys(query) {
             let Some(list) = self.postings.get(&key) else {
                 continue;
             };
-            let hits = list.len() as f64;
-            let mut idf = ((n - hits + 0.5) / (hits + 0.5)).ln();
-            if idf <= 0.0 {
-                idf = 1e-6;
-            }
+            let idf = bm25::idf(rows, list.len() as i64);
             for &(slot, tf) in list {
                 let Some(doc) = &self.docs[slot] else {
                     continue;
                 };
-                let tf = f64::from(tf);
-                let norm = self.k1 * (1.0 - self.b + self.b * f64::from(doc.len) / avgdl);
-                *acc.entry(slot).or_default() += idf * tf * (self.k1 + 1.0) / (tf + norm);
+                *acc.entry(slot).or_default() +=
+                    self.bm25
+                        .part(idf, f64::from(tf), f64::from(doc.len), avgdl);
             }
         }
         acc.into_iter()

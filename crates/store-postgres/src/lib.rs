@@ -7,9 +7,9 @@
 //! - **BM25 as FTS5 computes it.** PostgreSQL's `ts_rank` is not BM25, and its stemmer is not
 //!   FTS5's. This store keeps its own postings (each term's frequency in each memory), each
 //!   term's document frequency and the store's totals, maintained by triggers, and scores
-//!   with FTS5's `bm25()` formula in one query. Its terms come from the SQLite store's own
-//!   tokenizer (`porter unicode61`, run in memory, see `oro_mem_store_sqlite::analyze`), so both stores rank a
-//!   query's matches alike.
+//!   with FTS5's `bm25()` formula in one query ([`oro_mem_text::bm25`]). Its terms come from
+//!   the full-text index's own tokenizer (`porter unicode61`, run in memory:
+//!   [`oro_mem_text::Analyzer`]), so both stores rank a query's matches alike.
 //! - **Vectors** in a pgvector column, one HNSW index (cosine) per embedding model, searched
 //!   with iterative scans under filters; what it finds is rescored exactly from the stored
 //!   vectors.

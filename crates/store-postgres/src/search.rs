@@ -5,8 +5,9 @@ use std::collections::HashMap;
 
 use oro_mem_core::memory::CONTEXT_MEMORIES;
 use oro_mem_core::store::ToEmbed;
-use oro_mem_core::text::query_terms;
 use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, Result, Timestamp};
+use oro_mem_text::bm25::{self, Bm25};
+use oro_mem_text::query_terms;
 use pgvector::Vector;
 use postgres::GenericClient;
 
@@ -19,10 +20,10 @@ use crate::write::{to_embed_columns, to_embed_from_row, NEXT_ACTIVE};
 pub(crate) const EF_SEARCH: usize = 100;
 
 /// A `WITH` clause whose `s (id, score)` holds the BM25 score, exactly as FTS5's `bm25()`
-/// computes it (`k1` 1.2, `b` 0.75, IDF floored at 1e-6, length over the average of the
-/// whole store), of each memory that holds one of the terms `$terms` (a `text[]`, one entry
-/// per query phrase), among the postings `p` that meet `postings` (`true` for all); with
-/// `cond`, only of memories `m` that meet it. Without, the scores come from the postings'
+/// computes it ([`oro_mem_text::bm25`]: `k1` 1.2, `b` 0.75, IDF floored at 1e-6, length
+/// over the average of the whole store), of each memory that holds one of the terms `$terms`
+/// (a `text[]`, one entry per query phrase), among the postings `p` that meet `postings`
+/// (`true` for all); with `cond`, only of memories `m` that meet it. Without, the scores come from the postings'
 /// index alone.
 pub(crate) fn bm25_with(terms: &str, postings: &str, cond: Option<&str>) -> String {
     let (join, cond) = match cond {
@@ -32,16 +33,18 @@ pub(crate) fn bm25_with(terms: &str, postings: &str, cond: Option<&str>) -> Stri
     // The store's totals as scalar subqueries, each read once per query: joined as a table,
     // their row's dead versions (one per write until vacuumed) made the planner expect
     // thousands of rows and plan a scan of every memory.
+    let idf = bm25::sql_idf("(SELECT docs FROM lex_stats)", "coalesce(t.df, 0)");
+    let part = Bm25::FTS5.sql_part(
+        "q.idf",
+        "p.tf",
+        "p.len",
+        "(SELECT tokens::float8 / greatest(docs, 1) FROM lex_stats)",
+    );
     format!(
-        "WITH q AS (SELECT u.term, greatest(ln(((SELECT docs FROM lex_stats)::float8 \
-                                              - coalesce(t.df, 0) + 0.5::float8) \
-                                             / (coalesce(t.df, 0) + 0.5::float8)), 1e-6::float8) AS idf \
+        "WITH q AS (SELECT u.term, {idf} AS idf \
                FROM unnest({terms}::text[]) AS u(term) \
                LEFT JOIN lex_terms t ON t.term = u.term COLLATE \"C\"), \
-         s AS (SELECT p.memory_id AS id, \
-                      sum(q.idf * ((p.tf * 2.2::float8) / (p.tf + 1.2::float8 \
-                          * (0.25::float8 + 0.75::float8 * p.len \
-                             / (SELECT tokens::float8 / greatest(docs, 1) FROM lex_stats))))) AS score \
+         s AS (SELECT p.memory_id AS id, sum({part}) AS score \
                FROM q JOIN lex_postings p ON p.term = q.term COLLATE \"C\" {join} \
                WHERE ({postings}) AND ({cond}) GROUP BY p.memory_id) "
     )

@@ -16,7 +16,7 @@ use crate::schema::{self, WRITE_LOCK};
 use crate::search::EF_SEARCH;
 use crate::sql::{filter_sql, Params};
 use crate::write::{unembed, unembed_next, Place};
-use oro_mem_store_sqlite::analyze::Analyzer;
+use oro_mem_text::Analyzer;
 
 /// A failure of PostgreSQL in doing `what`, as this crate's error: the server's message (and
 /// its detail), never the statement or the URL.

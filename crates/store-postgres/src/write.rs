@@ -11,9 +11,9 @@ use std::collections::HashMap;
 use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::memory::{check_batch, validate_batch, CONTEXT_MEMORIES, MAX_ACCESS_COUNT};
 use oro_mem_core::store::{check_vector, Embedding, ToEmbed, WriteOutcome};
-use oro_mem_core::text::{self, query_terms};
 use oro_mem_core::{Error, Memory, MemoryId, NewMemory, Result, Status, Timestamp};
-use oro_mem_store_sqlite::analyze::{Analyzer, Document, Fields};
+use oro_mem_text::{self, query_terms};
+use oro_mem_text::{Analyzer, Document, Fields};
 use pgvector::Vector;
 use postgres::Transaction;
 
@@ -335,7 +335,7 @@ fn write_one(
                 .context("cannot read duplicate")?;
             let content: String = row.get(0);
             let metadata: serde_json::Value = row.get(1);
-            if text::same_polarity(&m.content, &content)
+            if oro_mem_text::same_polarity(&m.content, &content)
                 && metadata.as_object() == Some(&m.metadata)
             {
                 return Ok(Some((other, similarity)));
@@ -732,7 +732,7 @@ impl Store {
                     continue;
                 }
                 let Some(o) = by_id.get(&other) else { continue };
-                if !text::same_polarity(&m.content, &o.content) || m.metadata != o.metadata {
+                if !oro_mem_text::same_polarity(&m.content, &o.content) || m.metadata != o.metadata {
                     continue;
                 }
                 let keep_m = (m.confidence, m.pinned, std::cmp::Reverse(m.created_at))
@@ -936,5 +936,5 @@ pub(crate) fn unembed(tx: &mut Transaction<'_>, ids: &[MemoryId]) -> Result<Vec<
 fn json_again(text: &str, what: &str) -> Result<String> {
     let list: Vec<String> =
         serde_json::from_str(text).map_err(|e| Error::invalid_input(format!("{what}: {e}")))?;
-    Fields::json(&list)
+    Ok(Fields::json(&list)?)
 }

@@ -1,6 +1,6 @@
 //! Query terms ([`query_terms`]) as a safe FTS5 `MATCH` expression.
 
-use oro_mem_core::text::{query_terms, Term};
+use oro_mem_text::{query_terms, Term};
 
 /// Builds a safe FTS5 `MATCH` expression from arbitrary text: its [`query_terms`], each a
 /// quoted phrase, OR-joined.
@@ -29,7 +29,7 @@ pub(crate) fn fts5_phrases(text: &str) -> Vec<String> {
 
 /// A term as an FTS5 string: a quoted phrase; CJK characters separated so they match the
 /// adjacent single-character tokens of the index (built with
-/// [`spaced_cjk`](oro_mem_core::text::spaced_cjk)).
+/// [`spaced_cjk`](oro_mem_text::spaced_cjk)).
 fn fts5_phrase(term: &Term) -> String {
     match term {
         // Words hold only letters and digits, so they never contain a quote.

@@ -40,7 +40,6 @@
 //!   record access, consolidate, list what lacks an embedding and store those made later
 //!   ([`Store::claim_unembedded`], [`Store::set_embeddings`]). The store never runs a model.
 //! - [`fts5_query`]: any text as a safe FTS5 `MATCH` expression.
-//! - [`analyze`]: text cut into the index's terms by its own tokenizer, outside the index.
 //! - [`quant`]: the sign bits, `i8` quantization and SIMD scans of the vector index.
 //! - [`WriteOutcome`]: inserted, merged into a duplicate, or skipped.
 //! - [`OtherMemory`] and [`Embedding`]: another store's memories, read by
@@ -53,7 +52,6 @@
 
 #![deny(missing_docs)]
 
-pub mod analyze;
 mod filter;
 mod fts5;
 mod interface;

@@ -30,16 +30,13 @@
 
 use std::collections::HashMap;
 
-use oro_mem_core::text::{field_weight, query_terms, Term};
 use oro_mem_core::{MemoryId, Result};
+use oro_mem_text::bm25::{self, Bm25};
+use oro_mem_text::{field_weight, query_terms, Term};
 use rusqlite::{Connection, OptionalExtension};
 
-use crate::analyze::{Analyzer, Document, Fields};
 use crate::store::SqlContext;
-
-/// `bm25()`'s `k1` and `b`.
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
+use oro_mem_text::{Analyzer, Document, Fields};
 
 /// The length of a row the index does not hold.
 const NO_ROW: u32 = u32::MAX;
@@ -143,12 +140,6 @@ impl Postings {
     }
 }
 
-/// One term's part of a row's BM25 score, as `fts5Bm25Function` computes it: the same
-/// operations in the same order, so the same floating-point number.
-pub(crate) fn part(idf: f64, f: f64, d: f64, avgdl: f64) -> f64 {
-    idf * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)))
-}
-
 /// Adds the parts of the term with rows `p` and IDF `idf` to the `scores` of its rows, marking
 /// in `touched` each row it scores first; in the order of the calls, so a row's sum is FTS5's
 /// when the calls follow the query's phrases.
@@ -169,15 +160,15 @@ fn accumulate(
     }
 }
 
-/// `fts5Bm25GetData`'s IDF: `log((nRow - nHit + 0.5) / (nHit + 0.5))`, at least 1e-6.
+/// The IDF of a term in `hits` of the index's `rows` rows ([`bm25::idf`]).
 pub(crate) fn idf(rows: i64, hits: usize) -> f64 {
-    let hits = i64::try_from(hits).unwrap_or(i64::MAX);
-    let idf = (((rows - hits) as f64 + 0.5) / (hits as f64 + 0.5)).ln();
-    if idf <= 0.0 {
-        1e-6
-    } else {
-        idf
-    }
+    bm25::idf(rows, i64::try_from(hits).unwrap_or(i64::MAX))
+}
+
+/// One term's part of a row's BM25 score, as FTS5 computes it ([`Bm25::part`]).
+#[inline]
+pub(crate) fn part(idf: f64, f: f64, len: f64, avglen: f64) -> f64 {
+    Bm25::FTS5.part(idf, f, len, avglen)
 }
 
 /// Postings the mirror keeps between batches, at most: about 12 bytes each, so some 100 MB.

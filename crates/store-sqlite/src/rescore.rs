@@ -10,13 +10,13 @@
 //!
 //! A query with a phrase that is not one term (a CJK bigram) is left to FTS5.
 
-use oro_mem_core::text::Term;
 use oro_mem_core::{MemoryId, Result};
+use oro_mem_text::Term;
 use rusqlite::{Connection, OptionalExtension};
 
-use crate::analyze::{Analyzer, Fields};
 use crate::mirror::{idf, part, single_terms, totals};
 use crate::store::SqlContext;
+use oro_mem_text::{Analyzer, Fields};
 
 /// The score FTS5's `rank` gives (negated) each of `ids` that matches the OR of `query`'s
 /// phrases, in the order of `ids`; `None` when a phrase is not one term. `conn` should be in a

@@ -6,7 +6,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use oro_mem_core::text::LEXICAL_FIELDS;
+use oro_mem_text::LEXICAL_FIELDS;
 
 use crate::store::SqlContext;
 use crate::vectors;
@@ -222,7 +222,7 @@ fn add_about(conn: &Connection) -> oro_mem_core::Result<()> {
 }
 
 /// The full-text index of schema 9: external content through a view, as in migration 2,
-/// with a column per field of [`oro_mem_core::text::LEXICAL_FIELDS`].
+/// with a column per field of [`oro_mem_text::LEXICAL_FIELDS`].
 const FTS_WITH_ABOUT: &str = r#"
     DROP TRIGGER IF EXISTS memories_fts_insert;
     DROP TRIGGER IF EXISTS memories_fts_delete;

@@ -3,8 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use oro_mem_core::text::query_terms;
 use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, Result};
+use oro_mem_text::query_terms;
 use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter, OptionalExtension};
 

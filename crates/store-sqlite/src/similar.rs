@@ -27,12 +27,11 @@ use std::collections::HashMap;
 use oro_mem_core::{MemoryId, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 
+use oro_mem_text::bm25::{self, Bm25};
+
 use crate::fts5::fts5_phrases;
 use crate::mirror::{Matches, Mirror, Prepared};
 use crate::store::{to_i64, SqlContext};
-
-/// FTS5's `bm25()` parameter `k1`; a term adds less than `idf × (k1 + 1)` to a score.
-const BM25_K1: f64 = 1.2;
 
 /// Up to this many memories that may be duplicates are scored one by one, each by a lookup
 /// in the index; more, by one walk over every match of the new text.
@@ -156,9 +155,8 @@ fn essential_matches(
                     others
                 }
             };
-        // FTS5's IDF, floored at 1e-6 as in `fts5Bm25GetData`.
-        let idf = ((row_count - hits + 0.5) / (hits + 0.5)).ln().max(1e-6);
-        bounds.push((idf * (BM25_K1 + 1.0), i));
+        let idf = bm25::idf(row_count as i64, hits as i64);
+        bounds.push((Bm25::FTS5.bound(idf), i));
     }
     bounds.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut optional = 0;

@@ -13,13 +13,13 @@ use rusqlite::{
     params, params_from_iter, Connection, OpenFlags, OptionalExtension, TransactionBehavior,
 };
 
-use crate::analyze::Analyzer;
 use crate::filter::Where;
 use crate::mirror::{self, Mirror};
 use crate::row::{memory_from_row, MEMORY_COLUMNS};
 use crate::schema::{self, MigrateError, SCHEMA_VERSION};
 use crate::vectors;
 use crate::write::{self, Place};
+use oro_mem_text::Analyzer;
 
 /// How long a writer waits for another process's lock before giving up.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -66,7 +66,7 @@ fn is_read_only(e: &rusqlite::Error) -> bool {
 pub const READ_ONLY_FROM: u32 = 4;
 
 /// The first schema whose full-text index has a column per field of
-/// [`LEXICAL_FIELDS`](oro_mem_core::text::LEXICAL_FIELDS), weighted as it says; a store opened
+/// [`LEXICAL_FIELDS`](oro_mem_text::LEXICAL_FIELDS), weighted as it says; a store opened
 /// read-only may be older.
 pub(crate) const FIELDS_FROM: u32 = 9;
 

@@ -10,11 +10,10 @@ use oro_mem_core::memory::{check_batch, validate_batch, CONTEXT_MEMORIES, MAX_AC
 use oro_mem_core::store::{
     check_vector, ConsolidateReport, Embedding, OtherMemory, ToEmbed, WriteOutcome,
 };
-use oro_mem_core::text::{self, spaced_cjk};
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Status, Timestamp};
+use oro_mem_text::{self, spaced_cjk};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
-use crate::analyze::Fields;
 use crate::mirror::{data_version, Mirror, Stamp};
 use crate::quant::dot_f32;
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
@@ -22,6 +21,7 @@ use crate::search::embedding_row;
 use crate::similar::{similar, Probe, TermCounts};
 use crate::store::{check_identity, shim_older_schema, to_i64, SqlContext, Store, BUSY_TIMEOUT};
 use crate::vectors;
+use oro_mem_text::Fields;
 
 impl Store {
     /// Every memory of another oro-mem database at `path`, oldest id first, as [`NewMemory`]
@@ -476,7 +476,8 @@ impl Store {
                     continue;
                 }
                 let Some(o) = by_id.get(&other) else { continue };
-                if !text::same_polarity(&m.content, &o.content) || m.metadata != o.metadata {
+                if !oro_mem_text::same_polarity(&m.content, &o.content) || m.metadata != o.metadata
+                {
                     continue; // alike in words, opposite in meaning or about something else
                 }
                 let keep_m = (m.confidence, m.pinned, std::cmp::Reverse(m.created_at))
@@ -721,7 +722,7 @@ fn write_one(
             .context("cannot read duplicate")?;
         let metadata: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(&metadata).unwrap_or_default();
-        Ok(text::same_polarity(&m.content, &content) && metadata == m.metadata)
+        Ok(oro_mem_text::same_polarity(&m.content, &content) && metadata == m.metadata)
     };
     let first_alike = |hits: Vec<(MemoryId, f64)>, above: f64| -> Result<Option<(MemoryId, f64)>> {
         for (other, similarity) in hits {

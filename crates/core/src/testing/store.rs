@@ -663,7 +663,7 @@ fn written_memories_read_back<S: CandidateSearch + MemoryWrite>(s: &mut S) {
 }
 
 /// The summary, files and entities of a memory are kept and searched, a file or an entity
-/// counting twice a word of the text ([`crate::text::LEXICAL_FIELDS`]).
+/// counting twice a word of the text ([`oro_mem_text::LEXICAL_FIELDS`]).
 fn files_entities_and_summary_are_searched_with_their_weights<S: CandidateSearch + MemoryWrite>(
     s: &mut S,
 ) {

@@ -15,12 +15,13 @@
 
 use std::collections::HashMap;
 
-use oro_mem_core::text::{field_weight, is_cjk, spaced_cjk, Term};
-use oro_mem_core::{Error, ErrorKind, Result};
 use rusqlite::Connection;
 
+use crate::error::{Error, ErrorKind, Result};
+use crate::{field_weight, is_cjk, spaced_cjk, Term};
+
 /// A memory's text fields, in the order and with the weights of
-/// [`LEXICAL_FIELDS`](oro_mem_core::text::LEXICAL_FIELDS): tags, files and entities as the
+/// [`LEXICAL_FIELDS`](crate::LEXICAL_FIELDS): tags, files and entities as the
 /// store indexes them, their compact JSON text ([`Fields::json`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Fields<'a> {
@@ -43,7 +44,8 @@ impl Fields<'_> {
     ///
     /// [`ErrorKind::InvalidInput`] when serialization fails.
     pub fn json(list: &[String]) -> Result<String> {
-        serde_json::to_string(list).map_err(|e| Error::invalid_input(e.to_string()))
+        serde_json::to_string(list)
+            .map_err(|e| Error::new(ErrorKind::InvalidInput, e.to_string(), e))
     }
 }
 
@@ -69,7 +71,11 @@ impl std::fmt::Debug for Analyzer {
 }
 
 fn analyzer_error(e: rusqlite::Error) -> Error {
-    Error::new(ErrorKind::Storage, format!("cannot tokenize text: {e}")).with_source(e)
+    Error::new(
+        ErrorKind::Tokenizer,
+        format!("cannot tokenize text: {e}"),
+        e,
+    )
 }
 
 /// The term of an FTS5 phrase of two CJK characters.
@@ -112,7 +118,7 @@ impl Analyzer {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Storage`] when SQLite cannot open it.
+    /// [`ErrorKind::Tokenizer`] when SQLite cannot open it.
     pub fn new() -> Result<Analyzer> {
         let conn = Connection::open_in_memory().map_err(analyzer_error)?;
         // The columns and tokenizer of the SQLite store's `memories_fts`.
@@ -168,7 +174,7 @@ impl Analyzer {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Storage`] when SQLite fails.
+    /// [`ErrorKind::Tokenizer`] when SQLite fails.
     pub fn document(&self, fields: &Fields<'_>) -> Result<Document> {
         let mut docs = self.documents(std::slice::from_ref(fields))?;
         Ok(docs.pop().expect("one document per memory"))
@@ -179,7 +185,7 @@ impl Analyzer {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Storage`] when SQLite fails.
+    /// [`ErrorKind::Tokenizer`] when SQLite fails.
     pub fn documents(&self, memories: &[Fields<'_>]) -> Result<Vec<Document>> {
         let spaced: Vec<Option<String>> = memories.iter().map(|f| spaced_cjk(f.content)).collect();
         let bodies: Vec<Fields<'_>> = memories
@@ -209,7 +215,7 @@ impl Analyzer {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::Storage`] when SQLite fails.
+    /// [`ErrorKind::Tokenizer`] when SQLite fails.
     pub fn query(&self, query: &[Term]) -> Result<Vec<String>> {
         if query.is_empty() {
             return Ok(Vec::new());
@@ -244,10 +250,11 @@ impl Analyzer {
 
 #[cfg(test)]
 mod tests {
-    use oro_mem_core::text::{query_terms, LEXICAL_FIELDS};
     use proptest::prelude::*;
 
     use super::*;
+    use crate::bm25::{idf, Bm25};
+    use crate::{query_terms, LEXICAL_FIELDS};
 
     #[test]
     fn stems_folds_and_counts_like_fts5() {
@@ -323,9 +330,12 @@ mod tests {
     }
 
     proptest! {
-        /// Every phrase of a query scores, by FTS5's formula over these terms and lengths,
-        /// what FTS5's own `bm25()`, with the fields' weights, gives on an index of the same
-        /// two documents: the same tokens, lengths, weighted frequencies and document counts.
+        /// Every phrase of a query scores, by [`Bm25`] over these terms and lengths, what
+        /// FTS5's own `bm25()`, with the fields' weights, gives on an index of the same two
+        /// documents: the same tokens, lengths, weighted frequencies and document counts, and
+        /// the same formula. Every scorer of the project computes BM25 with `Bm25::part` and
+        /// `idf` (the PostgreSQL store with their SQL rendering), so this holds them all to
+        /// FTS5.
         #[test]
         fn terms_give_fts5s_scores(
             doc in "[a-zA-Zé数据库 .,-]{1,60}",
@@ -376,12 +386,10 @@ mod tests {
                         |r| r.get(0),
                     )
                     .ok();
-                let df = docs.iter().filter(|d| tf(d, key) > 0.0).count() as f64;
-                let idf = ((2.0 - df + 0.5) / (df + 0.5)).ln().max(1e-6);
+                let df = docs.iter().filter(|d| tf(d, key) > 0.0).count() as i64;
                 let f = tf(&docs[0], key);
                 let len = f64::from(docs[0].len);
-                let ours = (f > 0.0)
-                    .then(|| idf * f * 2.2 / (f + 1.2 * (1.0 - 0.75 + 0.75 * len / avgdl)));
+                let ours = (f > 0.0).then(|| Bm25::FTS5.part(idf(2, df), f, len, avgdl));
                 match (fts5, ours) {
                     (Some(x), Some(y)) => {
                         prop_assert!((x - y).abs() < 1e-9 * x.abs().max(1.0), "{key}: {x} vs {y}")

@@ -1,13 +1,3 @@
-//! Text helpers shared by every ranker and store: word segmentation that understands CJK
-//! scripts, the terms of a lexical query ([`query_terms`]: what every lexical index searches
-//! for, whatever its query syntax), and a cheap lexical similarity for spotting
-//! near-duplicates.
-//!
-//! The segmentation follows SQLite FTS5's `unicode61` tokenizer for alphabetic scripts
-//! (letters and digits form words, everything else separates them) and splits Chinese,
-//! Japanese and Korean text, which is written without spaces, into single characters, so an
-//! index can match any CJK word as a phrase of adjacent characters.
-
 use std::collections::HashSet;
 
 pub use crate::stopwords::is_stopword;
@@ -41,7 +31,7 @@ pub const LEXICAL_FIELDS: [(&str, u32); 5] = [
 /// does not hold, as FTS5's `bm25()` weighs a column its weights do not name.
 ///
 /// ```
-/// use oro_mem_core::text::field_weight;
+/// use oro_mem_text::field_weight;
 /// assert_eq!((field_weight("summary"), field_weight("body"), field_weight("other")), (3, 1, 1));
 /// ```
 pub fn field_weight(field: &str) -> u32 {
@@ -196,7 +186,7 @@ fn class(c: char) -> Class {
 /// Splits `text` into word and CJK runs, dropping separators.
 ///
 /// ```
-/// use oro_mem_core::text::{segments, Segment};
+/// use oro_mem_text::{segments, Segment};
 /// let s: Vec<_> = segments("SQLite数据库 lock!").collect();
 /// assert_eq!(s, [Segment::Word("SQLite"), Segment::Cjk("数据库"), Segment::Word("lock")]);
 /// ```
@@ -291,7 +281,7 @@ pub fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
 /// [`MAX_QUERY_TERMS`] are returned.
 ///
 /// ```
-/// use oro_mem_core::text::{query_terms, Term};
+/// use oro_mem_text::{query_terms, Term};
 /// let t = query_terms("Why does the 数据库 lock?");
 /// assert_eq!(t, [
 ///     Term::Cjk("数据".into()), Term::Cjk("据库".into()), Term::Word("lock".into()),
