@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use oro_mem_core::extract::{extract as find_memories, Extraction};
+use crate::extract::{extract as find_memories, Extraction};
 use oro_mem_core::memory::before_each;
 use oro_mem_core::store::{Embedding, WriteOutcome};
 use oro_mem_core::{Filter, NewMemory, Status, Timestamp};

@@ -4,6 +4,7 @@ mod args;
 mod capture;
 mod config_file;
 mod eval;
+mod extract;
 mod hook;
 mod mcp;
 mod render;

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use oro_mem_core::recall::{Recall, Recalled};
+use oro_mem_engine::{Recall, Recalled};
 use oro_mem_core::{Memory, Timestamp};
 
 /// One line, for places that need one: newlines and runs of whitespace become one space.

@@ -25,7 +25,7 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::{bail, Context, Result};
 use notify::{RecursiveMode, Watcher};
-use oro_mem_core::extract::{extract as find_memories, Extraction};
+use crate::extract::{extract as find_memories, Extraction};
 use oro_mem_core::{NewMemory, Source};
 use serde::{Deserialize, Serialize};
 

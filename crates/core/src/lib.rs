@@ -1,51 +1,48 @@
-//! The core of oro-mem: the memory model, the [`Ranker`] and [`Fuser`] traits, scoring policy
-//! (confidence × time decay), the token budget, configuration, and the recall [`Pipeline`]
-//! that ties them together.
+//! The nouns and contracts of oro-mem: the memory model, queries and filters, the
+//! configuration, the store traits and the plug-in traits ([`Ranker`], [`Fuser`]), one error
+//! type, and a conformance kit for plug-ins written elsewhere.
 //!
-//! Everything here is storage-agnostic: a store produces [`Candidates`] for a [`Query`], the
-//! pipeline orders and trims them.
+//! Nothing here decides how a recall is made: `oro-mem-engine` composes the recall pipeline
+//! (gate → rank → fuse → score → estimate → select) and the write policy from a [`Config`],
+//! over a store that implements the traits of [`store`]. Text analysis (words, query terms,
+//! BM25) is `oro-mem-text`'s.
 //!
 //! # Example
 //!
 //! ```
 //! use oro_mem_core::{
-//!     Candidate, Candidates, Config, Filter, Fuser, Memory, MemoryId, Pipeline, Query,
-//!     Ranking, Recency, Weighted, Timestamp, MemoryType, NewMemory,
+//!     Candidate, Candidates, Filter, Memory, MemoryType, NewMemory, Query, Ranker, Ranking,
+//!     Result, Timestamp,
 //! };
 //!
-//! // A fuser that keeps the first list's order (the fusion crate has the real ones).
-//! struct First;
-//! impl Fuser for First {
-//!     fn name(&self) -> &str { "first" }
-//!     fn fuse(&self, inputs: &[Weighted<'_>], limit: usize) -> Ranking {
-//!         let mut r = inputs.first().map(|i| i.ranking().clone()).unwrap_or_default();
-//!         r.truncate(limit);
-//!         r
+//! /// A ranker of your own: shortest memory first.
+//! struct Shortest;
+//!
+//! impl Ranker for Shortest {
+//!     fn name(&self) -> &str {
+//!         "shortest"
 //!     }
-//!     fn contributions(&self, inputs: &[Weighted<'_>], id: MemoryId) -> Vec<f64> {
-//!         inputs.iter().map(|i| i.ranking().hits().iter()
-//!             .find(|h| h.id == id).map_or(0.0, |h| h.score)).collect()
+//!     fn rank(&self, _query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
+//!         Ok(Ranking::from_scores(
+//!             candidates.iter().map(|c| (c.id(), -(c.memory.content.len() as f64))),
+//!         ))
 //!     }
 //! }
 //!
-//! let config = Config::default();
-//! let pipeline = Pipeline::new(Box::new(First), config.recall.clone(), config.decay.clone())
-//!     .ranker(Recency, 1.0);
-//! let memories = (1..=3).map(|id| Memory {
-//!     id,
-//!     created_at: Timestamp(id * 1000),
-//!     ..example_memory()
+//! let memories = [(1, "WAL mode needs one writer at a time"), (2, "use WAL")].map(|(id, text)| {
+//!     let n = NewMemory::new(text, MemoryType::Lesson);
+//!     Memory { id, created_at: Timestamp(0), ..example_memory(n) }
 //! });
 //! let filter = Filter::default();
-//! let query = Query::new("anything", &filter).now(Timestamp(10_000));
-//! let recall = pipeline.recall(&query, Candidates::new(memories.map(Candidate::new)))?;
-//! assert_eq!(recall.results[0].memory.id, 3); // newest first
-//! # fn example_memory() -> Memory {
-//! #     let n = NewMemory::new("WAL mode needs one writer", MemoryType::Lesson);
+//! let query = Query::new("wal", &filter);
+//! let candidates = Candidates::new(memories.into_iter().map(Candidate::new));
+//! let ranking = Shortest.rank(&query, &candidates)?;
+//! assert_eq!(ranking.hits()[0].id, 2);
+//! # fn example_memory(n: NewMemory) -> Memory {
 //! #     Memory { id: 0, content: n.content, memory_type: n.memory_type, tags: n.tags,
 //! #         source: n.source, bead_id: None, worker_id: None, session: None,
 //! #         namespace: n.namespace, summary: None, files: Vec::new(), entities: Vec::new(),
-//! #         metadata: n.metadata, confidence: n.confidence, pinned: true, status: n.status,
+//! #         metadata: n.metadata, confidence: n.confidence, pinned: false, status: n.status,
 //! #         created_at: Timestamp(0), updated_at: Timestamp(0), return_count: 0, access_count: 0,
 //! #         last_accessed: None }
 //! # }
@@ -57,9 +54,8 @@
 //! - [`Memory`], [`NewMemory`], [`MemoryType`], [`Source`], [`Status`]: the model.
 //! - [`Query`] and [`Filter`]: what to recall.
 //! - [`Candidates`] in, [`Ranking`] out of every [`Ranker`]; [`Fuser`] combines rankings.
-//! - [`Recency`] and [`AccessFrequency`]: rankers over the memories' own bookkeeping.
-//! - [`Pipeline`]: fusion, confidence × decay, threshold, near-duplicates, token budget.
-//! - [`Config`]: every knob, with the defaults.
+//! - [`Config`]: every knob, with the defaults; [`calibration`]: the relevance models it
+//!   holds.
 //! - [`store`]: the store interface ([`MemoryRead`], [`CandidateSearch`], [`MemoryWrite`]).
 //!
 //! # Crate features
@@ -70,16 +66,13 @@
 
 #![deny(missing_docs)]
 
-pub mod calibrate;
+pub mod calibration;
 pub mod config;
 mod error;
-pub mod extract;
 pub mod memory;
 pub mod query;
 mod rank;
 mod ranking;
-pub mod recall;
-mod signals;
 pub mod store;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
@@ -94,8 +87,6 @@ pub use memory::{Memory, MemoryId, MemoryType, NewMemory, Source, Status};
 pub use query::{Filter, MetaCondition, MetaOp, Near, Query, MAX_FILTER_VALUES};
 pub use rank::{Fuser, Ranker, Weighted};
 pub use ranking::{Candidate, Candidates, Hit, Neighbour, Ranking, Signal};
-pub use recall::{Pipeline, Recall, Recalled};
-pub use signals::{AccessFrequency, Coord, Proximity, Recency, Spatial};
 pub use store::{
     CandidateSearch, Embedding, ListOrder, MemoryRead, MemoryWrite, ToEmbed, WriteOutcome,
 };

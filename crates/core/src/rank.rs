@@ -21,7 +21,7 @@ use crate::ranking::{Candidates, Ranking};
 ///
 /// A ranker that reads no signal (a prior over the memories, such as recency) and gives every
 /// candidate the same score tells them nothing apart: recall leaves its list out of fusion
-/// ([`Pipeline::rank`](crate::Pipeline::rank)). Scores whose 0 means "nothing" suit every
+/// (the engine's rank stage). Scores whose 0 means "nothing" suit every
 /// fuser; the built-in `weighted_max` counts a negative score as 0.
 pub trait Ranker: Send + Sync {
     /// A short stable name (`bm25`, `recency`, ...) used in configuration and `--explain`.

@@ -108,8 +108,8 @@ impl Candidates {
     }
 
     /// Records how many memories the query searched (the active memories its filter admits,
-    /// counted up to [`MEMORIES_COUNTED`](crate::calibrate::MEMORIES_COUNTED)), which the
-    /// [`MEMORIES`](crate::calibrate::MEMORIES) feature reads.
+    /// counted up to [`MEMORIES_COUNTED`](crate::calibration::MEMORIES_COUNTED)), which the
+    /// [`MEMORIES`](crate::calibration::MEMORIES) feature reads.
     pub fn set_searched(&mut self, memories: u64) {
         self.searched = Some(memories);
     }

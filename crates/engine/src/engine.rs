@@ -3,11 +3,11 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use oro_mem_core::calibrate::{MEMORIES, MEMORIES_COUNTED};
+use oro_mem_core::calibration::{MEMORIES, MEMORIES_COUNTED};
 use oro_mem_core::config::{ANSWERABLE_PREFIX, CALIBRATION_PREFIX};
 use oro_mem_core::{
     Candidate, CandidateSearch, Candidates, Config, Error, Filter, Fuser, Memory, MemoryId,
-    MemoryWrite, Mode, Pipeline, Query, Ranker, Recall, Result, Scoring, Signal,
+    MemoryWrite, Mode, Query, Ranker, Result, Scoring, Signal,
 };
 use oro_mem_fusion::Scaled;
 use oro_mem_rank_bm25::Bm25Ranker;
@@ -15,6 +15,7 @@ use oro_mem_rank_vector::{Embedder, VectorRanker};
 use oro_mem_text::is_mostly_cjk;
 use serde::Serialize;
 
+use crate::pipeline::{Pipeline, Recall};
 use crate::registry::Registry;
 use crate::source::{CandidateSource, QueryEmbedding, SourceContext};
 

@@ -50,14 +50,20 @@
 
 mod engine;
 mod feedback;
+pub mod pipeline;
+mod rankers;
 mod registry;
 mod source;
+#[cfg(test)]
+mod test_support;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod write;
 
 pub use engine::{Answer, EmbedderLoader, Engine, Gathered};
 pub use feedback::{expansion, Feedback, FeedbackRanker};
+pub use pipeline::{Pipeline, Recall, Recalled};
+pub use rankers::{AccessFrequency, Coord, Proximity, Recency, Spatial};
 pub use registry::{FuserFactory, RankerFactory, Registry, SourceFactory};
 pub use source::{CandidateSource, Found, Lexical, Nearest, QueryEmbedding, Search, SourceContext};
 pub use write::{embed_in_context, EmbedProgress, Reembedded, Remembered, EMBED_CLAIM};

@@ -3,14 +3,13 @@
 use std::sync::Arc;
 
 use oro_mem_core::config::RecallConfig;
-use oro_mem_core::{
-    AccessFrequency, Config, Coord, Error, Fuser, Mode, Proximity, Ranker, Recency, Result, Spatial,
-};
+use oro_mem_core::{Config, Error, Fuser, Mode, Ranker, Result};
 use oro_mem_fusion::{Rrf, WeightedMax, WeightedScore, WeightedZ};
 use oro_mem_rank_bm25::Bm25Ranker;
 use oro_mem_rank_vector::VectorRanker;
 
 use crate::feedback::{Feedback, FeedbackRanker};
+use crate::rankers::{AccessFrequency, Coord, Proximity, Recency, Spatial};
 use crate::source::{CandidateSource, Lexical, Nearest};
 
 /// Makes a fuser from the recall settings (for its parameters, such as RRF's `k`).

@@ -108,7 +108,7 @@ pub trait CandidateSource: Send + Sync {
     /// an embedding, or every memory when the query has none) rather than one it judged a
     /// poor match (the full-text source: no word in common). Such a candidate's relevance is
     /// estimated without this source's signal
-    /// ([`Pipeline::unjudged_calibration`](oro_mem_core::Pipeline::unjudged_calibration)).
+    /// ([`Pipeline::unjudged_calibration`](crate::Pipeline::unjudged_calibration)).
     /// The default: false.
     fn leaves_unjudged(&self) -> bool {
         false

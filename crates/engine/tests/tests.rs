@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use oro_mem_core::calibrate::{Calibration, INTERCEPT, MEMORIES};
+use oro_mem_core::calibration::{Calibration, INTERCEPT, MEMORIES};
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::memory::CONTEXT_MEMORIES;
 use oro_mem_core::store::MemoryStore;

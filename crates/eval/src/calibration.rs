@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use oro_mem_core::calibrate::{
+use oro_mem_core::calibration::{
     is_query_feature, sigmoid, Calibration, Features, INTERCEPT, QUERY_TERMS,
 };
 use serde::{Deserialize, Serialize};

@@ -26,6 +26,7 @@ pub enum ErrorKind {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    #[cfg_attr(not(feature = "analyzer"), allow(dead_code))]
     pub(crate) fn new(
         kind: ErrorKind,
         message: impl Into<String>,

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use oro_mem_core::calibrate::{Calibration, COVERAGE_BEST, INTERCEPT, MEMORIES, TERMS_FOUND};
+use oro_mem_core::calibration::{Calibration, COVERAGE_BEST, INTERCEPT, MEMORIES, TERMS_FOUND};
 use oro_mem_core::{Config, Filter, Query};
 use oro_mem_engine::Engine;
 use oro_mem_eval::calibration::{fit, fit_answerable, log_loss, Example, UNRELATED_GROUP};

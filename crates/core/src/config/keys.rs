@@ -150,7 +150,7 @@ pub const WEIGHT_PREFIX: &str = "recall.weights.";
 pub const HALF_LIFE_BY_TYPE_PREFIX: &str = "decay.half_life_by_type.";
 
 /// The prefix of a relevance model's coefficient: `recall.calibration.<mode>.<name>`, a
-/// finite number, `<name>` being `intercept` or a feature (see [`crate::calibrate`]; feature
+/// finite number, `<name>` being `intercept` or a feature (see [`crate::calibration`]; feature
 /// names are checked by the engine, which knows the candidate sources).
 pub const CALIBRATION_PREFIX: &str = "recall.calibration.";
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::calibrate::Calibration;
+use crate::calibration::Calibration;
 use crate::error::{Error, Result};
 use crate::memory::{Memory, MemoryType, Source};
 use crate::query::MetaCondition;
@@ -245,11 +245,11 @@ pub struct RecallConfig {
     /// with the task ("pyright errors" and "ruff --fix must run before pyright": 0.05), and 5
     /// of the command line's 59 scenario tests lose their answer at 0.1.
     pub abstain_below: f64,
-    /// The relevance model of each mode (see [`crate::calibrate`]).
+    /// The relevance model of each mode (see [`crate::calibration`]).
     pub calibration: Calibrations,
     /// The answerable model of each mode: the estimated probability that the store holds
     /// anything relevant to the query at all, from features of the query and its best
-    /// candidates ([`is_query_feature`](crate::calibrate::is_query_feature): the best cosine,
+    /// candidates ([`is_query_feature`](crate::calibration::is_query_feature): the best cosine,
     /// the most of the query any candidate covers, the query's length). Each result's
     /// estimated relevance is the relevance model's times this, so that a query about
     /// something the store does not know gets nothing past `min_relevance` even though its
@@ -564,9 +564,9 @@ impl Default for AnswerableModels {
     /// useful answers and 0.03 of a ten-memory store's.
     ///
     /// FTS mode's reads words alone (the best coverage, whether the candidates hold every
-    /// term of the query between them, [`TERMS_FOUND`](crate::calibrate::TERMS_FOUND), and
+    /// term of the query between them, [`TERMS_FOUND`](crate::calibration::TERMS_FOUND), and
     /// the query's length) and the number of memories the query searched
-    /// ([`MEMORIES`](crate::calibrate::MEMORIES)): without it, a model that silenced most
+    /// ([`MEMORIES`](crate::calibration::MEMORIES)): without it, a model that silenced most
     /// questions a large store knows nothing about also silenced a store of ten memories on a
     /// task that shares one word with the memory that matters (0.11 of its useful answers),
     /// since the best match of a small store means more. Out of sample it answers 97% and

@@ -14,11 +14,24 @@
 //! Each check panics with a message naming the broken rule, so it reads as a failed test.
 //!
 //! ```
-//! use oro_mem_core::testing::{fuser_contract, ranker_contract};
-//! use oro_mem_core::{AccessFrequency, Recency};
+//! use oro_mem_core::testing::ranker_contract;
+//! use oro_mem_core::{Candidates, Query, Ranker, Ranking, Result};
 //!
-//! ranker_contract(&Recency);
-//! ranker_contract(&AccessFrequency);
+//! /// Most accessed first.
+//! struct Accessed;
+//!
+//! impl Ranker for Accessed {
+//!     fn name(&self) -> &str {
+//!         "accessed"
+//!     }
+//!     fn rank(&self, _query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
+//!         Ok(Ranking::from_scores(
+//!             candidates.iter().map(|c| (c.id(), c.memory.access_count as f64)),
+//!         ))
+//!     }
+//! }
+//!
+//! ranker_contract(&Accessed);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

@@ -1,27 +1,28 @@
 //! The recall pipeline, from a candidate set to the few memories that fit the budget:
 //!
 //! rankers → fuser → × confidence × decay → minimum score → estimated relevance (see
-//! [`crate::calibrate`]) → near-duplicate skip → token budget.
+//! [`oro_mem_core::calibration`]) → near-duplicate skip → token budget.
 //!
 //! Fetching candidates is the store's job; the pipeline only orders and trims them, so it runs
 //! the same over SQLite, an in-memory index or a test fixture.
 
-use serde::Serialize;
-
-use crate::calibrate::{
-    Calibration, Features, QueryTerms, BEST_SUFFIX, COVERAGE, COVERAGE_BEST, FUSED, MEMORIES,
-    QUERY_TERMS, SHARE_SUFFIX, TERMS_FOUND,
-};
-use crate::config::{Boost, DecayConfig, Order, RecallConfig};
-use crate::error::Result;
 use std::collections::HashMap;
 
-use crate::memory::{Memory, MemoryId};
-use crate::query::Query;
-use crate::rank::{Fuser, Ranker, Weighted};
-use crate::ranking::{Candidates, Ranking, Signal};
-use crate::time::Timestamp;
+use oro_mem_core::calibration::{
+    Calibration, Features, BEST_SUFFIX, COVERAGE, COVERAGE_BEST, FUSED, MEMORIES, QUERY_TERMS,
+    SHARE_SUFFIX, TERMS_FOUND,
+};
+use oro_mem_core::config::{Boost, DecayConfig, Order, RecallConfig};
+use oro_mem_core::{
+    Candidates, Fuser, Memory, MemoryId, Query, Ranker, Ranking, Result, Signal, Timestamp,
+    Weighted,
+};
 use oro_mem_text::{jaccard, word_set};
+use serde::Serialize;
+
+pub use self::terms::QueryTerms;
+
+mod terms;
 
 /// Estimated tokens of `text`: bytes / 4, rounded up.
 pub fn estimate_tokens(text: &str) -> usize {
@@ -308,7 +309,7 @@ impl Pipeline {
     /// Multiplies every estimate by `calibration`'s probability that the store holds
     /// anything relevant to the query, from the query's features (the best candidate's
     /// coverage and each signal's best score: see
-    /// [`RecallConfig::answerable`](crate::config::RecallConfig::answerable)). Without one
+    /// [`RecallConfig::answerable`](oro_mem_core::config::RecallConfig::answerable)). Without one
     /// (the default), or without a relevance model, there is no such factor.
     pub fn answerable(mut self, calibration: Calibration) -> Pipeline {
         self.answerable = calibration;
@@ -806,7 +807,7 @@ struct Below {
 /// over the total weight of the lists that read the query and ranked anything (without the
 /// priors' contributions, the pinned bonus and the boosts: preferences, not evidence, and
 /// absent from the benchmarks the models are fitted on, where nothing has been recalled);
-/// and the features of the query ([`is_query_feature`](crate::calibrate::is_query_feature):
+/// and the features of the query ([`is_query_feature`](oro_mem_core::calibration::is_query_feature):
 /// its number of terms, each signal's best score, and the best coverage when a model reads
 /// it), computed once, as is the [`Pipeline::answerable`] factor they give. A candidate that a signal could not
 /// judge is estimated without it, by [`Pipeline::unjudged_calibration`] when there is one.
@@ -1072,12 +1073,12 @@ fn truncate_to_tokens(text: &mut String, tokens: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
-    use crate::memory::MemoryId;
-    use crate::rank::Weighted;
-    use crate::signals::{AccessFrequency, Recency};
+    use oro_mem_core::config::Config;
+    use oro_mem_core::MemoryId;
+    use oro_mem_core::Weighted;
+    use crate::rankers::{AccessFrequency, Recency};
     use crate::test_support::memory;
-    use crate::{Candidate, Filter, Hit, Neighbour, Signal, Source};
+    use oro_mem_core::{Candidate, Filter, Hit, Neighbour, Signal, Source};
 
     /// A fuser that sums weighted scores, with a pinned bonus; enough to test the pipeline
     /// without the fusion crate.
@@ -1371,7 +1372,7 @@ mod tests {
                 "failing"
             }
             fn rank(&self, _: &Query<'_>, _: &Candidates) -> Result<Ranking> {
-                Err(crate::Error::invalid_input("no signal today"))
+                Err(oro_mem_core::Error::invalid_input("no signal today"))
             }
         }
         let p = pipeline(RecallConfig::default()).ranker(Failing, 0.5);
@@ -1530,7 +1531,7 @@ mod tests {
             max_results: 10,
             ..RecallConfig::default()
         };
-        let model = Calibration::new([(crate::calibrate::INTERCEPT, -1.0), (FUSED, 2.0)]);
+        let model = Calibration::new([(oro_mem_core::calibration::INTERCEPT, -1.0), (FUSED, 2.0)]);
         let plain = pipeline(config.clone()).calibration(model.clone());
         let primed = pipeline(config)
             .ranker(AccessFrequency, 0.4)
@@ -1592,7 +1593,7 @@ mod tests {
                 "broken"
             }
             fn rank(&self, _: &Query<'_>, _: &Candidates) -> Result<Ranking> {
-                Err(crate::Error::new(crate::ErrorKind::Embedding, "no model"))
+                Err(oro_mem_core::Error::new(oro_mem_core::ErrorKind::Embedding, "no model"))
             }
         }
         let p = pipeline(RecallConfig::default())
@@ -1664,7 +1665,7 @@ mod tests {
 
         // The relevance estimate reads the evidence, not the preference: a boost changes it
         // not at all.
-        let model = Calibration::new([(crate::calibrate::INTERCEPT, -1.0), (FUSED, 3.0)]);
+        let model = Calibration::new([(oro_mem_core::calibration::INTERCEPT, -1.0), (FUSED, 3.0)]);
         let plain = run(&pipeline(all()).calibration(model.clone()), cands());
         let boosted = run(&pipeline(config).calibration(model), cands());
         for id in 1..=4 {
@@ -1679,13 +1680,13 @@ mod tests {
     #[test]
     fn a_point_with_a_maximum_distance_drops_what_lies_beyond_it() {
         use serde_json::json;
-        let p = pipeline(RecallConfig::default()).ranker(crate::Spatial, 1.0);
+        let p = pipeline(RecallConfig::default()).ranker(crate::rankers::Spatial, 1.0);
         let cands = vec![
             with_meta(1, 1.0, Source::Manual, json!({"pos": [5.0, 0.0]})),
             with_meta(2, 0.5, Source::Manual, json!({"pos": [1.0, 0.0]})),
             with_meta(3, 0.2, Source::Manual, json!({"pos": "unknown"})),
         ];
-        let near = crate::Near::new("pos", vec![0.0, 0.0], Some(2.0)).unwrap();
+        let near = oro_mem_core::Near::new("pos", vec![0.0, 0.0], Some(2.0)).unwrap();
         let f = Filter::default();
         let lexical = Signal::new(cands.iter().filter_map(|(c, l, _)| Some((c.id(), (*l)?))));
         let mut candidates = Candidates::new(cands.into_iter().map(|(c, _, _)| c));
@@ -1706,7 +1707,7 @@ mod tests {
             ..RecallConfig::default()
         };
         pipeline(config).calibration(Calibration::new([
-            (crate::calibrate::INTERCEPT, -4.0),
+            (oro_mem_core::calibration::INTERCEPT, -4.0),
             (COVERAGE, 4.0),
             ("lexical", 1.0),
         ]))
@@ -1760,7 +1761,7 @@ mod tests {
             ]
         };
         // The best coverage is computed for a model that reads it, even at 0.
-        let reads = Calibration::new([(crate::calibrate::INTERCEPT, 50.0), (COVERAGE_BEST, 0.0)]);
+        let reads = Calibration::new([(oro_mem_core::calibration::INTERCEPT, 50.0), (COVERAGE_BEST, 0.0)]);
         let r = run_query(
             &calibrated(0.0, Order::Score).answerable(reads),
             "flaky login test",
@@ -1789,7 +1790,7 @@ mod tests {
 
     #[test]
     fn terms_found_says_whether_the_candidates_hold_every_query_term_between_them() {
-        let reads = Calibration::new([(crate::calibrate::INTERCEPT, 0.0), (TERMS_FOUND, 0.0)]);
+        let reads = Calibration::new([(oro_mem_core::calibration::INTERCEPT, 0.0), (TERMS_FOUND, 0.0)]);
         let found = |query: &str| {
             let r = run_query(
                 &calibrated(0.0, Order::Score).answerable(reads.clone()),
@@ -1813,7 +1814,7 @@ mod tests {
         // The store's best match covers little of the query: the query is likely about
         // something the store does not know.
         let answerable =
-            Calibration::new([(crate::calibrate::INTERCEPT, -3.0), (COVERAGE_BEST, 6.0)]);
+            Calibration::new([(oro_mem_core::calibration::INTERCEPT, -3.0), (COVERAGE_BEST, 6.0)]);
         let cands = || {
             vec![
                 candidate(1, "the login test is flaky on CI", 3.0),
@@ -1827,7 +1828,7 @@ mod tests {
             cands(),
         );
         let a = scaled.answerable.unwrap();
-        assert!((a - crate::calibrate::sigmoid(3.0)).abs() < 1e-12, "{a}");
+        assert!((a - oro_mem_core::calibration::sigmoid(3.0)).abs() < 1e-12, "{a}");
         for (p, s) in plain.results.iter().zip(&scaled.results) {
             let (p, s) = (p.probability.unwrap(), s.probability.unwrap());
             assert!((s - p * a).abs() < 1e-12, "{p} x {a} != {s}");
@@ -1842,7 +1843,7 @@ mod tests {
         let cand = || vec![candidate(2, "login page colours", 1.0)];
         let alone = run_query(&calibrated(0.0, Order::Score), query, cand());
         let p = alone.results[0].probability.unwrap();
-        let a = crate::calibrate::sigmoid(-1.0);
+        let a = oro_mem_core::calibration::sigmoid(-1.0);
         let bar = p * (1.0 + a) / 2.0;
         let kept = run_query(&calibrated(bar, Order::Score), query, cand());
         assert_eq!(kept.results.len(), 1);
@@ -1887,13 +1888,13 @@ mod tests {
                 ..RecallConfig::default()
             };
             let model = Calibration::new([
-                (crate::calibrate::INTERCEPT, -2.0),
+                (oro_mem_core::calibration::INTERCEPT, -2.0),
                 (COVERAGE, 4.0),
                 ("lexical", 1.0),
             ]);
             let plain = pipeline(config.clone()).calibration(model.clone());
             let gated = pipeline(config).calibration(model).answerable(Calibration::new([
-                (crate::calibrate::INTERCEPT, -1.0),
+                (oro_mem_core::calibration::INTERCEPT, -1.0),
                 (COVERAGE_BEST, coefficient),
             ]));
             let query = "flaky login test";
@@ -1916,11 +1917,11 @@ mod tests {
         // Two memories hold the query's words alike; the vector list judged 1 and could not
         // judge 2 (its text in a script the model does not cover, say).
         let model = Calibration::new([
-            (crate::calibrate::INTERCEPT, -2.0),
+            (oro_mem_core::calibration::INTERCEPT, -2.0),
             ("vector", 3.0),
             (FUSED, 1.0),
         ]);
-        let words = Calibration::new([(crate::calibrate::INTERCEPT, -1.0), (FUSED, 2.0)]);
+        let words = Calibration::new([(oro_mem_core::calibration::INTERCEPT, -1.0), (FUSED, 2.0)]);
         let recall = |p: &Pipeline| {
             let f = Filter::default();
             let mut candidates = Candidates::new(
@@ -1971,9 +1972,9 @@ mod tests {
         // Answerable models: the judged one gets the pipeline's factor, the unjudged one the
         // words' model's, each from the same features of the query.
         let by_vector =
-            Calibration::new([(crate::calibrate::INTERCEPT, 0.0), ("vector_best", 1.0)]);
+            Calibration::new([(oro_mem_core::calibration::INTERCEPT, 0.0), ("vector_best", 1.0)]);
         let by_words =
-            Calibration::new([(crate::calibrate::INTERCEPT, -1.0), (COVERAGE_BEST, 1.0)]);
+            Calibration::new([(oro_mem_core::calibration::INTERCEPT, -1.0), (COVERAGE_BEST, 1.0)]);
         let (judged_a, unjudged_a) = recall(
             &plain()
                 .unjudged_calibration(words.clone())

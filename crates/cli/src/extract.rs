@@ -15,17 +15,11 @@
 //!    `daemon_extracted`, confidence [`PHRASE_CONFIDENCE`]. A phrase that says what a marker
 //!    says is left to the write path's duplicate check, which keeps the marker's.
 //!
-//! ```
-//! use oro_mem_core::extract::extract;
-//! use oro_mem_core::MemoryType;
-//!
-//! let found = extract("Done.\n[MEMORY] type=gotcha: ruff --fix must run before pyright\n");
-//! assert_eq!(found.memories[0].memory.memory_type, MemoryType::Gotcha);
-//! assert_eq!(found.memories[0].memory.content, "ruff --fix must run before pyright");
-//! assert_eq!(found.memories[0].line, 2);
-//! ```
+//! `oro-mem capture` and `oro-mem watch` read an agent's output through [`extract`] (the
+//! test `a_marker_is_found_on_its_line` shows one).
 
-use crate::memory::{validate_confidence, MemoryType, NewMemory, Source};
+use oro_mem_core::memory::validate_confidence;
+use oro_mem_core::{MemoryType, NewMemory, Source};
 
 /// Confidence of memories found by phrase rather than by marker.
 pub const PHRASE_CONFIDENCE: f64 = 0.5;
@@ -140,7 +134,7 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
             None => (value, false),
         };
         match key.to_ascii_lowercase().as_str() {
-            "type" => memory_type = value.parse().map_err(|e: crate::Error| e.to_string())?,
+            "type" => memory_type = value.parse().map_err(|e: oro_mem_core::Error| e.to_string())?,
             key @ ("tags" | "files" | "entities") => {
                 let list = match key {
                     "tags" => &mut tags,
@@ -250,6 +244,14 @@ fn first_sentence(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_marker_is_found_on_its_line() {
+        let found = extract("Done.\n[MEMORY] type=gotcha: ruff --fix must run before pyright\n");
+        assert_eq!(found.memories[0].memory.memory_type, MemoryType::Gotcha);
+        assert_eq!(found.memories[0].memory.content, "ruff --fix must run before pyright");
+        assert_eq!(found.memories[0].line, 2);
+    }
 
     fn contents(e: &Extraction) -> Vec<&str> {
         e.memories

@@ -1,14 +1,10 @@
 //! Rankers that need nothing but the memories themselves: recency, access frequency, and
-//! the distance from a point the query names (spatial).
-//!
-//! They live in core because every mode uses them and they depend on nothing else.
+//! the distance from a point the query names (spatial), and the query-term rankers `coord`
+//! and `proximity`.
 
-use crate::calibrate::QueryTerms;
-use crate::error::Result;
-use crate::memory::MemoryId;
-use crate::query::Query;
-use crate::rank::Ranker;
-use crate::ranking::{Candidates, Ranking};
+use oro_mem_core::{Candidates, MemoryId, Query, Ranker, Ranking, Result};
+
+use crate::pipeline::QueryTerms;
 
 /// Newest first: scored by the seconds a memory is newer than the oldest candidate, so the
 /// oldest scores 0 and a fuser that divides by the best (`weighted_max`) gets min-max.
@@ -251,7 +247,7 @@ fn rare_share(
 mod tests {
     use super::*;
     use crate::test_support::memory;
-    use crate::{Candidate, Filter, Near, Signal, Timestamp};
+    use oro_mem_core::{Candidate, Filter, Near, Signal, Timestamp};
 
     #[test]
     fn coord_ranks_what_holds_more_of_the_query_first() {
@@ -439,7 +435,9 @@ mod tests {
     }
 
     #[test]
-    fn spatial_keeps_the_ranker_contract() {
-        crate::testing::ranker_contract(&Spatial);
+    fn built_in_rankers_keep_the_ranker_contract() {
+        oro_mem_core::testing::ranker_contract(&Spatial);
+        oro_mem_core::testing::ranker_contract(&Recency);
+        oro_mem_core::testing::ranker_contract(&AccessFrequency);
     }
 }
