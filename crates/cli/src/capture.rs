@@ -4,8 +4,8 @@ use std::collections::HashSet;
 use std::io::Read;
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
 use crate::extract::{extract as find_memories, Extraction};
+use anyhow::{bail, Context, Result};
 use oro_mem_core::memory::before_each;
 use oro_mem_core::store::{Embedding, WriteOutcome};
 use oro_mem_core::{Filter, NewMemory, Status, Timestamp};

@@ -134,7 +134,11 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
             None => (value, false),
         };
         match key.to_ascii_lowercase().as_str() {
-            "type" => memory_type = value.parse().map_err(|e: oro_mem_core::Error| e.to_string())?,
+            "type" => {
+                memory_type = value
+                    .parse()
+                    .map_err(|e: oro_mem_core::Error| e.to_string())?
+            }
             key @ ("tags" | "files" | "entities") => {
                 let list = match key {
                     "tags" => &mut tags,
@@ -249,7 +253,10 @@ mod tests {
     fn a_marker_is_found_on_its_line() {
         let found = extract("Done.\n[MEMORY] type=gotcha: ruff --fix must run before pyright\n");
         assert_eq!(found.memories[0].memory.memory_type, MemoryType::Gotcha);
-        assert_eq!(found.memories[0].memory.content, "ruff --fix must run before pyright");
+        assert_eq!(
+            found.memories[0].memory.content,
+            "ruff --fix must run before pyright"
+        );
         assert_eq!(found.memories[0].line, 2);
     }
 

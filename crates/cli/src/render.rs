@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use oro_mem_engine::{Recall, Recalled};
 use oro_mem_core::{Memory, Timestamp};
+use oro_mem_engine::{Recall, Recalled};
 
 /// One line, for places that need one: newlines and runs of whitespace become one space.
 fn one_line(text: &str) -> String {

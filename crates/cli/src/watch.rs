@@ -23,9 +23,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, SystemTime};
 
+use crate::extract::{extract as find_memories, Extraction};
 use anyhow::{bail, Context, Result};
 use notify::{RecursiveMode, Watcher};
-use crate::extract::{extract as find_memories, Extraction};
 use oro_mem_core::{NewMemory, Source};
 use serde::{Deserialize, Serialize};
 

@@ -426,10 +426,10 @@ impl Pipeline {
             .collect::<Result<Vec<_>>>()?;
         let by_id: HashMap<MemoryId, &Memory> =
             candidates.iter().map(|c| (c.id(), &c.memory)).collect();
-        let relevance = self.fuse(&inputs, &by_id);
-        let (relevance, context) = self.session_context(relevance, &candidates);
-        let (relevance, boosted) = self.boost(relevance, &by_id);
-        let mut scored = self.score(relevance, &by_id, query.now);
+        let mut parts = self.fuse(&inputs, &by_id);
+        self.session_context(&mut parts, &candidates);
+        let boosted = self.boost(&mut parts, &by_id);
+        let mut scored = self.score(parts, &by_id, query.now);
         out.above_threshold = scored.len();
         let estimator = (!self.calibration.is_empty()).then(|| {
             Estimator::new(
@@ -442,11 +442,6 @@ impl Pipeline {
                 query,
                 &candidates,
                 Lists::new(&inputs, self.list_signals(&inputs), self.fuser.as_ref()),
-                self.fuser.pinned_bonus(),
-                Boosts {
-                    rules: &self.recall.boost,
-                    of: &boosted,
-                },
             )
         });
         if let (Order::Relevance, Some(e)) = (self.recall.order, &estimator) {
@@ -461,7 +456,7 @@ impl Pipeline {
         out.results = self
             .select(scored, &by_id, estimator.as_ref(), &mut below)
             .into_iter()
-            .map(|s| self.explained(s, &inputs, &context, &boosted))
+            .map(|s| self.explained(s, &inputs, &boosted))
             .collect();
         out.below_relevance = below.count;
         let gate = self.recall.abstain_below;
@@ -502,13 +497,13 @@ impl Pipeline {
         Ok(out)
     }
 
-    /// The fuse stage: the fuser's score of every ranked candidate, plus the fuser's pinned
+    /// The fuse stage: the fuser's score of every ranked candidate, and the fuser's pinned
     /// bonus for pinned memories.
     fn fuse(
         &self,
         inputs: &[Weighted<'_>],
         by_id: &HashMap<MemoryId, &Memory>,
-    ) -> Vec<(MemoryId, f64)> {
+    ) -> Vec<(MemoryId, Parts)> {
         let bonus = self.fuser.pinned_bonus();
         self.fuser
             .fuse(inputs, by_id.len())
@@ -516,7 +511,10 @@ impl Pipeline {
             .iter()
             .map(|h| {
                 let pinned = by_id.get(&h.id).is_some_and(|m| m.pinned);
-                (h.id, h.score + if pinned { bonus } else { 0.0 })
+                (
+                    h.id,
+                    Parts::fused(h.score, if pinned { bonus } else { 0.0 }),
+                )
             })
             .collect()
     }
@@ -524,84 +522,71 @@ impl Pipeline {
     /// The session-context stage: with `session_context` above 0, each candidate gains that
     /// much of the fused score of each of its session neighbours among the candidates,
     /// divided by their distance (a turn of a conversation is read with the turns around it).
-    /// Gains come from the fused scores before any gain, so the order does not matter.
-    /// Returns the new scores and each gain above 0.
-    fn session_context(
-        &self,
-        relevance: Vec<(MemoryId, f64)>,
-        candidates: &Candidates,
-    ) -> (Vec<(MemoryId, f64)>, HashMap<MemoryId, f64>) {
+    /// Gains come from the fused scores (pinned bonus included) before any gain, so the
+    /// order does not matter.
+    fn session_context(&self, parts: &mut [(MemoryId, Parts)], candidates: &Candidates) {
         let weight = self.recall.session_context;
-        let mut gains = HashMap::new();
         if weight == 0.0 || !candidates.has_neighbours() {
-            return (relevance, gains);
+            return;
         }
-        let fused: HashMap<MemoryId, f64> = relevance.iter().copied().collect();
-        let relevance = relevance
-            .into_iter()
-            .map(|(id, r)| {
-                let near: f64 = candidates
-                    .neighbours(id)
-                    .iter()
-                    .filter_map(|&(n, d)| Some(fused.get(&n)? / f64::from(d.max(1))))
-                    .sum();
-                let gain = weight * near;
-                if gain > 0.0 {
-                    gains.insert(id, gain);
-                }
-                (id, r + gain)
-            })
+        let fused: HashMap<MemoryId, f64> = parts
+            .iter()
+            .map(|(id, p)| (*id, p.fused + p.pinned))
             .collect();
-        (relevance, gains)
+        for (id, p) in parts {
+            let near: f64 = candidates
+                .neighbours(*id)
+                .iter()
+                .filter_map(|&(n, d)| Some(fused.get(&n)? / f64::from(d.max(1))))
+                .sum();
+            p.context = weight * near;
+        }
     }
 
     /// The boost stage: each candidate's relevance times the factor of every rule of
-    /// `recall.boost` it meets. Returns the new scores and, for each boosted candidate, the
-    /// rules' places.
+    /// `recall.boost` it meets. Returns, for each boosted candidate, the rules' places.
     fn boost(
         &self,
-        relevance: Vec<(MemoryId, f64)>,
+        parts: &mut [(MemoryId, Parts)],
         by_id: &HashMap<MemoryId, &Memory>,
-    ) -> (Vec<(MemoryId, f64)>, RulesMet) {
+    ) -> RulesMet {
         let mut boosted = HashMap::new();
         if self.recall.boost.is_empty() {
-            return (relevance, boosted);
+            return boosted;
         }
-        let relevance = relevance
-            .into_iter()
-            .map(|(id, mut r)| {
-                let Some(m) = by_id.get(&id) else {
-                    return (id, r);
-                };
-                let rules: Vec<usize> = (0..self.recall.boost.len())
-                    .filter(|&i| self.recall.boost[i].applies(m))
-                    .collect();
-                r *= factor(&self.recall.boost, &rules);
-                if !rules.is_empty() {
-                    boosted.insert(id, rules);
-                }
-                (id, r)
-            })
-            .collect();
-        (relevance, boosted)
+        for (id, p) in parts {
+            let Some(m) = by_id.get(id) else {
+                continue;
+            };
+            let rules: Vec<usize> = (0..self.recall.boost.len())
+                .filter(|&i| self.recall.boost[i].applies(m))
+                .collect();
+            p.boost = factor(&self.recall.boost, &rules);
+            if !rules.is_empty() {
+                boosted.insert(*id, rules);
+            }
+        }
+        boosted
     }
 
     /// The score stage: relevance × confidence × decay, kept when at least the minimum score
     /// (and above 0), best first, ties by ascending id.
     fn score(
         &self,
-        relevance: Vec<(MemoryId, f64)>,
+        parts: Vec<(MemoryId, Parts)>,
         by_id: &HashMap<MemoryId, &Memory>,
         now: Timestamp,
     ) -> Vec<Scored> {
-        let mut scored: Vec<Scored> = relevance
+        let mut scored: Vec<Scored> = parts
             .into_iter()
-            .filter_map(|(id, relevance)| {
+            .filter_map(|(id, parts)| {
                 let m = by_id.get(&id)?;
                 let decay = decay_factor(&self.decay, m, now);
+                let relevance = parts.relevance();
                 let raw = relevance * m.confidence * decay;
                 (raw >= self.recall.min_score && raw > 0.0).then_some(Scored {
                     id,
+                    parts,
                     relevance,
                     confidence: m.confidence,
                     decay,
@@ -686,13 +671,7 @@ impl Pipeline {
     }
 
     /// A selected memory with what each list (and pinning) gave it.
-    fn explained(
-        &self,
-        s: Selected,
-        inputs: &[Weighted<'_>],
-        context: &HashMap<MemoryId, f64>,
-        boosted: &RulesMet,
-    ) -> Recalled {
+    fn explained(&self, s: Selected, inputs: &[Weighted<'_>], boosted: &RulesMet) -> Recalled {
         let id = s.scored.id;
         let mut lists: Vec<ListExplain> = inputs
             .iter()
@@ -710,23 +689,23 @@ impl Pipeline {
                 contribution,
             })
             .collect();
-        let bonus = self.fuser.pinned_bonus();
-        if s.memory.pinned && bonus != 0.0 {
+        let parts = s.scored.parts;
+        if parts.pinned != 0.0 {
             lists.push(ListExplain {
                 name: "pinned".to_string(),
                 weight: 1.0,
                 rank: None,
                 score: None,
-                contribution: bonus,
+                contribution: parts.pinned,
             });
         }
-        if let Some(&gain) = context.get(&id) {
+        if parts.context > 0.0 {
             lists.push(ListExplain {
                 name: "session".to_string(),
                 weight: self.recall.session_context,
                 rank: None,
                 score: None,
-                contribution: gain,
+                contribution: parts.context,
             });
         }
         let boosts = boosted
@@ -756,10 +735,51 @@ impl Pipeline {
     }
 }
 
+/// A candidate's relevance, part by part, as the stages before the score stage made it: each
+/// stage sets its own part, and a later stage reads the parts it needs rather than taking
+/// another's back out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Parts {
+    /// The fuser's score: every list's contribution, the priors' included.
+    fused: f64,
+    /// The fuser's pinned bonus, for a pinned memory (else 0).
+    pinned: f64,
+    /// What its session neighbours lend it (`recall.session_context`; else 0).
+    context: f64,
+    /// The product of the factors of the boost rules it meets (1 for none).
+    boost: f64,
+}
+
+impl Parts {
+    /// A candidate's parts after the fuse stage.
+    fn fused(fused: f64, pinned: f64) -> Parts {
+        Parts {
+            fused,
+            pinned,
+            context: 0.0,
+            boost: 1.0,
+        }
+    }
+
+    /// The relevance the score stage weighs: `(fused + pinned + context) × boost`.
+    fn relevance(&self) -> f64 {
+        (self.fused + self.pinned + self.context) * self.boost
+    }
+
+    /// The evidence the relevance models read: the fused score and the session context,
+    /// without the priors' contributions `priors` (part of the fused score), the pinned bonus
+    /// and the boosts (preferences, not evidence).
+    fn evidence(&self, priors: f64) -> f64 {
+        (self.fused + self.context) - priors
+    }
+}
+
 /// A candidate past the score stage.
 #[derive(Clone, Debug, PartialEq)]
 struct Scored {
     id: MemoryId,
+    parts: Parts,
+    /// [`Parts::relevance`].
     relevance: f64,
     confidence: f64,
     decay: f64,
@@ -774,13 +794,6 @@ type RulesMet = HashMap<MemoryId, Vec<usize>>;
 /// The product of the factors of `rules` (places in `boost`).
 fn factor(boost: &[Boost], rules: &[usize]) -> f64 {
     rules.iter().map(|&i| boost[i].factor()).product()
-}
-
-/// The boost rules and which of them each candidate met.
-#[derive(Clone, Copy)]
-struct Boosts<'a> {
-    rules: &'a [Boost],
-    of: &'a RulesMet,
 }
 
 /// One signal as the [`Estimator`] reads it.
@@ -829,8 +842,6 @@ struct Estimator<'a> {
     /// Each signal, its two features' names, and its best score.
     signals: Vec<SignalFeatures<'a>>,
     lists: Lists<'a>,
-    pinned_bonus: f64,
-    boosts: Boosts<'a>,
 }
 
 /// The fused lists as the [`Estimator`] reads them.
@@ -888,8 +899,6 @@ impl<'a> Estimator<'a> {
         query: &Query<'_>,
         candidates: &'a Candidates,
         lists: Lists<'a>,
-        pinned_bonus: f64,
-        boosts: Boosts<'a>,
     ) -> Estimator<'a> {
         let terms = QueryTerms::new(query.text);
         let signals: Vec<SignalFeatures<'a>> = candidates
@@ -953,8 +962,6 @@ impl<'a> Estimator<'a> {
             query: features,
             signals,
             lists,
-            pinned_bonus,
-            boosts,
         }
     }
 
@@ -993,11 +1000,6 @@ impl<'a> Estimator<'a> {
             None => self.terms.coverage(&memory.searched_text()),
         };
         f.set(COVERAGE, coverage);
-        let boost = self
-            .boosts
-            .of
-            .get(&s.id)
-            .map_or(1.0, |rules| factor(self.boosts.rules, rules));
         let Lists {
             inputs,
             signals,
@@ -1016,13 +1018,7 @@ impl<'a> Estimator<'a> {
         } else {
             0.0
         };
-        let fused = s.relevance / boost
-            - priors
-            - if memory.pinned {
-                self.pinned_bonus
-            } else {
-                0.0
-            };
+        let fused = s.parts.evidence(priors);
         let total_weight = if unjudged.is_empty() {
             self.lists.weight
         } else {
@@ -1073,11 +1069,11 @@ fn truncate_to_tokens(text: &mut String, tokens: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rankers::{AccessFrequency, Recency};
+    use crate::test_support::memory;
     use oro_mem_core::config::Config;
     use oro_mem_core::MemoryId;
     use oro_mem_core::Weighted;
-    use crate::rankers::{AccessFrequency, Recency};
-    use crate::test_support::memory;
     use oro_mem_core::{Candidate, Filter, Hit, Neighbour, Signal, Source};
 
     /// A fuser that sums weighted scores, with a pinned bonus; enough to test the pipeline
@@ -1400,7 +1396,11 @@ mod tests {
         let inputs = [Weighted::new("bm25", 2.0, &ranking).unwrap()];
         let mut fused = p.fuse(&inputs, &by_id);
         fused.sort_by_key(|&(id, _)| id);
-        assert_eq!(fused, [(1, 2.0), (2, 1.25)]);
+        assert_eq!(
+            fused,
+            [(1, Parts::fused(2.0, 0.0)), (2, Parts::fused(1.0, 0.25))]
+        );
+        assert_eq!(fused[1].1.relevance(), 1.25);
     }
 
     #[test]
@@ -1414,7 +1414,8 @@ mod tests {
         b.confidence = 1.0;
         let by_id: HashMap<MemoryId, &Memory> = [(1, &a), (2, &b), (3, &c)].into();
         // 1: 1.0 × 0.8; 2: 0.8 × 1.0 (a tie, lower id first); 3: 0.6 × 0.8 = 0.48, below 0.5.
-        let scored = p.score(vec![(3, 0.6), (2, 0.8), (1, 1.0)], &by_id, Timestamp(0));
+        let parts = [(3, 0.6), (2, 0.8), (1, 1.0)].map(|(id, r)| (id, Parts::fused(r, 0.0)));
+        let scored = p.score(parts.to_vec(), &by_id, Timestamp(0));
         let got: Vec<_> = scored.iter().map(|s| (s.id, s.raw)).collect();
         assert_eq!(got, [(1, 0.8), (2, 0.8)]);
     }
@@ -1436,6 +1437,7 @@ mod tests {
         let scored = (1..=4)
             .map(|id| super::Scored {
                 id,
+                parts: Parts::fused(1.0, 0.0),
                 relevance: 1.0,
                 confidence: 1.0,
                 decay: 1.0,
@@ -1557,6 +1559,51 @@ mod tests {
         }
     }
 
+    #[test]
+    fn pinning_and_boosts_lift_the_score_not_the_estimate() {
+        let config = RecallConfig {
+            min_score: 0.0,
+            max_results: 10,
+            ..RecallConfig::default()
+        };
+        let boosted = RecallConfig {
+            boost: vec![Boost::new(None, vec![Source::Manual], 3.0).unwrap()],
+            ..config.clone()
+        };
+        let model = Calibration::new([(oro_mem_core::calibration::INTERCEPT, -1.0), (FUSED, 2.0)]);
+        let estimates = |p: Pipeline, pin: bool| {
+            let p = p.calibration(model.clone());
+            let f = Filter::default();
+            let mut c = Candidates::new((1..=2).map(|id| {
+                let mut m = memory(id, &format!("memory {id}"));
+                m.pinned = pin && id == 2;
+                Candidate::new(m)
+            }));
+            c.set_signal("lexical", Signal::new([(1, 3.0), (2, 2.0)]));
+            let r = p.recall(&Query::new("q", &f).now(Timestamp(0)), c).unwrap();
+            let mut e: Vec<_> = r
+                .results
+                .iter()
+                .map(|r| (r.memory.id, r.relevance, r.probability.unwrap()))
+                .collect();
+            e.sort_by_key(|e| e.0);
+            e
+        };
+        let plain = estimates(pipeline_with(Sum { bonus: 0.5 }, config.clone()), false);
+        let pinned = estimates(pipeline_with(Sum { bonus: 0.5 }, config), true);
+        let both = estimates(pipeline_with(Sum { bonus: 0.5 }, boosted), true);
+        // Pinned, 2 gains the bonus; boosted, every memory gains the factor ...
+        assert_eq!(pinned[1].1, plain[1].1 + 0.5);
+        assert_eq!(both[0].1, plain[0].1 * 3.0);
+        assert_eq!(both[1].1, (plain[1].1 + 0.5) * 3.0);
+        // ... but the evidence that each answers the query is what it was.
+        for e in [&pinned, &both] {
+            for (a, b) in e.iter().zip(&plain) {
+                assert_eq!(a.2, b.2, "{e:?} {plain:?}");
+            }
+        }
+    }
+
     proptest::proptest! {
         #[test]
         fn equal_access_counts_change_no_score(
@@ -1593,7 +1640,10 @@ mod tests {
                 "broken"
             }
             fn rank(&self, _: &Query<'_>, _: &Candidates) -> Result<Ranking> {
-                Err(oro_mem_core::Error::new(oro_mem_core::ErrorKind::Embedding, "no model"))
+                Err(oro_mem_core::Error::new(
+                    oro_mem_core::ErrorKind::Embedding,
+                    "no model",
+                ))
             }
         }
         let p = pipeline(RecallConfig::default())
@@ -1761,7 +1811,10 @@ mod tests {
             ]
         };
         // The best coverage is computed for a model that reads it, even at 0.
-        let reads = Calibration::new([(oro_mem_core::calibration::INTERCEPT, 50.0), (COVERAGE_BEST, 0.0)]);
+        let reads = Calibration::new([
+            (oro_mem_core::calibration::INTERCEPT, 50.0),
+            (COVERAGE_BEST, 0.0),
+        ]);
         let r = run_query(
             &calibrated(0.0, Order::Score).answerable(reads),
             "flaky login test",
@@ -1790,7 +1843,10 @@ mod tests {
 
     #[test]
     fn terms_found_says_whether_the_candidates_hold_every_query_term_between_them() {
-        let reads = Calibration::new([(oro_mem_core::calibration::INTERCEPT, 0.0), (TERMS_FOUND, 0.0)]);
+        let reads = Calibration::new([
+            (oro_mem_core::calibration::INTERCEPT, 0.0),
+            (TERMS_FOUND, 0.0),
+        ]);
         let found = |query: &str| {
             let r = run_query(
                 &calibrated(0.0, Order::Score).answerable(reads.clone()),
@@ -1813,8 +1869,10 @@ mod tests {
     fn the_answerable_model_scales_every_estimate_and_can_leave_nothing() {
         // The store's best match covers little of the query: the query is likely about
         // something the store does not know.
-        let answerable =
-            Calibration::new([(oro_mem_core::calibration::INTERCEPT, -3.0), (COVERAGE_BEST, 6.0)]);
+        let answerable = Calibration::new([
+            (oro_mem_core::calibration::INTERCEPT, -3.0),
+            (COVERAGE_BEST, 6.0),
+        ]);
         let cands = || {
             vec![
                 candidate(1, "the login test is flaky on CI", 3.0),
@@ -1828,7 +1886,10 @@ mod tests {
             cands(),
         );
         let a = scaled.answerable.unwrap();
-        assert!((a - oro_mem_core::calibration::sigmoid(3.0)).abs() < 1e-12, "{a}");
+        assert!(
+            (a - oro_mem_core::calibration::sigmoid(3.0)).abs() < 1e-12,
+            "{a}"
+        );
         for (p, s) in plain.results.iter().zip(&scaled.results) {
             let (p, s) = (p.probability.unwrap(), s.probability.unwrap());
             assert!((s - p * a).abs() < 1e-12, "{p} x {a} != {s}");
@@ -1971,10 +2032,14 @@ mod tests {
 
         // Answerable models: the judged one gets the pipeline's factor, the unjudged one the
         // words' model's, each from the same features of the query.
-        let by_vector =
-            Calibration::new([(oro_mem_core::calibration::INTERCEPT, 0.0), ("vector_best", 1.0)]);
-        let by_words =
-            Calibration::new([(oro_mem_core::calibration::INTERCEPT, -1.0), (COVERAGE_BEST, 1.0)]);
+        let by_vector = Calibration::new([
+            (oro_mem_core::calibration::INTERCEPT, 0.0),
+            ("vector_best", 1.0),
+        ]);
+        let by_words = Calibration::new([
+            (oro_mem_core::calibration::INTERCEPT, -1.0),
+            (COVERAGE_BEST, 1.0),
+        ]);
         let (judged_a, unjudged_a) = recall(
             &plain()
                 .unjudged_calibration(words.clone())

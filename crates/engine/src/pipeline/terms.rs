@@ -416,5 +416,4 @@ mod tests {
         let q = QueryTerms::new("studies of sunrises");
         assert_eq!(q.held("a study of the sunrise"), vec![true, true]);
     }
-
 }
