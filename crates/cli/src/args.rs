@@ -22,6 +22,15 @@ fn parse_probability(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--decay-half-life`: a number of days above 0.
+fn parse_days(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(d) if d.is_finite() && d > 0.0 => Ok(d),
+        Ok(d) => Err(format!("must be a number of days > 0, got {d}")),
+        Err(_) => Err(format!("not a number: {s:?}")),
+    }
+}
+
 /// `--scoring`, parsed as the configuration parses it.
 fn parse_scoring(s: &str) -> Result<Scoring, oro_mem_core::Error> {
     s.parse()
@@ -237,7 +246,7 @@ pub struct RecallArgs {
     #[arg(long)]
     pub decay: bool,
     /// The decay's half-life in days (decay.half_life_days); turns decay on
-    #[arg(long, value_name = "DAYS")]
+    #[arg(long, value_name = "DAYS", value_parser = parse_days)]
     pub decay_half_life: Option<f64>,
     /// At most this many results, 1 to 100 [default: from config, 3]
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new()

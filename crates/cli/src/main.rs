@@ -20,7 +20,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
-use oro_mem_core::config::DedupConfig;
+use oro_mem_core::config::{DedupConfig, RecallRequest};
 use oro_mem_core::memory::normalize_tags;
 use oro_mem_core::store::{Embedding, ListOrder, WriteOutcome};
 use oro_mem_core::{
@@ -398,38 +398,18 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
     if a.query.trim() == "*" {
         return replay(ctx, a, io, now);
     }
-    let mut config = ctx.engine.config().clone();
-    if let Some(m) = a.mode {
-        config.mode = m;
+    let config = RecallRequest {
+        mode: a.mode,
+        limit: a.limit,
+        budget: a.budget,
+        min_relevance: a.min_relevance,
+        depth: a.depth,
+        scoring: a.scoring,
+        fusion: a.fusion.clone(),
+        decay: a.decay.then_some(true),
+        decay_half_life: a.decay_half_life,
     }
-    if let Some(n) = a.limit {
-        config.recall.max_results = n;
-    }
-    if let Some(n) = a.budget {
-        config.recall.budget_tokens = n;
-    }
-    if let Some(p) = a.min_relevance {
-        config.recall.min_relevance = p;
-    }
-    if let Some(n) = a.depth {
-        config.recall.depth = n;
-    }
-    if let Some(s) = a.scoring {
-        config.recall.scoring = s;
-    }
-    if let Some(f) = &a.fusion {
-        config.recall.fusion = f.clone();
-    }
-    if a.decay || a.decay_half_life.is_some() {
-        config.decay.enabled = true;
-    }
-    if let Some(days) = a.decay_half_life {
-        anyhow::ensure!(
-            days.is_finite() && days > 0.0,
-            "--decay-half-life must be a number of days > 0, got {days}"
-        );
-        config.decay.half_life_days = days;
-    }
+    .apply(ctx.engine.config())?;
     let near = a
         .near
         .as_deref()
@@ -553,10 +533,11 @@ fn run_recall(
 /// stream.
 fn inject(ctx: &mut Ctx, a: &args::InjectArgs, io: &mut Io<'_>) -> Result<()> {
     let now = Timestamp::now();
-    let mut config = ctx.engine.config().clone();
-    if let Some(m) = a.mode {
-        config.mode = m;
+    let config = RecallRequest {
+        mode: a.mode,
+        ..RecallRequest::default()
     }
+    .apply(ctx.engine.config())?;
     let task = match (a.hook, &a.task) {
         (Some(args::Hook::Claude), _) => match hook::claude_task(io.input)? {
             Some(task) => task,

@@ -12,6 +12,7 @@
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
+use oro_mem_core::config::RecallRequest;
 use oro_mem_core::memory::normalize_tags;
 use oro_mem_core::{Filter, MemoryId, Near, NewMemory, Query, Source, Timestamp};
 use oro_mem_store_sqlite::{ListOrder, WriteOutcome};
@@ -150,31 +151,15 @@ impl MemoryServer {
 
     fn search_impl(&self, a: SearchArgs) -> anyhow::Result<serde_json::Value> {
         self.with(|s| {
-            let mut config = s.engine.config().clone();
-            if let Some(m) = &a.mode {
-                config.mode = m.parse()?;
+            let config = RecallRequest {
+                mode: a.mode.as_deref().map(str::parse).transpose()?,
+                limit: a.limit,
+                budget: a.budget,
+                min_relevance: a.min_relevance,
+                decay: a.decay,
+                ..RecallRequest::default()
             }
-            if let Some(n) = a.limit {
-                let most = oro_mem_core::config::MAX_RESULTS;
-                anyhow::ensure!(
-                    (1..=most).contains(&n),
-                    "limit must be from 1 to {most}, got {n}"
-                );
-                config.recall.max_results = n;
-            }
-            if let Some(b) = a.budget {
-                config.recall.budget_tokens = b;
-            }
-            if let Some(p) = a.min_relevance {
-                anyhow::ensure!(
-                    (0.0..=1.0).contains(&p),
-                    "min_relevance must be from 0 to 1, got {p}"
-                );
-                config.recall.min_relevance = p;
-            }
-            if let Some(decay) = a.decay {
-                config.decay.enabled = decay;
-            }
+            .apply(s.engine.config())?;
             let filter = Filter {
                 types: a
                     .memory_type

@@ -1084,7 +1084,7 @@ fn recall_estimates_relevance_and_abstains_with_a_reason() {
         bad["content"][0]["text"]
             .as_str()
             .unwrap()
-            .contains("min_relevance must be from 0 to 1, got 1.5"),
+            .contains(r#"min_relevance must be a number between 0 and 1, got "1.5""#),
         "{bad}"
     );
 

@@ -14,11 +14,13 @@ use crate::memory::{Memory, MemoryType, Source};
 use crate::query::MetaCondition;
 
 mod keys;
+mod request;
 
 pub use keys::{
     key, Domain, Key, ANSWERABLE_PREFIX, CALIBRATION_PREFIX, HALF_LIFE_BY_TYPE_PREFIX, KEYS,
     WEIGHT_PREFIX,
 };
+pub use request::RecallRequest;
 
 /// Which retrieval a recall uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
