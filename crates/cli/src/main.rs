@@ -841,11 +841,8 @@ fn export(ctx: Ctx, a: &args::ExportArgs) -> Result<()> {
 }
 
 fn consolidate(ctx: &mut Ctx, a: &args::ConsolidateArgs, io: &mut Io<'_>) -> Result<()> {
-    let report = ctx.store.consolidate(
-        &ctx.engine.config().consolidate,
-        Timestamp::now(),
-        a.dry_run,
-    )?;
+    let config = ctx.engine.config().consolidate.clone();
+    let report = oro_mem_engine::consolidate(&mut ctx.store, &config, Timestamp::now(), a.dry_run)?;
     ctx.reembed(&report.unembedded, io.err)?;
     if a.json {
         writeln!(io.out, "{}", serde_json::to_string_pretty(&report)?)?;

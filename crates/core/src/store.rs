@@ -5,9 +5,11 @@
 //! - [`CandidateSearch`]: the candidates of a query: the best lexical matches, the nearest
 //!   embeddings, and exact similarities of given memories.
 //! - [`MemoryWrite`]: remembering (with duplicate detection), forgetting, pinning, archiving,
-//!   recording access, and keeping the [`Embedding`]s the caller made.
+//!   recording access, keeping the [`Embedding`]s the caller made, and one write
+//!   transaction of primitives ([`WriteTransaction`]) for the policy the engine writes above
+//!   every store (consolidation).
 //! - [`MemoryStore`]: all three, and what the commands do beyond recall (export, merge,
-//!   statistics, consolidation).
+//!   statistics).
 //!
 //! A store holds embeddings but never makes them: the caller (the engine, which owns the
 //! model) hands them over with the memories ([`MemoryWrite::remember_embedded`]) or later
@@ -15,12 +17,16 @@
 
 use serde::Serialize;
 
-use crate::config::{ConsolidateConfig, DedupConfig};
+use crate::config::DedupConfig;
 use crate::error::{Error, Result};
 use crate::memory::{Memory, MemoryId, NewMemory, Status};
 use crate::query::Filter;
 use crate::ranking::Neighbour;
 use crate::time::Timestamp;
+
+mod transaction;
+
+pub use transaction::{Commit, WriteTransaction};
 
 /// Order of [`MemoryRead::list`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -519,6 +525,20 @@ pub trait MemoryWrite {
     /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails; nothing is
     /// changed then.
     fn record_used(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()>;
+
+    /// Runs `work` in one write transaction of the store ([`WriteTransaction`]: the store's
+    /// write lock from its start), and commits what it did when it returns [`Commit::Yes`];
+    /// on [`Commit::No`] or an error nothing it did is kept. The engine writes the policy
+    /// that spans several steps (consolidation) on it, once for every store.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails (a read-only
+    /// store cannot start one), or the first error `work` returns; nothing is changed then.
+    fn transact(
+        &mut self,
+        work: &mut dyn FnMut(&mut dyn WriteTransaction) -> Result<Commit>,
+    ) -> Result<()>;
 }
 
 /// Everything the commands need of a store: recall's interfaces, and what the commands do
@@ -563,25 +583,6 @@ pub trait MemoryStore: CandidateSearch + MemoryWrite {
     ///
     /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
     fn stats(&self) -> Result<Stats>;
-
-    /// Merges near-duplicates and archives stale low-confidence memories: two active memories
-    /// of one namespace, of the same polarity and metadata, are near-duplicates when one's
-    /// content, as a query, scores the other at `merge_bm25` or more of its own score; the one
-    /// kept has the higher confidence (then: pinned, then older) and takes the maximum
-    /// confidence, the sum of the access counts, the union of the tags and the later last
-    /// access. Memories below `prune_below_confidence`, not pinned, and neither accessed nor
-    /// created in the last `prune_after_days` are archived. With `dry_run` nothing is written.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails; nothing is
-    /// changed then.
-    fn consolidate(
-        &mut self,
-        config: &ConsolidateConfig,
-        now: Timestamp,
-        dry_run: bool,
-    ) -> Result<ConsolidateReport>;
 
     /// Rebuilds what the store derives from its memories (its lexical and vector indexes).
     ///
@@ -725,5 +726,12 @@ impl<T: MemoryStore + ?Sized> MemoryWrite for Box<T> {
     }
     fn record_used(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
         (**self).record_used(ids, now)
+    }
+
+    fn transact(
+        &mut self,
+        work: &mut dyn FnMut(&mut dyn WriteTransaction) -> Result<Commit>,
+    ) -> Result<()> {
+        (**self).transact(work)
     }
 }

@@ -38,6 +38,8 @@
 //! - [`Engine::remember`] and [`Engine::embed_missing`]: the write path. The engine embeds
 //!   (in hybrid and vector mode) and the store keeps the vectors ([`Remembered`],
 //!   [`EmbedProgress`]).
+//! - [`consolidate`]: merging near-duplicates and archiving stale memories, written once over
+//!   any store's write transaction.
 //!
 //! # Crate features
 //!
@@ -48,6 +50,7 @@
 
 #![deny(missing_docs)]
 
+mod consolidate;
 mod engine;
 mod feedback;
 pub mod pipeline;
@@ -60,6 +63,7 @@ mod test_support;
 pub mod testing;
 mod write;
 
+pub use consolidate::{consolidate, is_alike, keeps};
 pub use engine::{Answer, EmbedderLoader, Engine, Gathered};
 pub use feedback::{expansion, Feedback, FeedbackRanker};
 pub use pipeline::{Pipeline, Recall, Recalled};

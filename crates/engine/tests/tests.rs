@@ -6,17 +6,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use oro_mem_core::calibration::{Calibration, INTERCEPT, MEMORIES};
-use oro_mem_core::config::DedupConfig;
+use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
 use oro_mem_core::memory::CONTEXT_MEMORIES;
-use oro_mem_core::store::MemoryStore;
+use oro_mem_core::store::{ConsolidateReport, ListOrder, MemoryStore};
+use oro_mem_core::testing::MemoryBuilder;
 use oro_mem_core::{
     Candidates, Config, Embedding, Error, ErrorKind, Filter, MemoryId, MemoryType, Mode, NewMemory,
-    Query, Ranker, Ranking, Result, Status, WriteOutcome,
+    Query, Ranker, Ranking, Result, Status, Timestamp, WriteOutcome,
 };
 use oro_mem_engine::testing::{recall_cases, recall_fixture_dir};
 use oro_mem_engine::{
-    embed_in_context, CandidateSource, EmbedderLoader, Engine, Found, Registry, Search,
-    SourceContext,
+    consolidate, embed_in_context, keeps, CandidateSource, EmbedderLoader, Engine, Found, Registry,
+    Search, SourceContext,
 };
 use oro_mem_rank_vector::{normalize, Embedder};
 use oro_mem_store_postgres::testing::TestServer;
@@ -1127,4 +1128,105 @@ fn a_candidate_found_by_its_embedding_gets_its_bm25_score_unless_configured_not_
             );
         }
     }
+}
+
+/// A lesson written at `day` (in days since the epoch) with `confidence`.
+fn lesson_on(text: &str, confidence: f64, day: i64) -> NewMemory {
+    NewMemory::new(text, MemoryType::Lesson)
+        .confidence(confidence)
+        .created_at(Timestamp(day * 86_400))
+}
+
+/// `m` with metadata `{"speed": speed}`.
+fn at_speed(mut m: NewMemory, speed: f64) -> NewMemory {
+    m.metadata.insert("speed".to_string(), speed.into());
+    m
+}
+
+#[test]
+fn consolidation_merges_near_duplicates_and_archives_stale_memories_on_both_stores() {
+    let mut server = TestServer::get();
+    let now = Timestamp(1_000 * 86_400);
+    for (name, mut s) in new_stores(&mut server) {
+        let off = DedupConfig {
+            enabled: false,
+            ..DedupConfig::default()
+        };
+        let out = s
+            .remember_batch(
+                vec![
+                    lesson_on("run cargo fmt before every commit", 0.6, 990).tags(["rust"]),
+                    lesson_on("Run cargo fmt before every commit!", 0.9, 995).tags(["ci"]),
+                    lesson_on("an unrelated weak hunch", 0.1, 10),
+                    lesson_on("another weak hunch, pinned", 0.1, 10),
+                    lesson_on("ruff --fix must run before pyright", 0.8, 990),
+                    lesson_on("ruff --fix must not run before pyright", 0.8, 990),
+                    at_speed(lesson_on("the arm reached the cup", 0.8, 990), 0.5),
+                    at_speed(lesson_on("the arm reached the cup", 0.8, 990), 0.9),
+                ],
+                &off,
+            )
+            .unwrap();
+        let ids: Vec<MemoryId> = out.iter().map(|o| o.id()).collect();
+        s.set_pinned(ids[3], true).unwrap();
+        s.record_used(&[ids[0]], Timestamp(990 * 86_400)).unwrap();
+        s.record_returned(&[ids[0]]).unwrap();
+        let config = ConsolidateConfig::default();
+        let before = s
+            .list(&Filter::default(), ListOrder::Oldest, 100, 0)
+            .unwrap();
+        let dry = consolidate(&mut s, &config, now, true).unwrap();
+        assert!(dry.dry_run, "{name}");
+        assert_eq!(
+            s.list(&Filter::default(), ListOrder::Oldest, 100, 0)
+                .unwrap(),
+            before,
+            "{name}: a dry run changes nothing"
+        );
+        let report = consolidate(&mut s, &config, now, false).unwrap();
+        let pairs = |r: &ConsolidateReport| r.merged.iter().map(|m| (m.0, m.1)).collect::<Vec<_>>();
+        assert_eq!(pairs(&report), pairs(&dry), "{name}: the dry run told");
+        assert_eq!(report.archived, dry.archived, "{name}: the dry run told");
+        // The more confident is kept; a negation and other metadata are no duplicates.
+        assert_eq!(pairs(&report), [(ids[1], ids[0])], "{name}: {report:?}");
+        assert!(report.merged[0].2 >= config.merge_bm25, "{name}");
+        let kept = s.get(ids[1]).unwrap();
+        assert_eq!(kept.tags, ["ci", "rust"], "{name}: the tags are united");
+        assert_eq!(
+            (kept.confidence, kept.access_count, kept.return_count),
+            (0.9, 1, 1),
+            "{name}: it takes the other's confidence, uses and returns"
+        );
+        assert_eq!(
+            s.get(ids[0]).unwrap_err().kind(),
+            ErrorKind::NotFound,
+            "{name}"
+        );
+        assert_eq!(report.archived, [ids[2]], "{name}: stale and not pinned");
+        assert_eq!(s.get(ids[2]).unwrap().status, Status::Archived, "{name}");
+        assert_eq!(s.get(ids[3]).unwrap().status, Status::Active, "{name}");
+        for id in &ids[4..] {
+            assert_eq!(s.get(*id).unwrap().status, Status::Active, "{name}");
+        }
+        let again = consolidate(&mut s, &config, now, false).unwrap();
+        assert!(
+            again.merged.is_empty() && again.archived.is_empty(),
+            "{name}: nothing is left to do: {again:?}"
+        );
+    }
+}
+
+#[test]
+fn the_kept_memory_of_a_pair_is_the_more_confident_then_pinned_then_older() {
+    let memory = |id, confidence, pinned, day| {
+        let mut m = MemoryBuilder::new(id, "x").build();
+        m.confidence = confidence;
+        m.pinned = pinned;
+        m.created_at = Timestamp(day);
+        m
+    };
+    assert!(keeps(&memory(1, 0.9, false, 5), &memory(2, 0.8, true, 1)));
+    assert!(keeps(&memory(1, 0.8, true, 5), &memory(2, 0.8, false, 1)));
+    assert!(keeps(&memory(1, 0.8, false, 1), &memory(2, 0.8, false, 5)));
+    assert!(!keeps(&memory(1, 0.8, false, 5), &memory(2, 0.8, false, 1)));
 }

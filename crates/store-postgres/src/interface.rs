@@ -1,9 +1,9 @@
 //! [`Store`] as the core's store interface.
 
-use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
+use oro_mem_core::config::DedupConfig;
 use oro_mem_core::store::{
-    CandidateSearch, ConsolidateReport, Embedding, ListOrder, MemoryRead, MemoryStore, MemoryWrite,
-    OtherMemory, Stats, ToEmbed, WriteOutcome,
+    CandidateSearch, Commit, Embedding, ListOrder, MemoryRead, MemoryStore, MemoryWrite,
+    OtherMemory, Stats, ToEmbed, WriteOutcome, WriteTransaction,
 };
 use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, NewMemory, Result, Status, Timestamp};
 
@@ -144,6 +144,13 @@ impl MemoryWrite for Store {
     fn record_used(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
         Store::record_used(self, ids, now)
     }
+
+    fn transact(
+        &mut self,
+        work: &mut dyn FnMut(&mut dyn WriteTransaction) -> Result<Commit>,
+    ) -> Result<()> {
+        Store::transact(self, work)
+    }
 }
 
 impl MemoryStore for Store {
@@ -161,15 +168,6 @@ impl MemoryStore for Store {
 
     fn stats(&self) -> Result<Stats> {
         Store::stats(self)
-    }
-
-    fn consolidate(
-        &mut self,
-        config: &ConsolidateConfig,
-        now: Timestamp,
-        dry_run: bool,
-    ) -> Result<ConsolidateReport> {
-        Store::consolidate(self, config, now, dry_run)
     }
 
     fn rebuild_index(&mut self) -> Result<()> {

@@ -33,6 +33,7 @@ mod search;
 mod sql;
 mod store;
 mod tls;
+mod transaction;
 mod write;
 
 pub use connect::{is_postgres_url, Location};

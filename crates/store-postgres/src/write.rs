@@ -8,18 +8,18 @@
 
 use std::collections::HashMap;
 
-use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
+use oro_mem_core::config::DedupConfig;
 use oro_mem_core::memory::{check_batch, validate_batch, CONTEXT_MEMORIES, MAX_ACCESS_COUNT};
 use oro_mem_core::store::{check_vector, Embedding, ToEmbed, WriteOutcome};
 use oro_mem_core::{Error, Memory, MemoryId, NewMemory, Result, Status, Timestamp};
-use oro_mem_text::{self, query_terms};
+use oro_mem_text::query_terms;
 use oro_mem_text::{Analyzer, Document, Fields};
 use pgvector::Vector;
 use postgres::Transaction;
 
 use crate::search::{bm25_with, model_id, nearest};
 use crate::sql::Params;
-use crate::store::{memory_from_row, to_i64, Context, Store, MEMORY_COLUMNS};
+use crate::store::{to_i64, Context, Store};
 
 /// A batch of at least this many memories is followed by `ANALYZE`.
 const ANALYZE_AFTER: usize = 1_000;
@@ -254,7 +254,7 @@ fn store_embedding(tx: &mut Transaction<'_>, id: MemoryId, model: &str, v: &[f32
 /// Memories of `namespace` (active, other than `self_id`) lexically similar to `content`,
 /// with a normalized BM25 of at least `min_similarity`: `(id, similarity)`, best first, at
 /// most `limit`. 1.0 means "scores as well as the memory itself" (which must be stored).
-fn similar(
+pub(crate) fn similar(
     tx: &mut Transaction<'_>,
     analyzer: &Analyzer,
     self_id: MemoryId,
@@ -410,7 +410,7 @@ fn write_one(
 
 /// Folds `drop` into `keep` and deletes `drop` (consolidation); `keep`'s postings follow its
 /// new tags.
-fn fold_into(
+pub(crate) fn fold_into(
     tx: &mut Transaction<'_>,
     analyzer: &Analyzer,
     keep: MemoryId,
@@ -680,103 +680,6 @@ impl Store {
             .context("cannot rebuild the indexes")
         })
     }
-
-    /// Merges near-duplicates and archives stale low-confidence memories, by the rules of the
-    /// SQLite store's `consolidate`. With `dry_run` nothing is written.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL fails; nothing
-    /// is changed then.
-    pub fn consolidate(
-        &mut self,
-        config: &ConsolidateConfig,
-        now: Timestamp,
-        dry_run: bool,
-    ) -> Result<oro_mem_core::store::ConsolidateReport> {
-        // A dry run writes nothing, so committing it changes nothing either.
-        self.writing(|tx| {
-        let mut report = oro_mem_core::store::ConsolidateReport {
-            dry_run,
-            ..Default::default()
-        };
-        let all: Vec<Memory> = tx
-            .query(
-                &format!(
-                    "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.status = 'active' ORDER BY m.id"
-                ),
-                &[],
-            )
-            .context("cannot read memories")?
-            .iter()
-            .map(memory_from_row)
-            .collect::<Result<_>>()?;
-        let by_id: std::collections::HashMap<MemoryId, &Memory> =
-            all.iter().map(|m| (m.id, m)).collect();
-        let mut removed = std::collections::HashSet::new();
-        for m in &all {
-            if removed.contains(&m.id) {
-                continue;
-            }
-            let hits = similar(
-                tx,
-                &self.analyzer,
-                m.id,
-                &m.content,
-                &m.namespace,
-                5,
-                config.merge_bm25,
-            )?;
-            for (other, similarity) in hits {
-                if similarity < config.merge_bm25 || removed.contains(&other) {
-                    continue;
-                }
-                let Some(o) = by_id.get(&other) else { continue };
-                if !oro_mem_text::same_polarity(&m.content, &o.content) || m.metadata != o.metadata {
-                    continue;
-                }
-                let keep_m = (m.confidence, m.pinned, std::cmp::Reverse(m.created_at))
-                    > (o.confidence, o.pinned, std::cmp::Reverse(o.created_at));
-                let (keep, drop) = if keep_m { (m, *o) } else { (*o, m) };
-                report.merged.push((keep.id, drop.id, similarity));
-                removed.insert(drop.id);
-                if !dry_run {
-                    fold_into(tx, &self.analyzer, keep.id, drop)?;
-                }
-                if drop.id == m.id {
-                    break;
-                }
-            }
-        }
-        let cutoff = now.as_second() - (config.prune_after_days * 86_400.0) as i64;
-        let stale = tx
-            .query(
-                "SELECT id FROM memories WHERE status = 'active' AND NOT pinned \
-                 AND confidence < $1 AND coalesce(last_accessed, created_at) < $2 ORDER BY id",
-                &[&config.prune_below_confidence, &cutoff],
-            )
-            .context("cannot find stale memories")?;
-        report.archived = stale
-            .iter()
-            .map(|r| r.get::<_, i64>(0))
-            .filter(|id| !removed.contains(id))
-            .collect();
-        if !dry_run {
-            tx.execute(
-                "UPDATE memories SET status = 'archived', updated_at = $2 WHERE id = ANY($1)",
-                &[&report.archived, &now.as_second()],
-            )
-            .context("cannot archive")?;
-            // The memories now after one that left their session lost it from before them.
-            let mut next = std::collections::BTreeSet::new();
-            for id in removed.iter().chain(&report.archived) {
-                next.extend(Place::of(by_id[id]).next(tx)?);
-            }
-            report.unembedded = unembed(tx, &next.into_iter().collect::<Vec<_>>())?;
-        }
-        Ok(report)
-        })
-    }
 }
 
 /// The columns of a [`ToEmbed`] of memory `m` (`SELECT … FROM memories m`): its id, its text
@@ -831,7 +734,7 @@ impl Place {
         }))
     }
 
-    fn of(m: &Memory) -> Place {
+    pub(crate) fn of(m: &Memory) -> Place {
         Place {
             id: m.id,
             namespace: m.namespace.clone(),
@@ -843,7 +746,7 @@ impl Place {
 
     /// The memories after it in its session that hold it among the memories before them
     /// ([`NEXT_ACTIVE`], read as `tx` sees the store now); none without a session.
-    fn next(&self, tx: &mut Transaction<'_>) -> Result<Vec<MemoryId>> {
+    pub(crate) fn next(&self, tx: &mut Transaction<'_>) -> Result<Vec<MemoryId>> {
         let Some(session) = self.session.as_deref() else {
             return Ok(Vec::new());
         };

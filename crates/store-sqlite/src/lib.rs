@@ -37,7 +37,8 @@
 //!
 //! - [`Store`]: open, remember (with the embeddings the caller made:
 //!   [`Store::remember_embedded`]), get, list, forget, pin, search (lexical and vector),
-//!   record access, consolidate, list what lacks an embedding and store those made later
+//!   record access, a write transaction of primitives ([`Store::transact`]: fold, archive, find
+//!   similar, for the engine's consolidation), list what lacks an embedding and store those made later
 //!   ([`Store::claim_unembedded`], [`Store::set_embeddings`]). The store never runs a model.
 //! - [`fts5_query`]: any text as a safe FTS5 `MATCH` expression.
 //! - [`quant`]: the sign bits, `i8` quantization and SIMD scans of the vector index.
@@ -63,6 +64,7 @@ mod schema;
 mod search;
 mod similar;
 mod store;
+mod transaction;
 mod vectors;
 mod write;
 

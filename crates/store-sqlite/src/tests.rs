@@ -1,4 +1,4 @@
-use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
+use oro_mem_core::config::DedupConfig;
 use oro_mem_core::{
     ErrorKind, Filter, Memory, MemoryType, MetaCondition, NewMemory, Status, Timestamp,
 };
@@ -467,71 +467,6 @@ fn uses_are_counted_and_listed_most_used_first() {
 }
 
 #[test]
-fn consolidate_keeps_a_memory_and_its_negation_apart() {
-    let mut s = Store::open_in_memory().unwrap();
-    s.remember_batch(
-        vec![
-            lesson("ruff --fix must run before pyright"),
-            lesson("ruff --fix must not run before pyright"),
-        ],
-        &no_dedup(),
-    )
-    .unwrap();
-    let report = s
-        .consolidate(&ConsolidateConfig::default(), Timestamp(1_000), false)
-        .unwrap();
-    assert!(report.merged.is_empty(), "{report:?}");
-    assert_eq!(s.count(&Filter::default()).unwrap(), 2);
-}
-
-#[test]
-fn consolidate_merges_near_duplicates_and_archives_stale() {
-    let mut s = Store::open_in_memory().unwrap();
-    let off = no_dedup();
-    let a = s
-        .remember(
-            lesson("run cargo fmt before every commit").tags(["rust"]),
-            &off,
-        )
-        .unwrap()
-        .id();
-    let b = s
-        .remember(
-            lesson("Run cargo fmt before every commit!")
-                .confidence(0.9)
-                .tags(["ci"]),
-            &off,
-        )
-        .unwrap()
-        .id();
-    let stale = s
-        .remember(
-            lesson("an unrelated weak hunch")
-                .confidence(0.1)
-                .created_at(Timestamp(0)),
-            &off,
-        )
-        .unwrap()
-        .id();
-    s.record_used(&[a], Timestamp(0)).unwrap();
-    s.record_returned(&[a]).unwrap();
-    let now = Timestamp::now();
-    let cfg = ConsolidateConfig::default();
-    let dry = s.consolidate(&cfg, now, true).unwrap();
-    assert_eq!(dry.merged.len(), 1);
-    assert_eq!((dry.merged[0].0, dry.merged[0].1), (b, a));
-    assert_eq!(dry.archived, [stale]);
-    assert_eq!(s.stats().unwrap().total, 3, "dry run writes nothing");
-
-    s.consolidate(&cfg, now, false).unwrap();
-    let kept = s.get(b).unwrap();
-    assert_eq!((kept.access_count, kept.return_count), (1, 1));
-    assert_eq!(kept.tags.len(), 2);
-    assert_eq!(s.get(a).unwrap_err().kind(), ErrorKind::NotFound);
-    assert_eq!(s.get(stale).unwrap().status, Status::Archived);
-}
-
-#[test]
 fn fast_path_falls_back_when_the_best_matches_are_filtered_out() {
     let mut s = Store::open_in_memory().unwrap();
     let off = no_dedup();
@@ -690,11 +625,6 @@ fn memories_alike_in_words_but_not_in_metadata_are_no_duplicates() {
             similarity: 1.0
         }
     );
-    // consolidate keeps them apart too.
-    let report = s
-        .consolidate(&ConsolidateConfig::default(), Timestamp::now(), false)
-        .unwrap();
-    assert_eq!(report.merged.len(), 0, "{report:?}");
 }
 
 /// A namespace's lexical candidates are the store's, in the store's order, that are in the

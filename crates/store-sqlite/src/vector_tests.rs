@@ -1,7 +1,8 @@
 //! The vector index and the embedding write path, with deterministic test vectors (the engine
 //! makes embeddings; its tests and the CLI tests run the real model).
 
-use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
+use oro_mem_core::config::DedupConfig;
+use oro_mem_core::store::Commit;
 use oro_mem_core::store::ToEmbed;
 use oro_mem_core::{Embedding, ErrorKind, Filter, MemoryType, NewMemory, Status, Timestamp};
 
@@ -246,15 +247,17 @@ fn index_follows_forget_consolidate_and_rebuild() {
         .unwrap();
     assert_eq!(before, after);
 
-    // Consolidation deletes merged memories; their rows leave the index.
+    // Folding (consolidation) deletes a memory; its row leaves the index.
     let mut s = Store::open_in_memory().unwrap();
     let t = "the build cache must be cleared after upgrading rust";
     s.remember_embedded(vec![with_words(t), with_words(t)], &no_dedup())
         .unwrap();
-    let report = s
-        .consolidate(&ConsolidateConfig::default(), Timestamp::now(), false)
-        .unwrap();
-    assert_eq!(report.merged.len(), 1);
+    s.transact(&mut |tx| {
+        let all = tx.active_memories()?;
+        tx.fold_into(all[0].id, &all[1])?;
+        Ok(Commit::Yes)
+    })
+    .unwrap();
     let rows: i64 = s
         .connection()
         .query_row("SELECT sum(len) FROM vector_chunks", [], |r| r.get(0))

@@ -5,11 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use oro_mem_core::config::{ConsolidateConfig, DedupConfig};
+use oro_mem_core::config::DedupConfig;
 use oro_mem_core::memory::{check_batch, validate_batch, CONTEXT_MEMORIES, MAX_ACCESS_COUNT};
-use oro_mem_core::store::{
-    check_vector, ConsolidateReport, Embedding, OtherMemory, ToEmbed, WriteOutcome,
-};
+use oro_mem_core::store::{check_vector, Embedding, OtherMemory, ToEmbed, WriteOutcome};
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Status, Timestamp};
 use oro_mem_text::{self, spaced_cjk};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
@@ -411,127 +409,6 @@ impl Store {
         tx.commit().context("cannot commit")?;
         Ok(present.len())
     }
-
-    /// Merges near-duplicates and archives stale low-confidence memories.
-    ///
-    /// Two active memories of one namespace are near-duplicates when one's content, as a query,
-    /// scores the other at `merge_bm25` or more of its own score. The one kept has the higher
-    /// confidence (then: pinned, then older); it takes the maximum confidence, the sum of the
-    /// access counts, the union of the tags and the later last access, and the other is deleted.
-    /// Memories below `prune_below_confidence`, not pinned, and neither accessed nor created in
-    /// the last `prune_after_days` are archived. With `dry_run` nothing is written.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::Storage`] when SQLite fails; nothing is changed then.
-    pub fn consolidate(
-        &mut self,
-        config: &ConsolidateConfig,
-        now: Timestamp,
-        dry_run: bool,
-    ) -> Result<ConsolidateReport> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .context("cannot start write transaction")?;
-        let mut report = ConsolidateReport {
-            dry_run,
-            ..ConsolidateReport::default()
-        };
-        let all: Vec<Memory> = {
-            let mut s = tx
-                .prepare(&format!(
-                    "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.status = 'active' ORDER BY m.id"
-                ))
-                .context("cannot read memories")?;
-            let rows = s
-                .query_map([], memory_from_row)
-                .context("cannot read memories")?;
-            rows.collect::<rusqlite::Result<_>>()
-                .context("cannot read memories")?
-        };
-        let by_id: std::collections::HashMap<MemoryId, &Memory> =
-            all.iter().map(|m| (m.id, m)).collect();
-        let mut removed = std::collections::HashSet::new();
-        for m in &all {
-            if removed.contains(&m.id) {
-                continue;
-            }
-            for (other, similarity) in
-                // Counted afresh for each: merging deletes memories.
-                similar(
-                    &tx,
-                    &mut TermCounts::default(),
-                    None,
-                    Probe {
-                        id: m.id,
-                        content: &m.content,
-                        namespace: &m.namespace,
-                    },
-                    5,
-                    config.merge_bm25,
-                )?
-            {
-                if similarity < config.merge_bm25 || removed.contains(&other) {
-                    continue;
-                }
-                let Some(o) = by_id.get(&other) else { continue };
-                if !oro_mem_text::same_polarity(&m.content, &o.content) || m.metadata != o.metadata
-                {
-                    continue; // alike in words, opposite in meaning or about something else
-                }
-                let keep_m = (m.confidence, m.pinned, std::cmp::Reverse(m.created_at))
-                    > (o.confidence, o.pinned, std::cmp::Reverse(o.created_at));
-                let (keep, drop) = if keep_m { (m, *o) } else { (*o, m) };
-                report.merged.push((keep.id, drop.id, similarity));
-                removed.insert(drop.id);
-                if !dry_run {
-                    fold_into(&tx, keep.id, drop)?;
-                }
-                if drop.id == m.id {
-                    break;
-                }
-            }
-        }
-        let cutoff = now.as_second() - (config.prune_after_days * 86_400.0) as i64;
-        {
-            let mut s = tx
-                .prepare(
-                    "SELECT id FROM memories WHERE status = 'active' AND NOT pinned \
-                     AND confidence < ?1 AND coalesce(last_accessed, created_at) < ?2 ORDER BY id",
-                )
-                .context("cannot find stale memories")?;
-            let rows = s
-                .query_map(params![config.prune_below_confidence, cutoff], |r| r.get(0))
-                .context("cannot find stale memories")?;
-            for id in rows {
-                let id: MemoryId = id.context("cannot find stale memories")?;
-                if !removed.contains(&id) {
-                    report.archived.push(id);
-                }
-            }
-        }
-        if !dry_run {
-            let mut s = tx
-                .prepare("UPDATE memories SET status = 'archived', updated_at = ?2 WHERE id = ?1")
-                .context("cannot archive")?;
-            for id in &report.archived {
-                s.execute(params![id, now.as_second()])
-                    .context("cannot archive")?;
-            }
-            drop(s);
-            let removed: Vec<MemoryId> = removed.into_iter().collect();
-            vectors::remove(&tx, &removed)?;
-            // The memories now after one that left their session lost it from before them.
-            let mut next = std::collections::BTreeSet::new();
-            for id in removed.iter().chain(&report.archived) {
-                next.extend(Place::of(by_id[id]).next(&tx)?);
-            }
-            report.unembedded = unembed(&tx, &next.into_iter().collect::<Vec<_>>())?;
-            tx.commit().context("cannot commit")?;
-        }
-        Ok(report)
-    }
 }
 
 /// Calls `f` with every memory of `conn` (shown as `shown` in errors), oldest id first, as a
@@ -851,7 +728,7 @@ impl Place {
         .context("cannot read memory")
     }
 
-    fn of(m: &Memory) -> Place {
+    pub(crate) fn of(m: &Memory) -> Place {
         Place {
             id: m.id,
             namespace: m.namespace.clone(),
@@ -863,7 +740,7 @@ impl Place {
 
     /// The memories after it in its session that hold it among the memories before them
     /// ([`next_active`]); none without a session.
-    fn next(&self, conn: &Connection) -> Result<Vec<MemoryId>> {
+    pub(crate) fn next(&self, conn: &Connection) -> Result<Vec<MemoryId>> {
         match self.session.as_deref() {
             Some(session) => {
                 next_active(conn, &self.namespace, session, (self.created_at, self.id))
@@ -1006,7 +883,7 @@ fn similar_vectors(
 }
 
 /// Folds `drop` into `keep` and deletes `drop` (consolidation).
-fn fold_into(conn: &Connection, keep: MemoryId, drop: &Memory) -> Result<()> {
+pub(crate) fn fold_into(conn: &Connection, keep: MemoryId, drop: &Memory) -> Result<()> {
     let tags =
         serde_json::to_string(&drop.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
     conn.execute(

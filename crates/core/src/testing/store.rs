@@ -5,17 +5,16 @@
 //! the embeddings it is given, and every write. It panics with a message naming the broken
 //! rule.
 
-use crate::config::ConsolidateConfig;
 use crate::config::DedupConfig;
 use crate::memory::{before_each, embedded_text, CONTEXT_MEMORIES};
 use crate::memory::{MemoryType, NewMemory, Source, Status};
 use crate::query::{Filter, MetaCondition, MetaOp};
 use crate::store::{
-    CandidateSearch, Embedding, ListOrder, MemoryStore, MemoryWrite, OtherMemory, ToEmbed,
+    CandidateSearch, Commit, Embedding, ListOrder, MemoryStore, MemoryWrite, OtherMemory, ToEmbed,
     WriteOutcome,
 };
 use crate::time::Timestamp;
-use crate::ErrorKind;
+use crate::{ErrorKind, MemoryId};
 
 fn no_dedup() -> DedupConfig {
     DedupConfig {
@@ -58,8 +57,8 @@ pub fn store_conformance<S: MemoryStore>(mut make: impl FnMut() -> S) {
     an_export_gives_the_contexts_its_store_hands_out(&mut make());
     changes_before_a_memory_drop_its_embedding(&mut make());
     vectors_made_before_their_context_changed_are_not_stored(&mut make());
-    consolidation_drops_the_embeddings_after_what_it_removes(&mut make());
-    consolidation_merges_near_duplicates_and_archives_stale_memories(&mut make());
+    what_leaves_a_session_unembeds_what_came_after_it(&mut make());
+    write_transactions_fold_find_and_archive(&mut make());
     everything_is_exported_and_merges_back_once(&mut make(), &mut make());
     stats_count_what_is_there(&mut make());
 }
@@ -584,7 +583,9 @@ fn vectors_made_before_their_context_changed_are_not_stored<S: CandidateSearch +
     assert_eq!(s.count_unembedded("m1").expect("count"), 0);
 }
 
-fn consolidation_drops_the_embeddings_after_what_it_removes<S: MemoryStore>(s: &mut S) {
+/// A write transaction's `fold_into`, `archive` and `unembed_after` (what consolidation does
+/// to a session) drop the embeddings that held what left, and only when committed.
+fn what_leaves_a_session_unembeds_what_came_after_it<S: MemoryStore>(s: &mut S) {
     let day = 86_400;
     let now = Timestamp(1_000 * day);
     let in_session = |text: &str, confidence: f64, at: i64| {
@@ -610,23 +611,42 @@ fn consolidation_drops_the_embeddings_after_what_it_removes<S: MemoryStore>(s: &
     );
     let rows: Vec<_> = ids.iter().map(|&id| (id, unit(0.0, 1.0))).collect();
     s.set_embeddings("m1", &made_now(s, &rows)).expect("embed");
-    let config = ConsolidateConfig::default();
-    let dry = s.consolidate(&config, now, true).expect("dry run");
-    assert!(dry.unembedded.is_empty(), "a dry run drops nothing");
-    assert_eq!(unembedded(s, "m1", 1), Vec::<crate::MemoryId>::new());
-    let report = s.consolidate(&config, now, false).expect("consolidate");
-    assert_eq!(report.merged.len(), 1, "{report:?}");
-    assert_eq!(report.archived, vec![ids[3]], "{report:?}");
-    // The session in time: hunch, pyright, vacuum, copy, deploy. The merged-away copy came
-    // before the deploy note, the archived hunch before the pyright note and the vacuum one
-    // (two memories are embedded with the two before them).
-    assert_eq!(CONTEXT_MEMORIES, 2, "the layout assumes it");
+    // The copy (ids[1]) folds into the first, the hunch (ids[3]) is archived.
+    let leave = |s: &mut S, commit: Commit| -> Vec<MemoryId> {
+        let mut dropped = Vec::new();
+        s.transact(&mut |tx| {
+            let all = tx.active_memories()?;
+            assert_eq!(
+                all.iter().map(|m| m.id).collect::<Vec<_>>(),
+                ids,
+                "active memories by id"
+            );
+            tx.fold_into(ids[0], &all[1])?;
+            tx.archive(&[ids[3]], now)?;
+            dropped = tx.unembed_after(&[&all[1], &all[3]])?;
+            Ok(commit)
+        })
+        .expect("transact");
+        dropped
+    };
+    leave(s, Commit::No);
     assert_eq!(
-        report.unembedded,
-        vec![ids[0], ids[2], ids[4]],
-        "{report:?}"
+        unembedded(s, "m1", 1),
+        Vec::<MemoryId>::new(),
+        "a transaction not committed drops nothing"
     );
+    assert_eq!(s.get(ids[1]).expect("rolled back").status, Status::Active);
+    let dropped = leave(s, Commit::Yes);
+    // The session in time: hunch, pyright, vacuum, copy, deploy. The copy came before the
+    // deploy note, the hunch before the pyright note and the vacuum one (two memories are
+    // embedded with the two before them).
+    assert_eq!(CONTEXT_MEMORIES, 2, "the layout assumes it");
+    assert_eq!(dropped, vec![ids[0], ids[2], ids[4]]);
     assert_eq!(unembedded(s, "m1", 10), vec![ids[0], ids[2], ids[4]]);
+    assert_eq!(
+        s.get(ids[1]).expect_err("folded away").kind(),
+        ErrorKind::NotFound
+    );
 }
 
 fn written_memories_read_back<S: CandidateSearch + MemoryWrite>(s: &mut S) {
@@ -1414,7 +1434,10 @@ fn cosine_duplicates_are_caught<S: CandidateSearch + MemoryWrite>(s: &mut S) {
     );
 }
 
-fn consolidation_merges_near_duplicates_and_archives_stale_memories<S: MemoryStore>(s: &mut S) {
+/// A write transaction finds a near-duplicate and the stale memories, folds one memory into
+/// another and archives, as the engine's consolidation asks; nothing of it is kept unless it
+/// commits.
+fn write_transactions_fold_find_and_archive<S: MemoryStore>(s: &mut S) {
     let day = 86_400;
     let now = Timestamp(1_000 * day);
     let ids = insert(
@@ -1447,43 +1470,48 @@ fn consolidation_merges_near_duplicates_and_archives_stale_memories<S: MemorySto
         ],
     );
     s.set_pinned(ids[3], true).expect("pin");
-    let config = ConsolidateConfig::default();
+    s.record_used(&[ids[0]], Timestamp(990 * day)).expect("use");
     let before = s
         .list(&Filter::default(), ListOrder::Oldest, 100, 0)
         .expect("list");
-    let dry = s.consolidate(&config, now, true).expect("dry run");
-    assert!(dry.dry_run);
+    let unused_since = Timestamp(910 * day);
+    let run = |s: &mut S, commit: Commit| {
+        let mut found = (Vec::new(), Vec::new());
+        s.transact(&mut |tx| {
+            let all = tx.active_memories()?;
+            let similar = tx.similar_lexically(&all[0], 0.8, 5)?;
+            let stale = tx.stale(0.3, unused_since)?;
+            tx.fold_into(ids[1], &all[0])?;
+            tx.archive(&stale, now)?;
+            found = (similar, stale);
+            Ok(commit)
+        })
+        .expect("transact");
+        found
+    };
+    let (similar, stale) = run(s, Commit::No);
     assert_eq!(
         s.list(&Filter::default(), ListOrder::Oldest, 100, 0)
             .expect("list"),
         before,
-        "a dry run changes nothing"
-    );
-    let report = s.consolidate(&config, now, false).expect("consolidate");
-    assert_eq!(
-        (
-            report.merged.iter().map(|m| (m.0, m.1)).collect::<Vec<_>>(),
-            report.archived.clone()
-        ),
-        (
-            dry.merged.iter().map(|m| (m.0, m.1)).collect(),
-            dry.archived.clone()
-        ),
-        "the dry run told what would be done"
+        "a transaction not committed changes nothing"
     );
     assert_eq!(
-        report.merged.iter().map(|m| (m.0, m.1)).collect::<Vec<_>>(),
-        [(ids[1], ids[0])],
-        "the more confident of the two is kept"
+        similar.iter().map(|&(id, _)| id).collect::<Vec<_>>(),
+        [ids[1]],
+        "the near-duplicate in other words is similar, nothing else: {similar:?}"
     );
+    assert!(similar[0].1 >= 0.8, "{similar:?}");
+    assert_eq!(stale, [ids[2]], "stale: weak, unused and not pinned");
+    run(s, Commit::Yes);
     let kept = s.get(ids[1]).expect("kept");
+    assert_eq!(kept.access_count, 1, "the access counts are added up");
     assert_eq!(kept.tags, ["db", "ops"], "the tags are united");
     assert_eq!(kept.confidence, 0.9);
     assert_eq!(
         s.get(ids[0]).expect_err("merged away").kind(),
         ErrorKind::NotFound
     );
-    assert_eq!(report.archived, [ids[2]], "stale and unpinned is archived");
     assert_eq!(s.get(ids[2]).expect("archived").status, Status::Archived);
     assert_eq!(s.get(ids[3]).expect("pinned").status, Status::Active);
     let found: Vec<_> = s

@@ -1,0 +1,115 @@
+//! Consolidation: merging near-duplicates and archiving stale memories, written once for
+//! every store over its [`WriteTransaction`] primitives.
+
+use std::collections::{HashMap, HashSet};
+
+use oro_mem_core::config::ConsolidateConfig;
+use oro_mem_core::store::{Commit, ConsolidateReport, WriteTransaction};
+use oro_mem_core::{Memory, MemoryId, MemoryWrite, Result, Timestamp};
+
+/// How many of a memory's most similar memories consolidation looks at.
+const NEIGHBOURS: usize = 5;
+
+/// Merges near-duplicates and archives stale low-confidence memories, in one transaction of
+/// `store`.
+///
+/// Two active memories of one namespace are near-duplicates when one's content, as a query,
+/// scores the other at `merge_bm25` or more of its own score, and they say the same thing
+/// ([`is_alike`]). The one kept has the higher confidence (then: pinned, then older,
+/// [`keeps`]) and takes the other in ([`WriteTransaction::fold_into`]). Memories are visited
+/// by ascending id; one merged away is not visited again. Memories below
+/// `prune_below_confidence`, not pinned, and neither accessed nor created in the last
+/// `prune_after_days` are archived. The memories after one that left its session lose their
+/// embeddings, which held it. With `dry_run` nothing is written and the report says what
+/// would be.
+///
+/// # Errors
+///
+/// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when the store fails; nothing is
+/// changed then.
+pub fn consolidate(
+    store: &mut (impl MemoryWrite + ?Sized),
+    config: &ConsolidateConfig,
+    now: Timestamp,
+    dry_run: bool,
+) -> Result<ConsolidateReport> {
+    let mut report = ConsolidateReport {
+        dry_run,
+        ..ConsolidateReport::default()
+    };
+    store.transact(&mut |tx| {
+        report = consolidated(tx, config, now, dry_run)?;
+        Ok(if dry_run { Commit::No } else { Commit::Yes })
+    })?;
+    Ok(report)
+}
+
+/// [`consolidate`]'s work in transaction `tx`.
+fn consolidated(
+    tx: &mut dyn WriteTransaction,
+    config: &ConsolidateConfig,
+    now: Timestamp,
+    dry_run: bool,
+) -> Result<ConsolidateReport> {
+    let mut report = ConsolidateReport {
+        dry_run,
+        ..ConsolidateReport::default()
+    };
+    let all = tx.active_memories()?;
+    let by_id: HashMap<MemoryId, &Memory> = all.iter().map(|m| (m.id, m)).collect();
+    let mut removed = HashSet::new();
+    for m in &all {
+        if removed.contains(&m.id) {
+            continue;
+        }
+        for (other, similarity) in tx.similar_lexically(m, config.merge_bm25, NEIGHBOURS)? {
+            if similarity < config.merge_bm25 || removed.contains(&other) {
+                continue;
+            }
+            let Some(&o) = by_id.get(&other) else {
+                continue;
+            };
+            if !is_alike(m, o) {
+                continue;
+            }
+            let (keep, drop) = if keeps(m, o) { (m, o) } else { (o, m) };
+            report.merged.push((keep.id, drop.id, similarity));
+            removed.insert(drop.id);
+            if !dry_run {
+                tx.fold_into(keep.id, drop)?;
+            }
+            if drop.id == m.id {
+                break;
+            }
+        }
+    }
+    let unused_since = Timestamp(now.as_second() - (config.prune_after_days * 86_400.0) as i64);
+    report.archived = tx
+        .stale(config.prune_below_confidence, unused_since)?
+        .into_iter()
+        .filter(|id| !removed.contains(id))
+        .collect();
+    if !dry_run {
+        tx.archive(&report.archived, now)?;
+        let left: Vec<&Memory> = all
+            .iter()
+            .filter(|m| removed.contains(&m.id) || report.archived.contains(&m.id))
+            .collect();
+        report.unembedded = tx.unembed_after(&left)?;
+    }
+    Ok(report)
+}
+
+/// Whether two memories alike in words say the same thing: a memory and its negation ("must
+/// not" against "must") do not, nor do two whose metadata differ (two runs of a robot with
+/// other parameters).
+pub fn is_alike(a: &Memory, b: &Memory) -> bool {
+    oro_mem_text::same_polarity(&a.content, &b.content) && a.metadata == b.metadata
+}
+
+/// Whether `a` is kept over `b` when they are merged: the higher confidence, then the pinned
+/// one, then the older.
+pub fn keeps(a: &Memory, b: &Memory) -> bool {
+    (a.confidence, a.pinned, std::cmp::Reverse(a.created_at))
+        > (b.confidence, b.pinned, std::cmp::Reverse(b.created_at))
+}
