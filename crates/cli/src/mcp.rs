@@ -14,7 +14,8 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context, Result};
 use oro_mem_core::config::RecallRequest;
 use oro_mem_core::memory::normalize_tags;
-use oro_mem_core::{Filter, MemoryId, Near, NewMemory, Query, Source, Timestamp};
+use oro_mem_core::{Filter, Memory, MemoryId, Near, NewMemory, Query, Source, Timestamp};
+use oro_mem_engine::{Answer, Recalled};
 use oro_mem_store_sqlite::{ListOrder, WriteOutcome};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -160,21 +161,7 @@ impl MemoryServer {
                 ..RecallRequest::default()
             }
             .apply(s.engine.config())?;
-            let filter = Filter {
-                types: a
-                    .memory_type
-                    .as_deref()
-                    .map(str::parse)
-                    .transpose()?
-                    .into_iter()
-                    .collect(),
-                // As the command line does: "" and blanks restrict nothing.
-                tags_any: normalize_tags(a.tags.as_deref().unwrap_or_default()),
-                namespace: a.namespace.clone(),
-                session: a.session.clone(),
-                min_confidence: a.min_confidence,
-                ..Filter::default()
-            };
+            let filter = a.filter()?;
             if a.query.trim() == "*" {
                 // A session replayed: its memories in the order they were written.
                 anyhow::ensure!(
@@ -183,25 +170,9 @@ impl MemoryServer {
                 );
                 let limit = a.limit.unwrap_or(oro_mem_core::config::MAX_RESULTS);
                 let episode = s.store.list(&filter, ListOrder::Oldest, limit, 0)?;
-                let results: Vec<serde_json::Value> = episode
-                    .iter()
-                    .map(|m| {
-                        serde_json::json!({
-                            "id": m.id, "type": m.memory_type, "content": m.content,
-                            "created_at": m.created_at,
-                        })
-                    })
-                    .collect();
-                return Ok(serde_json::json!({ "mode": "replay", "results": results }));
+                return Ok(replay_json(&episode));
             }
-            let near = match (a.near_field, a.near) {
-                (Some(path), Some(point)) => Some(Near::new(path, point, a.max_distance)?),
-                (None, None) if a.max_distance.is_none() => None,
-                _ => anyhow::bail!(
-                    "near_field and near go together (a metadata path and a point's \
-                     coordinates), and max_distance needs them"
-                ),
-            };
+            let near = a.near()?;
             let mut query = Query::new(&a.query, &filter).now(Timestamp::now());
             if let Some(near) = &near {
                 query = query.near(near);
@@ -212,48 +183,7 @@ impl MemoryServer {
                 .engine
                 .reconfigured(config)?
                 .recall(&mut s.store, &query, touch)?;
-            let explain = a.explain.unwrap_or(false);
-            let results: Vec<serde_json::Value> = answer
-                .recall
-                .results
-                .iter()
-                .map(|r| {
-                    let mut v = serde_json::json!({
-                        "id": r.memory.id,
-                        "type": r.memory.memory_type,
-                        "content": r.memory.content,
-                        "score": (r.score * 1000.0).round() / 1000.0,
-                    });
-                    if let Some(p) = r.probability {
-                        v["relevance"] = ((p * 1000.0).round() / 1000.0).into();
-                    }
-                    if !r.memory.tags.is_empty() {
-                        v["tags"] = serde_json::json!(r.memory.tags);
-                    }
-                    if explain {
-                        v["raw_score"] = r.raw_score.into();
-                        v["lists"] = serde_json::json!(r.lists);
-                        if !r.boosts.is_empty() {
-                            v["boosts"] = serde_json::json!(r.boosts);
-                        }
-                        if !r.features.is_empty() {
-                            v["features"] = serde_json::json!(r.features);
-                        }
-                    }
-                    v
-                })
-                .collect();
-            let mut out = serde_json::json!({ "mode": answer.answered_by, "results": results });
-            if !answer.recall.warnings.is_empty() {
-                out["warnings"] = serde_json::json!(answer.recall.warnings);
-            }
-            if let Some(why) = &answer.recall.abstained {
-                out["abstained"] = serde_json::json!(why);
-            }
-            if let (true, Some(a)) = (explain, answer.recall.answerable) {
-                out["answerable"] = ((a * 1000.0).round() / 1000.0).into();
-            }
-            Ok(out)
+            Ok(answer_json(&answer, a.explain.unwrap_or(false)))
         })
     }
 
@@ -397,4 +327,104 @@ pub fn serve(mut ctx: Ctx) -> Result<()> {
         service.waiting().await.context("MCP server stopped")?;
         Ok(())
     })
+}
+
+impl SearchArgs {
+    /// The filter of a search: as the command line reads its filters, "" and blank tags
+    /// restrict nothing.
+    fn filter(&self) -> anyhow::Result<Filter> {
+        Ok(Filter {
+            types: self
+                .memory_type
+                .as_deref()
+                .map(str::parse)
+                .transpose()?
+                .into_iter()
+                .collect(),
+            tags_any: normalize_tags(self.tags.as_deref().unwrap_or_default()),
+            namespace: self.namespace.clone(),
+            session: self.session.clone(),
+            min_confidence: self.min_confidence,
+            ..Filter::default()
+        })
+    }
+
+    /// The point of a search, if it names one.
+    fn near(&self) -> anyhow::Result<Option<Near>> {
+        match (&self.near_field, &self.near) {
+            (Some(path), Some(point)) => Ok(Some(Near::new(
+                path.clone(),
+                point.clone(),
+                self.max_distance,
+            )?)),
+            (None, None) if self.max_distance.is_none() => Ok(None),
+            _ => anyhow::bail!(
+                "near_field and near go together (a metadata path and a point's \
+                 coordinates), and max_distance needs them"
+            ),
+        }
+    }
+}
+
+/// A replayed session's memories, in the order they were written.
+fn replay_json(episode: &[Memory]) -> serde_json::Value {
+    let results: Vec<serde_json::Value> = episode
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "id": m.id, "type": m.memory_type, "content": m.content,
+                "created_at": m.created_at,
+            })
+        })
+        .collect();
+    serde_json::json!({ "mode": "replay", "results": results })
+}
+
+/// A search's answer: its results (with `explain`, each list's part and the features), the
+/// mode that answered, warnings, and why nothing was returned.
+fn answer_json(answer: &Answer, explain: bool) -> serde_json::Value {
+    let results: Vec<serde_json::Value> = answer
+        .recall
+        .results
+        .iter()
+        .map(|r| result_json(r, explain))
+        .collect();
+    let mut out = serde_json::json!({ "mode": answer.answered_by, "results": results });
+    if !answer.recall.warnings.is_empty() {
+        out["warnings"] = serde_json::json!(answer.recall.warnings);
+    }
+    if let Some(why) = &answer.recall.abstained {
+        out["abstained"] = serde_json::json!(why);
+    }
+    if let (true, Some(a)) = (explain, answer.recall.answerable) {
+        out["answerable"] = ((a * 1000.0).round() / 1000.0).into();
+    }
+    out
+}
+
+/// One result of a search.
+fn result_json(r: &Recalled, explain: bool) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "id": r.memory.id,
+        "type": r.memory.memory_type,
+        "content": r.memory.content,
+        "score": (r.score * 1000.0).round() / 1000.0,
+    });
+    if let Some(p) = r.probability {
+        v["relevance"] = ((p * 1000.0).round() / 1000.0).into();
+    }
+    if !r.memory.tags.is_empty() {
+        v["tags"] = serde_json::json!(r.memory.tags);
+    }
+    if explain {
+        v["raw_score"] = r.raw_score.into();
+        v["lists"] = serde_json::json!(r.lists);
+        if !r.boosts.is_empty() {
+            v["boosts"] = serde_json::json!(r.boosts);
+        }
+        if !r.features.is_empty() {
+            v["features"] = serde_json::json!(r.features);
+        }
+    }
+    v
 }

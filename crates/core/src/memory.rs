@@ -263,7 +263,7 @@ pub fn embedded_text<'a>(summary: Option<&str>, content: &'a str) -> std::borrow
 /// embed, oldest first, one per line), when `embedding.session_context` is above 0: a
 /// conversation's turn is understood with the turns it follows. Chosen with LoCoMo's
 /// conversations, each left out in turn: hybrid nDCG@10 0.5655 with one, 0.5722 with two,
-/// and three score below two at every weight tried (see the README's Retrieval quality).
+/// and three score below two at every weight tried (see `docs/retrieval-quality.md`).
 pub const CONTEXT_MEMORIES: usize = 2;
 
 /// For each of `memories`, the memories before it in its session among them, as places in

@@ -162,8 +162,8 @@ pub struct RecallConfig {
     pub depth: usize,
     /// At most this many results, at most [`MAX_RESULTS`]. 3 by default: on LoCoMo dev, as
     /// recalled in hybrid mode, 3 results instead of 5 lift the share of relevant ones from
-    /// 0.149 to 0.209 for 0.098 of the questions answered usefully (the README's "As
-    /// recalled").
+    /// 0.149 to 0.209 for 0.098 of the questions answered usefully (`docs/retrieval-quality.md`,
+    /// "As recalled").
     pub max_results: usize,
     /// Token budget for the returned contents (tokens estimated as bytes / 4).
     pub budget_tokens: usize,
@@ -171,8 +171,8 @@ pub struct RecallConfig {
     pub scoring: Scoring,
     /// The fuser, by its registered name: `weighted_max` (the default: each list divided by
     /// its best score; chosen out of sample, by leave-one-conversation-out on LoCoMo dev and
-    /// on SciFact train for test, over `weighted_score` and `rrf`; see the README's
-    /// "Retrieval quality"), `weighted_score` (min-max per list), `weighted_z` (standard
+    /// on SciFact train for test, over `weighted_score` and `rrf`; see
+    /// `docs/retrieval-quality.md`), `weighted_score` (min-max per list), `weighted_z` (standard
     /// scores, floored at 0) or `rrf`.
     pub fusion: String,
     /// The RRF constant `k`.
@@ -232,7 +232,7 @@ pub struct RecallConfig {
     /// dataset's questions with nothing in hybrid mode, 97% and 81% in FTS mode (5% or less
     /// without the bar), and in stores of ten memories nearly doubles precision. It withholds
     /// a match by meaning alone at a low cosine ("database timeout" for "SQLite lock
-    /// contention: ...", cosine 0.31): 0 has it back. See the README for the table.
+    /// contention: ...", cosine 0.31): 0 has it back. See `docs/retrieval-quality.md` for the table.
     pub min_relevance: f64,
     /// When the best result's estimated probability of relevance (see `calibration`) is
     /// below this, recall returns nothing and says why: the query is likely about nothing the
@@ -511,10 +511,10 @@ impl Default for Calibrations {
     /// questions, LoCoMo dev's of SciFact and SciFact train's of LoCoMo, and the stores of ten
     /// and a hundred turns of `scripts/small-stores` too. Hybrid mode's, fitted before the
     /// script asked questions: 300 titles or first sentences of the other corpus; refitted with
-    /// the questions, its answerable model withheld a small store's answer, see the README),
+    /// the questions, its answerable model withheld a small store's answer, see `docs/retrieval-quality.md`),
     /// for the default fuser (`weighted_max`), weights (`coord` and `proximity` included),
     /// session context and embeddings with session context (`embedding.session_context`); see
-    /// the README's "Retrieval quality" for how they score on queries they were not fitted on.
+    /// `docs/retrieval-quality.md` for how they score on queries they were not fitted on.
     /// They leave out the raw BM25 score (`lexical`), which depends on the store's size.
     /// Vector-only mode, a measuring mode, has none.
     fn default() -> Calibrations {
@@ -572,8 +572,8 @@ impl Default for AnswerableModels {
     /// questions a large store knows nothing about also silenced a store of ten memories on a
     /// task that shares one word with the memory that matters (0.11 of its useful answers),
     /// since the best match of a small store means more. Out of sample it answers 97% and
-    /// 81% of the other dataset's questions with nothing. See the README's "Estimated
-    /// relevance and abstaining" for its figures.
+    /// 81% of the other dataset's questions with nothing. See
+    /// `docs/retrieval-quality.md`, "Estimated relevance and abstaining", for its figures.
     /// Vector-only mode, a measuring mode, has none.
     fn default() -> AnswerableModels {
         AnswerableModels {

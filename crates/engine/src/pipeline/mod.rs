@@ -408,12 +408,7 @@ impl Pipeline {
             candidates: candidates.len(),
             ..Recall::default()
         };
-        out.dissimilar = candidates.gate();
-        if let Some(near) = query.near.filter(|n| n.max_distance.is_some()) {
-            let before = candidates.len();
-            candidates.retain(|c| near.admits(&c.memory.metadata));
-            out.too_far = before - candidates.len();
-        }
+        Pipeline::gate(query, &mut candidates, &mut out);
         let rankings = self.rank(query, &candidates, &mut out.warnings);
         out.ranked_by = rankings
             .iter()
@@ -431,25 +426,9 @@ impl Pipeline {
         let boosted = self.boost(&mut parts, &by_id);
         let mut scored = self.score(parts, &by_id, query.now);
         out.above_threshold = scored.len();
-        let estimator = (!self.calibration.is_empty()).then(|| {
-            Estimator::new(
-                [
-                    &self.calibration,
-                    &self.unjudged_calibration,
-                    &self.answerable,
-                    &self.unjudged_answerable,
-                ],
-                query,
-                &candidates,
-                Lists::new(&inputs, self.list_signals(&inputs), self.fuser.as_ref()),
-            )
-        });
+        let estimator = self.estimator(query, &candidates, &inputs);
         if let (Order::Relevance, Some(e)) = (self.recall.order, &estimator) {
-            for s in &mut scored {
-                e.estimate(s, &by_id);
-                s.raw = s.probability.unwrap_or(0.0) * s.confidence * s.decay;
-            }
-            scored.sort_by(|a, b| b.raw.total_cmp(&a.raw).then(a.id.cmp(&b.id)));
+            order_by_relevance(&mut scored, e, &by_id);
         }
         out.answerable = estimator.as_ref().and_then(|e| e.answerable);
         let mut below = Below::default();
@@ -459,21 +438,8 @@ impl Pipeline {
             .map(|s| self.explained(s, &inputs, &boosted))
             .collect();
         out.below_relevance = below.count;
-        let gate = self.recall.abstain_below;
-        if gate > 0.0 && estimator.is_some() && !out.results.is_empty() {
-            let best = out
-                .results
-                .iter()
-                .filter_map(|r| r.probability)
-                .fold(below.best, f64::max);
-            if best < gate {
-                out.unsure = out.results.len();
-                out.results.clear();
-                out.abstained = Some(Abstention::Unsure {
-                    best,
-                    abstain_below: gate,
-                });
-            }
+        if estimator.is_some() {
+            self.abstain_when_unsure(&mut out, below.best);
         }
         if let Some(best) = out.results.first().map(|r| r.raw_score) {
             for r in &mut out.results {
@@ -481,20 +447,83 @@ impl Pipeline {
             }
         }
         if out.results.is_empty() && out.abstained.is_none() {
-            out.abstained = Some(if out.candidates == 0 {
-                Abstention::NoCandidates
-            } else if out.below_relevance > 0 {
-                Abstention::BelowRelevance {
-                    best: below.best,
-                    min_relevance: self.recall.min_relevance,
-                }
-            } else {
-                Abstention::FilteredOut {
-                    candidates: out.candidates,
-                }
-            });
+            out.abstained = Some(self.why_nothing(&out, below.best));
         }
         Ok(out)
+    }
+
+    /// The gate stage: drops the candidates no signal vouches for
+    /// ([`Candidates::gate`]) and, for a point with a maximum distance, those farther from
+    /// it; counts both in `out`.
+    fn gate(query: &Query<'_>, candidates: &mut Candidates, out: &mut Recall) {
+        out.dissimilar = candidates.gate();
+        if let Some(near) = query.near.filter(|n| n.max_distance.is_some()) {
+            let before = candidates.len();
+            candidates.retain(|c| near.admits(&c.memory.metadata));
+            out.too_far = before - candidates.len();
+        }
+    }
+
+    /// The estimator of the candidates' relevance, when the pipeline has a relevance model.
+    fn estimator<'a>(
+        &'a self,
+        query: &Query<'_>,
+        candidates: &'a Candidates,
+        inputs: &'a [Weighted<'a>],
+    ) -> Option<Estimator<'a>> {
+        (!self.calibration.is_empty()).then(|| {
+            Estimator::new(
+                [
+                    &self.calibration,
+                    &self.unjudged_calibration,
+                    &self.answerable,
+                    &self.unjudged_answerable,
+                ],
+                query,
+                candidates,
+                Lists::new(inputs, self.list_signals(inputs), self.fuser.as_ref()),
+            )
+        })
+    }
+
+    /// With `recall.abstain_below` above 0: when no estimate, of the results or of the
+    /// candidates passed over below `min_relevance` (the best of them `passed_over`), reaches
+    /// it, returns nothing ([`Abstention::Unsure`]).
+    fn abstain_when_unsure(&self, out: &mut Recall, passed_over: f64) {
+        let gate = self.recall.abstain_below;
+        if gate <= 0.0 || out.results.is_empty() {
+            return;
+        }
+        let best = out
+            .results
+            .iter()
+            .filter_map(|r| r.probability)
+            .fold(passed_over, f64::max);
+        if best < gate {
+            out.unsure = out.results.len();
+            out.results.clear();
+            out.abstained = Some(Abstention::Unsure {
+                best,
+                abstain_below: gate,
+            });
+        }
+    }
+
+    /// Why a recall that returns nothing does: no candidates, estimates below
+    /// `min_relevance` (the best of them `passed_over`), or everything filtered out.
+    fn why_nothing(&self, out: &Recall, passed_over: f64) -> Abstention {
+        if out.candidates == 0 {
+            Abstention::NoCandidates
+        } else if out.below_relevance > 0 {
+            Abstention::BelowRelevance {
+                best: passed_over,
+                min_relevance: self.recall.min_relevance,
+            }
+        } else {
+            Abstention::FilteredOut {
+                candidates: out.candidates,
+            }
+        }
     }
 
     /// The fuse stage: the fuser's score of every ranked candidate, and the fuser's pinned
@@ -733,6 +762,20 @@ impl Pipeline {
             features: s.scored.features,
         }
     }
+}
+
+/// Estimates every candidate of `scored` and orders them by estimated relevance × confidence ×
+/// decay (`recall.order = "relevance"`), best first, ties by ascending id.
+fn order_by_relevance(
+    scored: &mut [Scored],
+    estimator: &Estimator<'_>,
+    by_id: &HashMap<MemoryId, &Memory>,
+) {
+    for s in scored.iter_mut() {
+        estimator.estimate(s, by_id);
+        s.raw = s.probability.unwrap_or(0.0) * s.confidence * s.decay;
+    }
+    scored.sort_by(|a, b| b.raw.total_cmp(&a.raw).then(a.id.cmp(&b.id)));
 }
 
 /// A candidate's relevance, part by part, as the stages before the score stage made it: each
