@@ -3790,3 +3790,107 @@ fn files_entities_and_summary_make_a_memory_findable_by_what_it_is_about() {
     let v = other.recall_json(&["deploy.yml", "--no-touch"]);
     assert_eq!(result_ids(&v), [id], "{v}");
 }
+
+/// One command of the README's code blocks, with the output the README shows for it (a
+/// `console` block's lines after the command) or none (an `sh` block).
+struct ReadmeCommand {
+    line: String,
+    shown: Option<String>,
+    /// In a block that names a PostgreSQL server.
+    on_a_server: bool,
+}
+
+/// The `oro-mem` commands of the README's `sh` and `console` blocks, in order: comments cut,
+/// `a && b` as two commands.
+fn readme_commands() -> Vec<ReadmeCommand> {
+    let readme = include_str!("../../../README.md");
+    let mut out = Vec::new();
+    let mut lang: Option<&str> = None;
+    let mut on_a_server = false;
+    for line in readme.lines() {
+        if let Some(fence) = line.strip_prefix("```") {
+            lang = match lang {
+                Some(_) => None,
+                None => Some(fence.trim()),
+            };
+            on_a_server = false;
+            continue;
+        }
+        on_a_server |= line.contains("postgres://");
+        match lang {
+            Some("sh") => {
+                let code = line.split(" #").next().unwrap_or("").trim();
+                for part in code.split("&&") {
+                    out.push(ReadmeCommand {
+                        line: part.trim().to_string(),
+                        shown: None,
+                        on_a_server,
+                    });
+                }
+            }
+            Some("console") => match line.strip_prefix("$ ") {
+                Some(command) => out.push(ReadmeCommand {
+                    line: command.trim().to_string(),
+                    shown: Some(String::new()),
+                    on_a_server,
+                }),
+                None => {
+                    if let Some(shown) = out.last_mut().and_then(|c| c.shown.as_mut()) {
+                        shown.push_str(line);
+                        shown.push('\n');
+                    }
+                }
+            },
+            _ => {}
+        }
+    }
+    out.retain(|c| c.line.starts_with("oro-mem "));
+    out
+}
+
+/// Every `oro-mem` command in the README's code blocks runs as written, in order, on a fresh
+/// project (with the worker store and agent output they name), and prints what the README
+/// shows where it shows output. Left out: the servers (`mcp`, `serve`: their own tests drive
+/// them), `eval` (minutes on the shared benchmarks; its own tests run it), the team store's
+/// block (a PostgreSQL URL), and a line of alternatives (`show 3 | forget 3 [--archive]`).
+#[test]
+fn the_readmes_commands_run_as_written() {
+    let env = Env::new();
+    std::fs::write(
+        env.dir.path().join("agent-output.txt"),
+        "Done.\n[MEMORY] type=gotcha tags=python: ruff --fix must run before pyright\n",
+    )
+    .unwrap();
+    let worker = env.dir.path().join("worker");
+    std::fs::create_dir(&worker).unwrap();
+    for args in [
+        &["init"][..],
+        &["remember", "the staging database restarts at midnight"],
+    ] {
+        let out = env.cmd(args).current_dir(&worker).output().unwrap();
+        assert!(out.status.success(), "worker {args:?}: {}", stderr(&out));
+    }
+    let mut ran = 0;
+    for c in readme_commands() {
+        let args = shlex::split(&c.line).expect("a command the shell can read");
+        if matches!(args[1].as_str(), "mcp" | "serve" | "eval")
+            || c.line.contains(" | ")
+            || c.on_a_server
+        {
+            continue;
+        }
+        let args: Vec<&str> = args[1..].iter().map(String::as_str).collect();
+        let out = env.run(&args);
+        assert!(
+            out.status.success(),
+            "README: `{}` failed: {}",
+            c.line,
+            stderr(&out)
+        );
+        if let Some(shown) = &c.shown {
+            assert_eq!(stdout(&out), *shown, "README: `{}` prints", c.line);
+        }
+        ran += 1;
+    }
+    assert!(ran >= 18, "only {ran} of the README's commands ran");
+}
