@@ -24,7 +24,7 @@ use oro_mem_core::config::DedupConfig;
 use oro_mem_core::{
     Config, Filter, Fuser, MemoryType, Mode, NewMemory, Query, Ranking, Timestamp, Weighted,
 };
-use oro_mem_engine::Engine;
+use oro_mem_engine::{remember_batch, Engine};
 use oro_mem_eval::{CachedEmbedder, Dataset, EmbeddingCache};
 use oro_mem_fusion::{Rrf, WeightedScore};
 use oro_mem_rank_vector::{Embedder, MiniLm};
@@ -79,7 +79,7 @@ fn scifact_rankings() -> Option<Vec<Lists>> {
         enabled: false,
         ..DedupConfig::default()
     };
-    store.remember_batch(batch, &off).expect("import SciFact");
+    remember_batch(&mut store, batch, &off).expect("import SciFact");
 
     // The default hybrid engine at depth 100, with recency weighted so that four lists fuse.
     let mut config = Config {

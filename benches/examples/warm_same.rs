@@ -9,6 +9,7 @@
 
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::{Filter, MemoryType, NewMemory};
+use oro_mem_engine::remember_batch;
 use oro_mem_eval::Dataset;
 use oro_mem_store_sqlite::Store;
 
@@ -37,7 +38,7 @@ fn main() {
                 m
             })
             .collect();
-        cold.remember_batch(batch, &off).expect("write");
+        remember_batch(&mut cold, batch, &off).expect("write");
     }
     let mut warm = Store::open(&path).expect("store");
     warm.set_warm(true);

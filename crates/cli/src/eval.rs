@@ -13,7 +13,7 @@ use oro_mem_core::config::{DedupConfig, WEIGHT_PREFIX};
 use oro_mem_core::{
     Config, Filter, MemoryId, MemoryType, Mode, NewMemory, Query, Source, Timestamp,
 };
-use oro_mem_engine::{Engine, Registry};
+use oro_mem_engine::{remember_batch, Engine, Registry};
 use oro_mem_eval::calibration::Example;
 use oro_mem_eval::metrics::QueryResult;
 use oro_mem_eval::tune::{best_run, leave_one_out, Metric};
@@ -233,8 +233,7 @@ fn import(dataset: &Dataset, now: Option<Timestamp>, postgres: Option<&str>) -> 
                 m
             })
             .collect();
-        let outcomes = store
-            .remember_batch(batch, &dedup)
+        let outcomes = remember_batch(&mut store, batch, &dedup)
             .with_context(|| format!("cannot import {}", dataset.dir.display()))?;
         for (i, o) in outcomes.iter().enumerate() {
             doc_of.insert(o.id(), start + i);

@@ -4,20 +4,19 @@
 //! - [`MemoryRead`]: one memory by id, listings and counts under a [`Filter`].
 //! - [`CandidateSearch`]: the candidates of a query: the best lexical matches, the nearest
 //!   embeddings, and exact similarities of given memories.
-//! - [`MemoryWrite`]: remembering (with duplicate detection), forgetting, pinning, archiving,
-//!   recording access, keeping the [`Embedding`]s the caller made, and one write
-//!   transaction of primitives ([`WriteTransaction`]) for the policy the engine writes above
-//!   every store (consolidation).
+//! - [`MemoryWrite`]: one write transaction of primitives ([`WriteTransaction`]: insert,
+//!   find similar by words or by embedding, fold, archive, ...) on which the engine writes
+//!   its policy once for every store (duplicate checks, consolidation); forgetting, pinning,
+//!   archiving, recording access, and keeping the [`Embedding`]s the caller made.
 //! - [`MemoryStore`]: all three, and what the commands do beyond recall (export, merge,
 //!   statistics).
 //!
 //! A store holds embeddings but never makes them: the caller (the engine, which owns the
-//! model) hands them over with the memories ([`MemoryWrite::remember_embedded`]) or later
+//! model) hands them over with the memories ([`WriteTransaction::insert`]) or later
 //! ([`MemoryWrite::set_embeddings`], for what [`MemoryWrite::claim_unembedded`] hands out).
 
 use serde::Serialize;
 
-use crate::config::DedupConfig;
 use crate::error::{Error, Result};
 use crate::memory::{Memory, MemoryId, NewMemory, Status};
 use crate::query::Filter;
@@ -42,7 +41,8 @@ pub enum ListOrder {
     Confidence,
 }
 
-/// What a write did with a new memory ([`MemoryWrite::remember_batch`]).
+/// What a write with duplicate checks did with a new memory (the engine's
+/// `remember_embedded`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum WriteOutcome {
@@ -129,7 +129,7 @@ pub struct OtherMemory {
     /// The memory, ready to write here.
     pub memory: NewMemory,
     /// Its embedding there, if it had one; written as it is
-    /// ([`MemoryWrite::remember_embedded`]), it spares embedding the text again.
+    /// ([`WriteTransaction::insert`]), it spares embedding the text again.
     pub embedding: Option<Embedding>,
 }
 
@@ -396,44 +396,6 @@ pub trait CandidateSearch: MemoryRead {
 
 /// Changing memories. Each call is atomic: it happens whole or not at all.
 pub trait MemoryWrite {
-    /// Validates and stores `batch`, each memory with its embedding if it has one, and each
-    /// checked for duplicates of its namespace under `dedup`: inserted, merged into a
-    /// duplicate, or skipped. All or nothing.
-    ///
-    /// A memory is a duplicate when its content matches an existing memory's lexically above
-    /// `dedup.bm25`, or when its embedding's cosine with one of the same model (already
-    /// stored, or earlier in the batch) is above `dedup.cosine`.
-    ///
-    /// A memory inserted into the middle of its session drops, in the same transaction, the
-    /// embeddings of the next [`CONTEXT_MEMORIES`](crate::memory::CONTEXT_MEMORIES) stored
-    /// active memories of that session, which were made without it among the memories before
-    /// them (not of the batch's own, made with it); they wait to be embedded again
-    /// ([`CandidateSearch::next_in_session`] finds them beforehand).
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) naming the bad memory or
-    /// embedding; [`ErrorKind::Storage`](crate::ErrorKind::Storage) when the store fails.
-    /// Nothing is written then.
-    fn remember_embedded(
-        &mut self,
-        batch: Vec<(NewMemory, Option<Embedding>)>,
-        dedup: &DedupConfig,
-    ) -> Result<Vec<WriteOutcome>>;
-
-    /// [`MemoryWrite::remember_embedded`] for memories without embeddings.
-    ///
-    /// # Errors
-    ///
-    /// As [`MemoryWrite::remember_embedded`].
-    fn remember_batch(
-        &mut self,
-        batch: Vec<NewMemory>,
-        dedup: &DedupConfig,
-    ) -> Result<Vec<WriteOutcome>> {
-        self.remember_embedded(batch.into_iter().map(|m| (m, None)).collect(), dedup)
-    }
-
     /// Stores each of `made`'s vectors as its memory's embedding by `model`, replacing any it
     /// had (by this model or another), when what it was made from (the [`ToEmbed`] that
     /// [`claim_unembedded`](Self::claim_unembedded) or [`CandidateSearch::to_embed`] handed
@@ -686,14 +648,6 @@ impl<T: MemoryStore + ?Sized> CandidateSearch for Box<T> {
 }
 
 impl<T: MemoryStore + ?Sized> MemoryWrite for Box<T> {
-    fn remember_embedded(
-        &mut self,
-        batch: Vec<(NewMemory, Option<Embedding>)>,
-        dedup: &DedupConfig,
-    ) -> Result<Vec<WriteOutcome>> {
-        (**self).remember_embedded(batch, dedup)
-    }
-
     fn set_embeddings(&mut self, model: &str, made: &[(ToEmbed, Vec<f32>)]) -> Result<usize> {
         (**self).set_embeddings(model, made)
     }

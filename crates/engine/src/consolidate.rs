@@ -62,7 +62,14 @@ fn consolidated(
         if removed.contains(&m.id) {
             continue;
         }
-        for (other, similarity) in tx.similar_lexically(m, config.merge_bm25, NEIGHBOURS)? {
+        let hits = tx.similar_lexically(
+            m.id,
+            &m.content,
+            &m.namespace,
+            config.merge_bm25,
+            NEIGHBOURS,
+        )?;
+        for (other, similarity) in hits {
             if similarity < config.merge_bm25 || removed.contains(&other) {
                 continue;
             }
@@ -104,7 +111,17 @@ fn consolidated(
 /// not" against "must") do not, nor do two whose metadata differ (two runs of a robot with
 /// other parameters).
 pub fn is_alike(a: &Memory, b: &Memory) -> bool {
-    oro_mem_text::same_polarity(&a.content, &b.content) && a.metadata == b.metadata
+    says_the_same(&a.content, &a.metadata, &b.content, &b.metadata)
+}
+
+/// [`is_alike`] of two texts with their metadata.
+pub(crate) fn says_the_same(
+    a: &str,
+    a_metadata: &serde_json::Map<String, serde_json::Value>,
+    b: &str,
+    b_metadata: &serde_json::Map<String, serde_json::Value>,
+) -> bool {
+    oro_mem_text::same_polarity(a, b) && a_metadata == b_metadata
 }
 
 /// Whether `a` is kept over `b` when they are merged: the higher confidence, then the pinned

@@ -11,12 +11,13 @@
 //!
 //! ```
 //! use oro_mem_core::{config::DedupConfig, Config, Filter, MemoryType, NewMemory, Query};
-//! use oro_mem_engine::Engine;
+//! use oro_mem_engine::{remember_batch, Engine};
 //! use oro_mem_store_sqlite::Store;
 //!
 //! let mut store = Store::open_in_memory()?;
-//! store.remember(
-//!     NewMemory::new("SQLite allows one writer at a time", MemoryType::Gotcha),
+//! remember_batch(
+//!     &mut store,
+//!     vec![NewMemory::new("SQLite allows one writer at a time", MemoryType::Gotcha)],
 //!     &DedupConfig::default(),
 //! )?;
 //! let mut engine = Engine::from_config(Config::default())?;
@@ -35,6 +36,8 @@
 //!   built-in or your own, and which sources each mode runs.
 //! - [`CandidateSource`]: finds candidates and gives them a per-query signal ([`Lexical`]:
 //!   FTS5 BM25; [`Nearest`]: embeddings; [`Feedback`]: pseudo-relevance feedback).
+//! - [`remember_embedded`] and [`remember_batch`]: writing with duplicate checks, once for
+//!   every store over its write transaction.
 //! - [`Engine::remember`] and [`Engine::embed_missing`]: the write path. The engine embeds
 //!   (in hybrid and vector mode) and the store keeps the vectors ([`Remembered`],
 //!   [`EmbedProgress`]).
@@ -51,6 +54,7 @@
 #![deny(missing_docs)]
 
 mod consolidate;
+mod dedup;
 mod engine;
 mod feedback;
 pub mod pipeline;
@@ -64,6 +68,7 @@ pub mod testing;
 mod write;
 
 pub use consolidate::{consolidate, is_alike, keeps};
+pub use dedup::{remember_batch, remember_embedded};
 pub use engine::{Answer, EmbedderLoader, Engine, Gathered};
 pub use feedback::{expansion, Feedback, FeedbackRanker};
 pub use pipeline::{Pipeline, Recall, Recalled};

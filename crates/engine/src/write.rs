@@ -72,7 +72,7 @@ const CLAIM_POLL: Duration = Duration::from_millis(200);
 
 impl Engine {
     /// Stores `batch` in `store`, each memory checked for duplicates under `dedup`
-    /// ([`MemoryWrite::remember_embedded`]), in one transaction: all or nothing.
+    /// ([`remember_embedded`](crate::remember_embedded)), in one transaction: all or nothing.
     ///
     /// In hybrid and vector mode each memory is written with its embedding by the engine's
     /// model: the one it came with when that model made it (same model id and dimension),
@@ -162,7 +162,7 @@ impl Engine {
             Some(_) => followers(&*store, &batch)?,
             None => Vec::new(),
         };
-        done.outcomes = store.remember_embedded(batch, dedup)?;
+        done.outcomes = crate::dedup::remember_embedded(store, batch, dedup)?;
         // The memories that now follow one the batch inserted have new memories before them.
         let mut stale: Vec<MemoryId> = followers
             .into_iter()

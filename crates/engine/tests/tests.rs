@@ -11,13 +11,13 @@ use oro_mem_core::memory::CONTEXT_MEMORIES;
 use oro_mem_core::store::{ConsolidateReport, ListOrder, MemoryStore};
 use oro_mem_core::testing::MemoryBuilder;
 use oro_mem_core::{
-    Candidates, Config, Embedding, Error, ErrorKind, Filter, MemoryId, MemoryType, Mode, NewMemory,
-    Query, Ranker, Ranking, Result, Status, Timestamp, WriteOutcome,
+    Candidates, Config, Embedding, Error, ErrorKind, Filter, MemoryId, MemoryType, MemoryWrite,
+    Mode, NewMemory, Query, Ranker, Ranking, Result, Status, Timestamp, WriteOutcome,
 };
 use oro_mem_engine::testing::{recall_cases, recall_fixture_dir};
 use oro_mem_engine::{
-    consolidate, embed_in_context, keeps, CandidateSource, EmbedderLoader, Engine, Found, Registry,
-    Search, SourceContext,
+    consolidate, embed_in_context, keeps, remember_batch, remember_embedded, CandidateSource,
+    EmbedderLoader, Engine, Found, Registry, Search, SourceContext,
 };
 use oro_mem_rank_vector::{normalize, Embedder};
 use oro_mem_store_postgres::testing::TestServer;
@@ -98,12 +98,21 @@ fn off() -> DedupConfig {
     }
 }
 
+/// Writes one memory with duplicate checks under `dedup`.
+fn remember(
+    s: &mut (impl MemoryWrite + ?Sized),
+    m: NewMemory,
+    dedup: &DedupConfig,
+) -> Result<WriteOutcome> {
+    Ok(remember_batch(s, vec![m], dedup)?.remove(0))
+}
+
 fn store(memories: &[(&str, &[&str])]) -> Store {
     let mut store = Store::open_in_memory().unwrap();
     for (content, tags) in memories {
         let m =
             NewMemory::new(*content, MemoryType::Lesson).tags(tags.iter().map(|t| t.to_string()));
-        store.remember(m, &off()).unwrap();
+        remember(&mut store, m, &off()).unwrap();
     }
     store
 }
@@ -516,9 +525,12 @@ fn a_session_memory_is_embedded_with_the_ones_before_it_by_remember_and_embed_al
     check(&by_remember, "remembered");
 
     let mut by_embed = Store::open_in_memory().unwrap();
-    by_embed
-        .remember_batch(first.into_iter().chain(batch).collect(), &off())
-        .unwrap();
+    remember_batch(
+        &mut by_embed,
+        first.into_iter().chain(batch).collect(),
+        &off(),
+    )
+    .unwrap();
     engine.embed_missing(&mut by_embed, 2, |_| {}).unwrap();
     check(&by_embed, "embedded later");
 
@@ -527,7 +539,8 @@ fn a_session_memory_is_embedded_with_the_ones_before_it_by_remember_and_embed_al
         .unwrap()
         .with_embedder(model.clone());
     let mut s = Store::open_in_memory().unwrap();
-    s.remember_batch(
+    remember_batch(
+        &mut s,
         vec![
             turn("did you go hiking", "me", Some("chat"), 100),
             turn("where did you go", "me", Some("chat"), 200),
@@ -590,9 +603,12 @@ fn a_memory_written_into_the_middle_of_its_session_reembeds_the_ones_after_it() 
 
     // The same as a store embedded once everything is in it.
     let mut by_embed = Store::open_in_memory().unwrap();
-    by_embed
-        .remember_batch(first.into_iter().chain(later).collect(), &off())
-        .unwrap();
+    remember_batch(
+        &mut by_embed,
+        first.into_iter().chain(later).collect(),
+        &off(),
+    )
+    .unwrap();
     engine.embed_missing(&mut by_embed, 10, |_| {}).unwrap();
     check(&by_embed, "embedded later");
 
@@ -915,7 +931,7 @@ fn embed_missing_is_resumable_and_replaces_other_models() {
         .iter()
         .map(|t| NewMemory::new(t.as_str(), MemoryType::Lesson))
         .collect();
-    s.remember_batch(batch, &off()).unwrap();
+    remember_batch(&mut s, batch, &off()).unwrap();
 
     // The model fails during the third batch: two batches stay written.
     let flaky = Random {
@@ -959,16 +975,16 @@ fn the_answerable_model_reads_how_many_memories_the_query_searched() {
                 MemoryType::Lesson,
             )
             .namespace(namespace);
-            s.remember(m, &off()).unwrap();
+            remember(&mut s, m, &off()).unwrap();
         }
     }
-    let archived = s
-        .remember(
-            NewMemory::new("an archived note on the deploy script", MemoryType::Lesson)
-                .namespace("small"),
-            &off(),
-        )
-        .unwrap();
+    let archived = remember(
+        &mut s,
+        NewMemory::new("an archived note on the deploy script", MemoryType::Lesson)
+            .namespace("small"),
+        &off(),
+    )
+    .unwrap();
     s.set_status(archived.id(), Status::Archived).unwrap();
     let mut config = Config {
         mode: Mode::Fts,
@@ -1152,21 +1168,21 @@ fn consolidation_merges_near_duplicates_and_archives_stale_memories_on_both_stor
             enabled: false,
             ..DedupConfig::default()
         };
-        let out = s
-            .remember_batch(
-                vec![
-                    lesson_on("run cargo fmt before every commit", 0.6, 990).tags(["rust"]),
-                    lesson_on("Run cargo fmt before every commit!", 0.9, 995).tags(["ci"]),
-                    lesson_on("an unrelated weak hunch", 0.1, 10),
-                    lesson_on("another weak hunch, pinned", 0.1, 10),
-                    lesson_on("ruff --fix must run before pyright", 0.8, 990),
-                    lesson_on("ruff --fix must not run before pyright", 0.8, 990),
-                    at_speed(lesson_on("the arm reached the cup", 0.8, 990), 0.5),
-                    at_speed(lesson_on("the arm reached the cup", 0.8, 990), 0.9),
-                ],
-                &off,
-            )
-            .unwrap();
+        let out = remember_batch(
+            &mut s,
+            vec![
+                lesson_on("run cargo fmt before every commit", 0.6, 990).tags(["rust"]),
+                lesson_on("Run cargo fmt before every commit!", 0.9, 995).tags(["ci"]),
+                lesson_on("an unrelated weak hunch", 0.1, 10),
+                lesson_on("another weak hunch, pinned", 0.1, 10),
+                lesson_on("ruff --fix must run before pyright", 0.8, 990),
+                lesson_on("ruff --fix must not run before pyright", 0.8, 990),
+                at_speed(lesson_on("the arm reached the cup", 0.8, 990), 0.5),
+                at_speed(lesson_on("the arm reached the cup", 0.8, 990), 0.9),
+            ],
+            &off,
+        )
+        .unwrap();
         let ids: Vec<MemoryId> = out.iter().map(|o| o.id()).collect();
         s.set_pinned(ids[3], true).unwrap();
         s.record_used(&[ids[0]], Timestamp(990 * 86_400)).unwrap();
@@ -1229,4 +1245,237 @@ fn the_kept_memory_of_a_pair_is_the_more_confident_then_pinned_then_older() {
     assert!(keeps(&memory(1, 0.8, true, 5), &memory(2, 0.8, false, 1)));
     assert!(keeps(&memory(1, 0.8, false, 1), &memory(2, 0.8, false, 5)));
     assert!(!keeps(&memory(1, 0.8, false, 5), &memory(2, 0.8, false, 1)));
+}
+
+/// A unit vector of 4 along `(x, y)`.
+fn unit(x: f32, y: f32) -> Vec<f32> {
+    let n = (x * x + y * y).sqrt();
+    vec![x / n, y / n, 0.0, 0.0]
+}
+
+/// A lesson with its embedding by `model`.
+fn embedded(text: &str, model: &str, vector: Vec<f32>) -> (NewMemory, Option<Embedding>) {
+    let e = Embedding {
+        model: model.into(),
+        vector,
+    };
+    (NewMemory::new(text, MemoryType::Lesson), Some(e))
+}
+
+fn invalid_batches_write_nothing(s: &mut dyn MemoryStore) {
+    let batch = vec![
+        NewMemory::new("fine", MemoryType::Lesson),
+        NewMemory::new("   ", MemoryType::Lesson),
+    ];
+    let e = remember_batch(&mut *s, batch, &off()).expect_err("empty content");
+    assert_eq!(e.kind(), ErrorKind::InvalidInput);
+    assert_eq!(
+        s.count(&Filter::default()).expect("count"),
+        0,
+        "all or nothing"
+    );
+}
+
+fn duplicates_are_merged_or_skipped(s: &mut dyn MemoryStore) {
+    let dedup = DedupConfig::default();
+    let text = "Run cargo fmt before every commit";
+    let first = remember_batch(
+        &mut *s,
+        vec![NewMemory::new(text, MemoryType::Lesson).confidence(0.5)],
+        &dedup,
+    )
+    .expect("remember")[0];
+    let again = remember_batch(
+        &mut *s,
+        vec![NewMemory::new(text, MemoryType::Lesson).confidence(0.9)],
+        &dedup,
+    )
+    .expect("remember")[0];
+    assert!(
+        matches!(again, WriteOutcome::Merged { into, .. } if into == first.id()),
+        "a more confident duplicate merges: {again:?}"
+    );
+    assert_eq!(s.get(first.id()).expect("get").confidence, 0.9);
+    let third = remember_batch(
+        &mut *s,
+        vec![NewMemory::new(text, MemoryType::Lesson).confidence(0.1)],
+        &dedup,
+    )
+    .expect("remember")[0];
+    assert!(
+        matches!(third, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == first.id()),
+        "a less confident duplicate is skipped: {third:?}"
+    );
+    assert_eq!(s.count(&Filter::default()).expect("count"), 1);
+
+    // The same words, negated, say the opposite: not a duplicate.
+    let negated = remember_batch(
+        &mut *s,
+        vec![NewMemory::new(
+            "Do not run cargo fmt before every commit",
+            MemoryType::Lesson,
+        )],
+        &dedup,
+    )
+    .expect("remember")[0];
+    assert!(
+        matches!(negated, WriteOutcome::Inserted { .. }),
+        "a negation is stored: {negated:?}"
+    );
+    let again = remember_batch(
+        &mut *s,
+        vec![NewMemory::new(
+            "do NOT run cargo fmt before every commit!",
+            MemoryType::Lesson,
+        )],
+        &dedup,
+    )
+    .expect("remember")[0];
+    assert!(
+        matches!(again, WriteOutcome::Skipped { duplicate_of, .. } | WriteOutcome::Merged { into: duplicate_of, .. } if duplicate_of == negated.id()),
+        "a negation duplicates the negation, not the original: {again:?}"
+    );
+
+    // Archived memories are not duplicates: the same text is stored anew.
+    s.set_status(first.id(), Status::Archived).expect("archive");
+    let anew = remember_batch(
+        &mut *s,
+        vec![NewMemory::new(text, MemoryType::Lesson)],
+        &dedup,
+    )
+    .expect("remember")[0];
+    assert!(
+        matches!(anew, WriteOutcome::Inserted { id } if id != first.id()),
+        "an archived memory is no duplicate: {anew:?}"
+    );
+}
+
+fn cosine_duplicates_are_caught(s: &mut dyn MemoryStore) {
+    let dedup = DedupConfig {
+        bm25: 2.0, // never: only the cosine rule can fire
+        ..DedupConfig::default()
+    };
+    let out = remember_embedded(
+        &mut *s,
+        vec![
+            embedded("alpha words", "m1", unit(1.0, 0.0)),
+            embedded("other words entirely", "m1", unit(1.0, 0.01)),
+            embedded("another model", "m2", unit(1.0, 0.0)),
+        ],
+        &dedup,
+    )
+    .expect("remember_embedded");
+    assert!(
+        matches!(out[1], WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == out[0].id()),
+        "a near-identical embedding earlier in the batch is a duplicate: {:?}",
+        out[1]
+    );
+    assert!(
+        matches!(out[2], WriteOutcome::Inserted { .. }),
+        "another model's embedding is not compared: {:?}",
+        out[2]
+    );
+    let again = remember_embedded(
+        &mut *s,
+        vec![embedded("again", "m1", unit(1.0, 0.02))],
+        &dedup,
+    )
+    .expect("remember_embedded")[0];
+    assert!(
+        matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == out[0].id()),
+        "a stored near-identical embedding is a duplicate: {again:?}"
+    );
+}
+
+fn a_bad_embedding_writes_nothing(s: &mut dyn MemoryStore) {
+    let bad = remember_embedded(
+        &mut *s,
+        vec![
+            embedded("fine", "m1", unit(1.0, 0.0)),
+            embedded("nan", "m1", vec![f32::NAN; 4]),
+        ],
+        &off(),
+    )
+    .expect_err("a NaN vector");
+    assert_eq!(bad.kind(), ErrorKind::InvalidInput);
+    assert_eq!(s.count(&Filter::default()).unwrap(), 0, "all or nothing");
+}
+
+fn a_second_merge_adds_nothing(s: &mut dyn MemoryStore, other: &mut dyn MemoryStore) {
+    let mut archived = NewMemory::new("An archived decision about queues", MemoryType::Decision);
+    archived.status = Status::Archived;
+    remember_embedded(
+        &mut *s,
+        vec![
+            (
+                NewMemory::new("A lesson about retries", MemoryType::Lesson),
+                None,
+            ),
+            (archived, None),
+            embedded("Embedded pattern for retries", "test-model", unit(1.0, 0.5)),
+        ],
+        &off(),
+    )
+    .unwrap();
+    let mut exported = Vec::new();
+    s.for_each_embedded(&mut |o| {
+        exported.push((o.memory, o.embedding));
+        Ok(())
+    })
+    .unwrap();
+    let dedup = DedupConfig::default();
+    let first = remember_embedded(&mut *other, exported.clone(), &dedup).unwrap();
+    assert!(first
+        .iter()
+        .all(|o| matches!(o, WriteOutcome::Inserted { .. })));
+    let again = remember_embedded(&mut *other, exported, &dedup).unwrap();
+    assert!(
+        again
+            .iter()
+            .filter(|o| matches!(o, WriteOutcome::Inserted { .. }))
+            .count()
+            <= 1,
+        "a second merge finds the active memories as duplicates: {again:?}"
+    );
+    let copied = other
+        .list(&Filter::default(), ListOrder::Oldest, 100, 0)
+        .unwrap();
+    assert_eq!(copied.len(), 2);
+    assert_eq!(
+        other
+            .vector_candidates("test-model", &unit(1.0, 0.5), &Filter::default(), 5)
+            .unwrap()
+            .first()
+            .map(|&(id, _)| id),
+        Some(copied[1].id),
+        "the embedding came along"
+    );
+}
+
+/// A check of a store's behaviour.
+type StoreCheck = fn(&mut dyn MemoryStore);
+
+/// The duplicate checks on write, on both stores: written once in the engine over each
+/// store's write transaction.
+#[test]
+fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
+    let mut server = TestServer::get();
+    let checks: [(&str, StoreCheck); 4] = [
+        ("invalid batches", invalid_batches_write_nothing),
+        ("a bad embedding", a_bad_embedding_writes_nothing),
+        ("lexical duplicates", duplicates_are_merged_or_skipped),
+        ("cosine duplicates", cosine_duplicates_are_caught),
+    ];
+    for (what, check) in checks {
+        for (name, mut s) in new_stores(&mut server) {
+            eprintln!("{what} on {name}");
+            check(&mut *s);
+        }
+    }
+    let stores = new_stores(&mut server);
+    let others = new_stores(&mut server);
+    for ((name, mut s), (_, mut other)) in stores.into_iter().zip(others) {
+        eprintln!("a second merge on {name}");
+        a_second_merge_adds_nothing(&mut *s, &mut *other);
+    }
 }

@@ -17,8 +17,8 @@ fn conforms_to_the_store_interface() {
 #[test]
 fn a_dropped_connection_is_made_again_and_loses_nothing() {
     use oro_mem_core::config::DedupConfig;
-    use oro_mem_core::store::MemoryWrite;
     use oro_mem_core::{Filter, MemoryType, NewMemory};
+    use oro_mem_engine::remember_batch;
 
     let Some(mut server) = Server::get() else {
         return;
@@ -38,12 +38,12 @@ fn a_dropped_connection_is_made_again_and_loses_nothing() {
             .expect("terminate");
     };
     let dedup = DedupConfig::default();
-    store
-        .remember_batch(
-            vec![NewMemory::new("before the drop", MemoryType::Lesson)],
-            &dedup,
-        )
-        .expect("write");
+    remember_batch(
+        &mut store,
+        vec![NewMemory::new("before the drop", MemoryType::Lesson)],
+        &dedup,
+    )
+    .expect("write");
     let first = pid(&store);
     kill(first);
     // The next calls reconnect (once the client has seen the connection end).
@@ -78,7 +78,7 @@ fn a_dropped_connection_is_made_again_and_loses_nothing() {
                 .expect("terminate");
         })
     };
-    let outcome = doomed.remember_batch(big, &dedup);
+    let outcome = remember_batch(&mut doomed, big, &dedup);
     killer.join().expect("killer");
     let stored = doomed.count(&Filter::default()).unwrap_or_else(|_| {
         std::thread::sleep(std::time::Duration::from_millis(200));
@@ -95,8 +95,8 @@ fn a_dropped_connection_is_made_again_and_loses_nothing() {
 #[test]
 fn a_filter_that_drops_the_best_matches_still_gets_its_own_best() {
     use oro_mem_core::config::DedupConfig;
-    use oro_mem_core::store::MemoryWrite;
     use oro_mem_core::{Filter, MemoryType, NewMemory};
+    use oro_mem_engine::remember_batch;
 
     let Some(mut server) = Server::get() else {
         return;
@@ -121,7 +121,7 @@ fn a_filter_that_drops_the_best_matches_still_gets_its_own_best() {
         enabled: false,
         ..DedupConfig::default()
     };
-    store.remember_batch(batch, &off).expect("write");
+    remember_batch(&mut store, batch, &off).expect("write");
     let b = Filter {
         namespace: Some("b".into()),
         ..Filter::default()

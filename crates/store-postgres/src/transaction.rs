@@ -2,20 +2,50 @@
 
 use std::collections::BTreeSet;
 
-use oro_mem_core::store::{Commit, WriteTransaction};
-use oro_mem_core::{Memory, MemoryId, Result, Timestamp};
+use oro_mem_core::store::{Commit, Embedding, WriteTransaction};
+use oro_mem_core::{Error, Memory, MemoryId, NewMemory, Result, Timestamp};
 use oro_mem_text::Analyzer;
 use postgres::Transaction;
 
 use crate::schema::WRITE_LOCK;
+use crate::search::nearest;
+use crate::sql::Params;
 use crate::store::{memory_from_row, Context, Store, MEMORY_COLUMNS};
-use crate::write::{fold_into, similar, unembed, Place};
+use crate::write::{
+    fold_into, insert, register_model, similar, unembed, unembed_after_inserted, Place,
+    NEAREST_DUPLICATES,
+};
 
 /// A write transaction of the store, holding the schema's write lock ([`WRITE_LOCK`]) from
 /// its start.
 struct Writing<'a, 'b> {
     tx: &'a mut Transaction<'b>,
     analyzer: &'a Analyzer,
+    /// The provisional write, until it is kept or taken back.
+    provisional: Option<MemoryId>,
+    /// The memories this transaction wrote.
+    inserted: Vec<MemoryId>,
+}
+
+impl Writing<'_, '_> {
+    /// Keeps the provisional write, if any.
+    fn release(&mut self) -> Result<()> {
+        if let Some(id) = self.provisional.take() {
+            self.tx
+                .batch_execute("RELEASE SAVEPOINT provisional")
+                .context("cannot release savepoint")?;
+            self.inserted.push(id);
+        }
+        Ok(())
+    }
+
+    /// What a commit needs first: the provisional write kept, and the embeddings the written
+    /// memories made stale dropped.
+    fn finish(&mut self) -> Result<()> {
+        self.release()?;
+        unembed_after_inserted(self.tx, &self.inserted)?;
+        Ok(())
+    }
 }
 
 impl Store {
@@ -35,11 +65,15 @@ impl Store {
             .context("cannot start write transaction")?;
         tx.batch_execute(WRITE_LOCK)
             .context("cannot lock for writing")?;
-        let commit = work(&mut Writing {
+        let mut writing = Writing {
             tx: &mut tx,
             analyzer: &self.analyzer,
-        })?;
+            provisional: None,
+            inserted: Vec::new(),
+        };
+        let commit = work(&mut writing)?;
         if commit == Commit::Yes {
+            writing.finish()?;
             tx.commit().context("cannot commit")?;
         }
         Ok(())
@@ -62,24 +96,115 @@ impl WriteTransaction for Writing<'_, '_> {
             .collect()
     }
 
+    fn insert(
+        &mut self,
+        memories: &[(&NewMemory, Option<&Embedding>)],
+        now: Timestamp,
+    ) -> Result<Vec<MemoryId>> {
+        self.release()?;
+        let ids = insert(self.tx, self.analyzer, memories, now)?;
+        self.inserted.extend(&ids);
+        Ok(ids)
+    }
+
+    fn insert_provisionally(
+        &mut self,
+        memory: &NewMemory,
+        embedding: Option<&Embedding>,
+        now: Timestamp,
+    ) -> Result<MemoryId> {
+        self.release()?;
+        self.tx
+            .batch_execute("SAVEPOINT provisional")
+            .context("cannot start savepoint")?;
+        let id = insert(self.tx, self.analyzer, &[(memory, embedding)], now)?[0];
+        self.provisional = Some(id);
+        Ok(id)
+    }
+
+    fn withdraw(&mut self, id: MemoryId) -> Result<()> {
+        if self.provisional != Some(id) {
+            return Err(Error::invalid_input(format!(
+                "memory {id} is not the provisional write of this transaction"
+            )));
+        }
+        self.provisional = None;
+        self.tx
+            .batch_execute("ROLLBACK TO SAVEPOINT provisional; RELEASE SAVEPOINT provisional")
+            .context("cannot roll back duplicate")?;
+        Ok(())
+    }
+
+    fn memory(&mut self, id: MemoryId) -> Result<Memory> {
+        let row = self
+            .tx
+            .query_opt(
+                &format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = $1"),
+                &[&id],
+            )
+            .context("cannot read memory")?
+            .ok_or_else(|| Error::not_found(format!("no memory with id {id}")))?;
+        memory_from_row(&row)
+    }
+
     fn similar_lexically(
         &mut self,
-        memory: &Memory,
+        id: MemoryId,
+        content: &str,
+        namespace: &str,
         at_least: f64,
         limit: usize,
     ) -> Result<Vec<(MemoryId, f64)>> {
         similar(
             self.tx,
             self.analyzer,
-            memory.id,
-            &memory.content,
-            &memory.namespace,
+            id,
+            content,
+            namespace,
             limit,
             at_least,
         )
     }
 
+    fn similar_by_vector(
+        &mut self,
+        id: MemoryId,
+        namespace: &str,
+        embedding: &Embedding,
+    ) -> Result<Vec<(MemoryId, f64)>> {
+        let dim = embedding.vector.len();
+        // Registered by any write of its embeddings: this reads its id.
+        let model = register_model(self.tx, &embedding.model, dim)?;
+        let mut p = Params::default();
+        let cond = format!(
+            "m.namespace = {} AND m.status = 'active' AND m.id <> {}",
+            p.add(namespace.to_string()),
+            p.add(id)
+        );
+        nearest(
+            self.tx,
+            model,
+            dim,
+            &embedding.vector,
+            &cond,
+            p,
+            NEAREST_DUPLICATES,
+        )
+    }
+
+    fn set_confidence(&mut self, id: MemoryId, confidence: f64, now: Timestamp) -> Result<()> {
+        self.release()?;
+        self.tx
+            .execute(
+                "UPDATE memories SET confidence = $2, updated_at = $3 WHERE id = $1",
+                &[&id, &confidence, &now.as_second()],
+            )
+            .context("cannot merge duplicate")?;
+        Ok(())
+    }
+
     fn fold_into(&mut self, keep: MemoryId, drop: &Memory) -> Result<()> {
+        self.release()?;
         fold_into(self.tx, self.analyzer, keep, drop)
     }
 
@@ -98,6 +223,7 @@ impl WriteTransaction for Writing<'_, '_> {
     }
 
     fn archive(&mut self, ids: &[MemoryId], now: Timestamp) -> Result<()> {
+        self.release()?;
         self.tx
             .execute(
                 "UPDATE memories SET status = 'archived', updated_at = $2 WHERE id = ANY($1)",
@@ -108,6 +234,7 @@ impl WriteTransaction for Writing<'_, '_> {
     }
 
     fn unembed_after(&mut self, left: &[&Memory]) -> Result<Vec<MemoryId>> {
+        self.release()?;
         let mut next = BTreeSet::new();
         for m in left {
             next.extend(Place::of(m).next(self.tx)?);

@@ -8,16 +8,15 @@
 
 use std::collections::HashMap;
 
-use oro_mem_core::config::DedupConfig;
-use oro_mem_core::memory::{check_batch, validate_batch, CONTEXT_MEMORIES, MAX_ACCESS_COUNT};
-use oro_mem_core::store::{check_vector, Embedding, ToEmbed, WriteOutcome};
+use oro_mem_core::memory::{CONTEXT_MEMORIES, MAX_ACCESS_COUNT};
+use oro_mem_core::store::{check_vector, Embedding, ToEmbed};
 use oro_mem_core::{Error, Memory, MemoryId, NewMemory, Result, Status, Timestamp};
 use oro_mem_text::query_terms;
 use oro_mem_text::{Analyzer, Document, Fields};
 use pgvector::Vector;
 use postgres::Transaction;
 
-use crate::search::{bm25_with, model_id, nearest};
+use crate::search::{bm25_with, model_id};
 use crate::sql::Params;
 use crate::store::{to_i64, Context, Store};
 
@@ -25,14 +24,14 @@ use crate::store::{to_i64, Context, Store};
 const ANALYZE_AFTER: usize = 1_000;
 
 /// How many of the nearest embeddings a cosine duplicate check looks at.
-const NEAREST_DUPLICATES: usize = 16;
+pub(crate) const NEAREST_DUPLICATES: usize = 16;
 
 /// The id of embedding model `model` with `dim` dimensions, registered (with its HNSW index,
 /// a partial index over that model's vectors) on first use. The index holds the vectors in
 /// half precision (`halfvec`): half the memory to read per search, 1.5× faster at 10k
 /// memories, and what it finds is rescored from the exact vectors anyway. Called in a
 /// transaction that holds the write lock, so two writers never register one model twice.
-fn register_model(tx: &mut Transaction<'_>, model: &str, dim: usize) -> Result<i32> {
+pub(crate) fn register_model(tx: &mut Transaction<'_>, model: &str, dim: usize) -> Result<i32> {
     if let Some(id) = model_id(tx, model, dim)? {
         return Ok(id);
     }
@@ -71,7 +70,7 @@ fn add_postings(tx: &mut Transaction<'_>, id: MemoryId, doc: Document) -> Result
 /// size: the memories with their embeddings (and lengths, which the insert trigger adds to
 /// the store's token total), then every posting; so the store's totals and each term's count
 /// change once per batch, not once per memory. Returns their ids, in order.
-fn insert(
+pub(crate) fn insert(
     tx: &mut Transaction<'_>,
     analyzer: &Analyzer,
     batch: &[(&NewMemory, Option<&Embedding>)],
@@ -303,111 +302,6 @@ pub(crate) fn similar(
         .collect())
 }
 
-/// Inserts `m` (with its embedding) unless it duplicates an active memory of its namespace
-/// (the path of a batch with dedup on).
-fn write_one(
-    tx: &mut Transaction<'_>,
-    analyzer: &Analyzer,
-    m: &NewMemory,
-    embedding: Option<&Embedding>,
-    dedup: &DedupConfig,
-    now: Timestamp,
-) -> Result<WriteOutcome> {
-    // Insert inside a savepoint so the duplicate check sees exact statistics including the
-    // new text, then keep or roll back the insert.
-    let mut sp = tx.transaction().context("cannot start savepoint")?;
-    let id = insert(&mut sp, analyzer, &[(m, embedding)], now)?[0];
-    // A memory that says the opposite, or is about something else by its metadata, is no
-    // duplicate however alike the words: the best match of the same polarity and metadata is.
-    let first_alike = |sp: &mut Transaction<'_>,
-                       hits: Vec<(MemoryId, f64)>,
-                       above: f64|
-     -> Result<Option<(MemoryId, f64)>> {
-        for (other, similarity) in hits {
-            if similarity <= above {
-                continue;
-            }
-            let row = sp
-                .query_one(
-                    "SELECT content, metadata FROM memories WHERE id = $1",
-                    &[&other],
-                )
-                .context("cannot read duplicate")?;
-            let content: String = row.get(0);
-            let metadata: serde_json::Value = row.get(1);
-            if oro_mem_text::same_polarity(&m.content, &content)
-                && metadata.as_object() == Some(&m.metadata)
-            {
-                return Ok(Some((other, similarity)));
-            }
-        }
-        Ok(None)
-    };
-    let hits = similar(
-        &mut sp,
-        analyzer,
-        id,
-        &m.content,
-        &m.namespace,
-        5,
-        dedup.bm25,
-    )?;
-    let mut best = first_alike(&mut sp, hits, dedup.bm25)?;
-    if let (None, Some(e)) = (best, embedding) {
-        // Registered by the insert: this reads its id.
-        let model = register_model(&mut sp, &e.model, e.vector.len())?;
-        let mut p = Params::default();
-        let cond = format!(
-            "m.namespace = {} AND m.status = 'active' AND m.id <> {}",
-            p.add(m.namespace.clone()),
-            p.add(id)
-        );
-        let near = nearest(
-            &mut sp,
-            model,
-            e.vector.len(),
-            &e.vector,
-            &cond,
-            p,
-            NEAREST_DUPLICATES,
-        )?;
-        best = first_alike(&mut sp, near, dedup.cosine)?;
-    }
-    match best {
-        Some((existing, similarity)) => {
-            sp.rollback().context("cannot roll back duplicate")?;
-            let current: f64 = tx
-                .query_one(
-                    "SELECT confidence FROM memories WHERE id = $1",
-                    &[&existing],
-                )
-                .context("cannot read duplicate")?
-                .get(0);
-            if m.confidence > current {
-                tx.execute(
-                    "UPDATE memories SET confidence = $2, updated_at = $3 WHERE id = $1",
-                    &[&existing, &m.confidence, &now.as_second()],
-                )
-                .context("cannot merge duplicate")?;
-                Ok(WriteOutcome::Merged {
-                    into: existing,
-                    confidence: m.confidence,
-                    similarity,
-                })
-            } else {
-                Ok(WriteOutcome::Skipped {
-                    duplicate_of: existing,
-                    similarity,
-                })
-            }
-        }
-        None => {
-            sp.commit().context("cannot release savepoint")?;
-            Ok(WriteOutcome::Inserted { id })
-        }
-    }
-}
-
 /// Folds `drop` into `keep` and deletes `drop` (consolidation); `keep`'s postings follow its
 /// new tags.
 pub(crate) fn fold_into(
@@ -479,50 +373,6 @@ pub(crate) fn fold_into(
 }
 
 impl Store {
-    /// Validates and stores `batch` in one transaction, each memory with its embedding if it
-    /// has one, each checked for duplicates of its namespace under `dedup` as the SQLite store
-    /// checks them (BM25 normalized by the memory's own score, and the cosine of embeddings of
-    /// the same model). All or nothing.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::InvalidInput`](oro_mem_core::ErrorKind::InvalidInput) naming the bad memory
-    /// or embedding; [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when PostgreSQL
-    /// fails. Nothing is written then.
-    pub fn remember_embedded(
-        &mut self,
-        batch: Vec<(NewMemory, Option<Embedding>)>,
-        dedup: &DedupConfig,
-    ) -> Result<Vec<WriteOutcome>> {
-        let now = Timestamp::now();
-        let (mut batch, embeddings): (Vec<NewMemory>, Vec<Option<Embedding>>) =
-            batch.into_iter().unzip();
-        validate_batch(&mut batch)?;
-        check_batch(&embeddings, |e| {
-            e.as_ref().map_or(Ok(()), Embedding::validate)
-        })?;
-        self.writing(|tx| {
-            let outcomes = if dedup.enabled {
-                let mut outcomes = Vec::with_capacity(batch.len());
-                for (m, e) in batch.iter().zip(&embeddings) {
-                    outcomes.push(write_one(tx, &self.analyzer, m, e.as_ref(), dedup, now)?);
-                }
-                outcomes
-            } else {
-                let batch: Vec<_> = batch
-                    .iter()
-                    .zip(embeddings.iter().map(Option::as_ref))
-                    .collect();
-                insert(tx, &self.analyzer, &batch, now)?
-                    .into_iter()
-                    .map(|id| WriteOutcome::Inserted { id })
-                    .collect()
-            };
-            unembed_after_inserted(tx, &outcomes)?;
-            Ok(outcomes)
-        })
-    }
-
     /// Stores each of `made`'s vectors as its memory's embedding by `model`, replacing any it
     /// had, when the memory's text to embed and the texts before it are still those its
     /// [`ToEmbed`] holds, and releases the claims on all of them, in one transaction. A memory
@@ -778,17 +628,10 @@ pub(crate) const NEXT_ACTIVE: &str = "SELECT id FROM memories \
 /// Drops the embeddings of the stored memories that one of the `outcomes`' inserted memories
 /// (a batch's) comes before in its session ([`NEXT_ACTIVE`]), whose memories before them have
 /// changed; not of the batch's own, which were embedded with it. One statement.
-fn unembed_after_inserted(
+pub(crate) fn unembed_after_inserted(
     tx: &mut Transaction<'_>,
-    outcomes: &[WriteOutcome],
+    inserted: &[MemoryId],
 ) -> Result<Vec<MemoryId>> {
-    let inserted: Vec<MemoryId> = outcomes
-        .iter()
-        .filter_map(|o| match *o {
-            WriteOutcome::Inserted { id } => Some(id),
-            _ => None,
-        })
-        .collect();
     if inserted.is_empty() {
         return Ok(Vec::new());
     }

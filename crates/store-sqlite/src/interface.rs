@@ -1,11 +1,10 @@
 //! [`Store`] as the core's store interface.
 
-use oro_mem_core::config::DedupConfig;
 use oro_mem_core::store::{
-    CandidateSearch, Commit, Embedding, ListOrder, MemoryRead, MemoryStore, MemoryWrite,
-    OtherMemory, Stats, ToEmbed, WriteOutcome, WriteTransaction,
+    CandidateSearch, Commit, ListOrder, MemoryRead, MemoryStore, MemoryWrite, OtherMemory, Stats,
+    ToEmbed, WriteTransaction,
 };
-use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, NewMemory, Result, Status, Timestamp};
+use oro_mem_core::{Filter, Memory, MemoryId, Neighbour, Result, Status, Timestamp};
 
 use crate::Store;
 
@@ -98,14 +97,6 @@ impl CandidateSearch for Store {
 }
 
 impl MemoryWrite for Store {
-    fn remember_embedded(
-        &mut self,
-        batch: Vec<(NewMemory, Option<Embedding>)>,
-        dedup: &DedupConfig,
-    ) -> Result<Vec<WriteOutcome>> {
-        Store::remember_embedded(self, batch, dedup)
-    }
-
     fn set_embeddings(&mut self, model: &str, made: &[(ToEmbed, Vec<f32>)]) -> Result<usize> {
         Store::set_embeddings(self, model, made)
     }

@@ -13,20 +13,17 @@
 //! # Example
 //!
 //! ```
-//! use oro_mem_core::{config::DedupConfig, Filter, MemoryType, NewMemory};
-//! use oro_mem_store_sqlite::{Store, WriteOutcome};
+//! use oro_mem_core::store::Commit;
+//! use oro_mem_core::{Filter, MemoryType, NewMemory, Timestamp};
+//! use oro_mem_store_sqlite::Store;
 //!
 //! let mut store = Store::open_in_memory()?;
-//! let dedup = DedupConfig::default();
-//! let first = store.remember(
-//!     NewMemory::new("SQLite WAL mode allows a single writer", MemoryType::Gotcha),
-//!     &dedup,
-//! )?;
-//! let again = store.remember(
-//!     NewMemory::new("SQLite WAL mode allows a single writer", MemoryType::Gotcha).confidence(0.9),
-//!     &dedup,
-//! )?;
-//! assert!(matches!(again, WriteOutcome::Merged { into, .. } if into == first.id()));
+//! let gotcha = NewMemory::new("SQLite WAL mode allows a single writer", MemoryType::Gotcha);
+//! // One write transaction of primitives; the engine's `remember_batch` adds duplicate checks.
+//! store.transact(&mut |tx| {
+//!     tx.insert(&[(&gotcha, None)], Timestamp::now())?;
+//!     Ok(Commit::Yes)
+//! })?;
 //!
 //! let candidates = store.lexical_candidates("single writer?", &Filter::default(), 50)?;
 //! assert_eq!(candidates.len(), 1);
@@ -35,16 +32,16 @@
 //!
 //! # Main types
 //!
-//! - [`Store`]: open, remember (with the embeddings the caller made:
-//!   [`Store::remember_embedded`]), get, list, forget, pin, search (lexical and vector),
-//!   record access, a write transaction of primitives ([`Store::transact`]: fold, archive, find
-//!   similar, for the engine's consolidation), list what lacks an embedding and store those made later
-//!   ([`Store::claim_unembedded`], [`Store::set_embeddings`]). The store never runs a model.
+//! - [`Store`]: open, write (one transaction of primitives, [`Store::transact`]: insert, find
+//!   similar by words or embedding, fold, archive, on which the engine checks duplicates and
+//!   consolidates), get, list, forget, pin, search (lexical and vector), record access, list
+//!   what lacks an embedding and store those made later ([`Store::claim_unembedded`],
+//!   [`Store::set_embeddings`]). The store never runs a model.
 //! - [`fts5_query`]: any text as a safe FTS5 `MATCH` expression.
 //! - [`quant`]: the sign bits, `i8` quantization and SIMD scans of the vector index.
 //! - [`WriteOutcome`]: inserted, merged into a duplicate, or skipped.
 //! - [`OtherMemory`] and [`Embedding`]: another store's memories, read by
-//!   [`Store::read_other`], written here by [`Store::remember_embedded`].
+//!   [`Store::read_other`], written here through [`Store::transact`].
 //! - [`Stats`], [`ConsolidateReport`], [`ListOrder`].
 //!
 //! # Crate features
@@ -75,6 +72,8 @@ pub use oro_mem_core::store::{
 pub use schema::SCHEMA_VERSION;
 pub use store::{Store, APPLICATION_ID, READ_ONLY_FROM};
 
+#[cfg(test)]
+mod test_support;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -667,6 +667,8 @@ impl Iterator for Varints<'_> {
 
 #[cfg(test)]
 mod tests {
+    #[allow(unused_imports)]
+    use crate::test_support::{remember, remember_batch, remember_embedded};
     use oro_mem_core::config::DedupConfig;
     use oro_mem_core::{MemoryType, NewMemory, WriteOutcome};
     use proptest::prelude::*;
@@ -759,7 +761,7 @@ mod tests {
             plain.mirror_enabled = false;
             for (words, about, in_a) in &docs {
                 for s in [&mut mirrored, &mut plain] {
-                    s.remember(memory(words, about, *in_a, 0.5), &off).unwrap();
+                    remember(s, memory(words, about, *in_a, 0.5), &off).unwrap();
                 }
             }
             for batch in &batches {
@@ -767,8 +769,8 @@ mod tests {
                     .iter()
                     .map(|(words, about, in_a, c)| memory(words, about, *in_a, *c))
                     .collect();
-                let a = mirrored.remember_batch(new.clone(), &dedup).unwrap();
-                let b = plain.remember_batch(new, &dedup).unwrap();
+                let a = remember_batch(&mut mirrored, new.clone(), &dedup).unwrap();
+                let b = remember_batch(&mut plain, new, &dedup).unwrap();
                 prop_assert_eq!(a, b);
                 let m = mirrored.mirror.borrow();
                 prop_assert!(!m.as_ref().expect("the mirror is kept").broken);
@@ -806,7 +808,7 @@ mod tests {
             let mut cold = Store::open_in_memory().unwrap();
             for (words, about, in_a, confidence) in &docs {
                 for s in [&mut warm, &mut cold] {
-                    s.remember(memory(words, about, *in_a, *confidence), &off).unwrap();
+                    remember(s, memory(words, about, *in_a, *confidence), &off).unwrap();
                 }
             }
             // Some archived: a filter on the status, or the default, leaves them out.
@@ -836,7 +838,7 @@ mod tests {
                 prop_assert_eq!(search(&warm, &q), search(&cold, &q), "{}", q);
                 if let Some(words) = later.get(i) {
                     for s in [&mut warm, &mut cold] {
-                        s.remember(memory(words, &[], true, 0.5), &off).unwrap();
+                        remember(s, memory(words, &[], true, 0.5), &off).unwrap();
                     }
                 }
             }
@@ -869,7 +871,7 @@ mod tests {
             let mut cold = Store::open_in_memory().unwrap();
             for (words, about) in &docs {
                 for s in [&mut warm, &mut cold] {
-                    s.remember(memory(words, about, true, 0.5), &off).unwrap();
+                    remember(s, memory(words, about, true, 0.5), &off).unwrap();
                 }
             }
             let forgotten: std::collections::BTreeSet<MemoryId> =
@@ -908,7 +910,7 @@ mod tests {
                 }
                 if let Some(words) = later.get(i) {
                     for s in [&mut warm, &mut cold] {
-                        s.remember(memory(words, &[], true, 0.5), &off).unwrap();
+                        remember(s, memory(words, &[], true, 0.5), &off).unwrap();
                     }
                 }
             }
@@ -927,9 +929,10 @@ mod tests {
         for s in [&mut warm, &mut cold] {
             for i in 0..200 {
                 let m = lesson(&format!("pgbouncer pool pgbouncer exhausted {i}"), "b");
-                s.remember(m, &off).unwrap();
+                remember(s, m, &off).unwrap();
             }
-            s.remember(
+            remember(
+                s,
                 lesson(
                     "a long note that mentions pgbouncer once among many other words",
                     "a",
@@ -963,16 +966,14 @@ mod tests {
             enabled: false,
             ..DedupConfig::default()
         };
-        a.remember(lesson("pgbouncer pool exhausted", "a"), &off)
-            .unwrap();
+        remember(&mut a, lesson("pgbouncer pool exhausted", "a"), &off).unwrap();
         let filter = oro_mem_core::Filter::default();
         assert_eq!(
             a.lexical_candidates("pgbouncer", &filter, 5).unwrap().len(),
             1
         );
         let mut b = Store::open(&path).unwrap();
-        b.remember(lesson("pgbouncer restarted", "a"), &off)
-            .unwrap();
+        remember(&mut b, lesson("pgbouncer restarted", "a"), &off).unwrap();
         let warm = a.lexical_candidates("pgbouncer", &filter, 5).unwrap();
         let cold = b.lexical_candidates("pgbouncer", &filter, 5).unwrap();
         assert_eq!(warm.len(), 2);
@@ -987,19 +988,18 @@ mod tests {
         let mut s = Store::open_in_memory().unwrap();
         let dedup = DedupConfig::default();
         let batch = |texts: &[&str]| texts.iter().map(|t| lesson(t, "a")).collect::<Vec<_>>();
-        s.remember_batch(
+        remember_batch(
+            &mut s,
             batch(&["wal mode lets readers run", "busy timeout"]),
             &dedup,
         )
         .unwrap();
         assert_eq!(answered(&s), Some(2));
-        let out = s
-            .remember_batch(batch(&["wal mode lets readers run"]), &dedup)
-            .unwrap();
+        let out = remember_batch(&mut s, batch(&["wal mode lets readers run"]), &dedup).unwrap();
         assert!(matches!(out[0], WriteOutcome::Skipped { .. }), "{out:?}");
         assert_eq!(answered(&s), Some(3), "the same mirror answered again");
         // CJK queries are FTS5's: the mirror stays, without answering.
-        s.remember_batch(batch(&["数据库 锁"]), &dedup).unwrap();
+        remember_batch(&mut s, batch(&["数据库 锁"]), &dedup).unwrap();
         assert_eq!(answered(&s), Some(3));
     }
 
@@ -1010,23 +1010,27 @@ mod tests {
         let dedup = DedupConfig::default();
         let mut a = Store::open(&path).unwrap();
         // Loads the terms the other connection's memory will hold.
-        a.remember(lesson("pgbouncer pool exhausted under load", "one"), &dedup)
-            .unwrap();
+        remember(
+            &mut a,
+            lesson("pgbouncer pool exhausted under load", "one"),
+            &dedup,
+        )
+        .unwrap();
         assert_eq!(answered(&a), Some(1));
         let mut b = Store::open(&path).unwrap();
-        let theirs = b
-            .remember(
-                lesson("pgbouncer pool exhausted under load spikes", "two"),
-                &dedup,
-            )
-            .unwrap()
-            .id();
-        let out = a
-            .remember(
-                lesson("pgbouncer pool exhausted under load spikes", "two"),
-                &dedup,
-            )
-            .unwrap();
+        let theirs = remember(
+            &mut b,
+            lesson("pgbouncer pool exhausted under load spikes", "two"),
+            &dedup,
+        )
+        .unwrap()
+        .id();
+        let out = remember(
+            &mut a,
+            lesson("pgbouncer pool exhausted under load spikes", "two"),
+            &dedup,
+        )
+        .unwrap();
         assert_eq!(
             out,
             WriteOutcome::Skipped {
@@ -1041,12 +1045,12 @@ mod tests {
         );
         // This connection deletes the memory: the next check must not find it.
         a.forget(theirs).unwrap();
-        let again = a
-            .remember(
-                lesson("pgbouncer pool exhausted under load spikes", "two"),
-                &dedup,
-            )
-            .unwrap();
+        let again = remember(
+            &mut a,
+            lesson("pgbouncer pool exhausted under load spikes", "two"),
+            &dedup,
+        )
+        .unwrap();
         assert!(matches!(again, WriteOutcome::Inserted { .. }), "{again:?}");
         assert_eq!(
             answered(&a),

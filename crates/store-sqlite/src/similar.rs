@@ -330,6 +330,8 @@ fn best_matches(
 
 #[cfg(test)]
 mod tests {
+    #[allow(unused_imports)]
+    use crate::test_support::{remember, remember_batch, remember_embedded};
     use oro_mem_core::config::DedupConfig;
     use oro_mem_core::{MemoryType, NewMemory};
     use proptest::prelude::*;
@@ -373,7 +375,7 @@ mod tests {
             } else {
                 "b"
             });
-            let id = s.remember(m, &off).unwrap().id();
+            let id = remember(&mut s, m, &off).unwrap().id();
             if *archived {
                 s.connection()
                     .execute(
@@ -391,7 +393,8 @@ mod tests {
             enabled: false,
             ..DedupConfig::default()
         };
-        s.remember(
+        remember(
+            s,
             NewMemory::new(text, MemoryType::Lesson).namespace("a"),
             &off,
         )
@@ -481,11 +484,11 @@ mod tests {
                 })
                 .collect();
             let mut together = store_with(&docs);
-            let at_once = together.remember_batch(new.clone(), &dedup).unwrap();
+            let at_once = remember_batch(&mut together, new.clone(), &dedup).unwrap();
             let mut apart = store_with(&docs);
             let one_by_one: Vec<_> = new
                 .into_iter()
-                .map(|m| apart.remember(m, &dedup).unwrap())
+                .map(|m| remember(&mut apart, m, &dedup).unwrap())
                 .collect();
             prop_assert_eq!(at_once, one_by_one);
         }

@@ -1,3 +1,4 @@
+use crate::test_support::{remember, remember_batch};
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::{
     ErrorKind, Filter, Memory, MemoryType, MetaCondition, NewMemory, Status, Timestamp,
@@ -21,7 +22,7 @@ fn store_with(texts: &[&str]) -> Store {
     let mut s = Store::open_in_memory().unwrap();
     let off = no_dedup();
     for t in texts {
-        s.remember(lesson(t), &off).unwrap();
+        remember(&mut s, lesson(t), &off).unwrap();
     }
     s
 }
@@ -101,13 +102,13 @@ fn filters_restrict_candidates() {
     a.metadata.insert("priority".into(), 3.into());
     a.metadata
         .insert("project".into(), serde_json::json!({"lang": "rust"}));
-    let a = s.remember(a, &off).unwrap().id();
+    let a = remember(&mut s, a, &off).unwrap().id();
     let mut b = NewMemory::new("cache eviction policy matters", MemoryType::Decision)
         .tags(["go"])
         .namespace("other")
         .created_at(Timestamp(1_000));
     b.metadata.insert("priority".into(), 1.into());
-    let b = s.remember(b, &off).unwrap().id();
+    let b = remember(&mut s, b, &off).unwrap().id();
 
     let search = |f: &Filter| ids(&s.lexical_candidates("cache", f, 50).unwrap());
     assert_eq!(search(&Filter::default()).len(), 2);
@@ -155,11 +156,14 @@ fn filters_restrict_candidates() {
 fn remember_validates_and_writes_nothing_on_error() {
     let mut s = Store::open_in_memory().unwrap();
     let d = DedupConfig::default();
-    let err = s.remember(lesson(" "), &d).unwrap_err();
+    let err = remember(&mut s, lesson(" "), &d).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
-    let err = s
-        .remember_batch(vec![lesson("fine"), lesson("bad").confidence(2.0)], &d)
-        .unwrap_err();
+    let err = remember_batch(
+        &mut s,
+        vec![lesson("fine"), lesson("bad").confidence(2.0)],
+        &d,
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("memory 2 of the batch"), "{err}");
     assert_eq!(s.stats().unwrap().total, 0);
 }
@@ -168,48 +172,47 @@ fn remember_validates_and_writes_nothing_on_error() {
 fn duplicates_merge_or_skip() {
     let mut s = Store::open_in_memory().unwrap();
     let d = DedupConfig::default();
-    s.remember(lesson("Use connection pooling for Postgres"), &d)
-        .unwrap();
-    let first = s
-        .remember(
-            lesson("SQLite WAL mode allows only one writer at a time"),
-            &d,
-        )
-        .unwrap();
+    remember(&mut s, lesson("Use connection pooling for Postgres"), &d).unwrap();
+    let first = remember(
+        &mut s,
+        lesson("SQLite WAL mode allows only one writer at a time"),
+        &d,
+    )
+    .unwrap();
     assert!(matches!(first, WriteOutcome::Inserted { .. }));
-    let same = s
-        .remember(
-            lesson("SQLite WAL mode allows only one writer at a time"),
-            &d,
-        )
-        .unwrap();
+    let same = remember(
+        &mut s,
+        lesson("SQLite WAL mode allows only one writer at a time"),
+        &d,
+    )
+    .unwrap();
     assert!(
         matches!(same, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == first.id())
     );
-    let higher = s
-        .remember(
-            lesson("sqlite WAL mode allows only ONE writer at a time!").confidence(0.95),
-            &d,
-        )
-        .unwrap();
+    let higher = remember(
+        &mut s,
+        lesson("sqlite WAL mode allows only ONE writer at a time!").confidence(0.95),
+        &d,
+    )
+    .unwrap();
     assert!(
         matches!(higher, WriteOutcome::Merged { into, confidence, .. }
         if into == first.id() && confidence == 0.95)
     );
     assert_eq!(s.get(first.id()).unwrap().confidence, 0.95);
-    let different = s
-        .remember(
-            lesson("WAL checkpoints can stall readers on slow disks"),
-            &d,
-        )
-        .unwrap();
+    let different = remember(
+        &mut s,
+        lesson("WAL checkpoints can stall readers on slow disks"),
+        &d,
+    )
+    .unwrap();
     assert!(matches!(different, WriteOutcome::Inserted { .. }));
-    let other_ns = s
-        .remember(
-            lesson("SQLite WAL mode allows only one writer at a time").namespace("x"),
-            &d,
-        )
-        .unwrap();
+    let other_ns = remember(
+        &mut s,
+        lesson("SQLite WAL mode allows only one writer at a time").namespace("x"),
+        &d,
+    )
+    .unwrap();
     assert!(matches!(other_ns, WriteOutcome::Inserted { .. }));
     assert_eq!(s.stats().unwrap().total, 4);
 }
@@ -362,8 +365,7 @@ fn a_store_opened_read_only_reads_and_refuses_every_write() {
     let path = dir.path().join("ro.db");
     {
         let mut s = Store::open(&path).unwrap();
-        s.remember_batch(vec![lesson("pyright needs the venv")], &no_dedup())
-            .unwrap();
+        remember_batch(&mut s, vec![lesson("pyright needs the venv")], &no_dedup()).unwrap();
     }
     let before = std::fs::read(&path).unwrap();
     let mut s = Store::open_read_only(&path).unwrap();
@@ -374,9 +376,7 @@ fn a_store_opened_read_only_reads_and_refuses_every_write() {
         .unwrap();
     let scored = s.lexical_scores("venv pyright", &[2, 1]).unwrap();
     assert_eq!(scored, [(1, found[0].1)], "scored as found");
-    let err = s
-        .remember_batch(vec![lesson("another")], &no_dedup())
-        .unwrap_err();
+    let err = remember_batch(&mut s, vec![lesson("another")], &no_dedup()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::ReadOnly, "{err}");
     let err = s.record_returned(&[1]).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::ReadOnly, "{err}");
@@ -436,10 +436,13 @@ fn a_store_before_sessions_is_read_read_only_and_merged_from_unchanged() {
     assert_eq!(std::fs::read(&path).unwrap(), before, "nothing written");
     // Opened for writing, it is migrated and takes sessions.
     let mut s = Store::open(&path).unwrap();
-    let id = s
-        .remember(lesson("ruff runs first").session("run-1"), &no_dedup())
-        .unwrap()
-        .id();
+    let id = remember(
+        &mut s,
+        lesson("ruff runs first").session("run-1"),
+        &no_dedup(),
+    )
+    .unwrap()
+    .id();
     assert_eq!(s.get(id).unwrap().session.as_deref(), Some("run-1"));
 }
 
@@ -473,16 +476,16 @@ fn fast_path_falls_back_when_the_best_matches_are_filtered_out() {
     // 30 archived memories that match "apple" better (shorter) than the one active memory.
     for i in 0..30 {
         let m = lesson(&format!("apple apple {i}")).namespace("n");
-        let id = s.remember(m, &off).unwrap().id();
+        let id = remember(&mut s, m, &off).unwrap().id();
         s.set_status(id, Status::Archived).unwrap();
     }
-    let active = s
-        .remember(
-            lesson("apple pie with a long tail of other words in it"),
-            &off,
-        )
-        .unwrap()
-        .id();
+    let active = remember(
+        &mut s,
+        lesson("apple pie with a long tail of other words in it"),
+        &off,
+    )
+    .unwrap()
+    .id();
     for depth in [1, 5, 50] {
         let c = s
             .lexical_candidates("apple", &Filter::default(), depth)
@@ -565,37 +568,38 @@ fn dedup_finds_a_duplicate_behind_many_better_matches_of_other_namespaces() {
     // does (one word longer), filling the fast path's look-ahead: the general query must
     // find it.
     for _ in 0..40 {
-        s.remember(
+        remember(
+            &mut s,
             lesson("retry backoff jitter keeps clients from stampeding the server").namespace("a"),
             &off,
         )
         .unwrap();
     }
-    let original = s
-        .remember(
-            lesson("retry backoff jitter keeps clients from stampeding the server eventually")
-                .namespace("b"),
-            &off,
-        )
-        .unwrap()
-        .id();
-    let again = s
-        .remember(
-            lesson("retry backoff jitter keeps clients from stampeding the server").namespace("b"),
-            &DedupConfig::default(),
-        )
-        .unwrap();
+    let original = remember(
+        &mut s,
+        lesson("retry backoff jitter keeps clients from stampeding the server eventually")
+            .namespace("b"),
+        &off,
+    )
+    .unwrap()
+    .id();
+    let again = remember(
+        &mut s,
+        lesson("retry backoff jitter keeps clients from stampeding the server").namespace("b"),
+        &DedupConfig::default(),
+    )
+    .unwrap();
     assert!(
         matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == original),
         "{again:?}"
     );
     // And in a namespace of its own the same text is new.
-    let other = s
-        .remember(
-            lesson("retry backoff jitter keeps clients from stampeding the server").namespace("c"),
-            &DedupConfig::default(),
-        )
-        .unwrap();
+    let other = remember(
+        &mut s,
+        lesson("retry backoff jitter keeps clients from stampeding the server").namespace("c"),
+        &DedupConfig::default(),
+    )
+    .unwrap();
     assert!(matches!(other, WriteOutcome::Inserted { .. }), "{other:?}");
 }
 
@@ -611,13 +615,13 @@ fn memories_alike_in_words_but_not_in_metadata_are_no_duplicates() {
             .clone();
         m
     };
-    let first = s.remember(episode(1), &dedup).unwrap();
-    let other = s.remember(episode(2), &dedup).unwrap();
+    let first = remember(&mut s, episode(1), &dedup).unwrap();
+    let other = remember(&mut s, episode(2), &dedup).unwrap();
     assert!(
         matches!(other, WriteOutcome::Inserted { .. }),
         "another run's parameters: {other:?}"
     );
-    let again = s.remember(episode(1), &dedup).unwrap();
+    let again = remember(&mut s, episode(1), &dedup).unwrap();
     assert_eq!(
         again,
         WriteOutcome::Skipped {
@@ -639,8 +643,7 @@ fn a_namespace_filtered_lexical_search_is_the_stores_search_within_the_namespace
         for i in 0..200 {
             let namespace = if i % 10 == 0 { "small" } else { "large" };
             let text = format!("lint error number {i} {}", "again ".repeat(i % 7));
-            s.remember(lesson(&text).namespace(namespace), &off)
-                .unwrap();
+            remember(&mut s, lesson(&text).namespace(namespace), &off).unwrap();
         }
         for id in (1..=200).step_by(3) {
             s.set_status(id, Status::Archived).unwrap();
@@ -696,18 +699,18 @@ fn a_kept_count_follows_writes_by_this_store_and_by_others() {
     let off = no_dedup();
     let all = Filter::default();
     let count = |s: &Store| s.count_up_to(&all, 10).unwrap();
-    s.remember(lesson("one"), &off).unwrap();
+    remember(&mut s, lesson("one"), &off).unwrap();
     assert_eq!(count(&s), 1);
     // Asked again with nothing changed: the kept count.
     assert_eq!(count(&s), 1);
-    other.remember(lesson("two"), &off).unwrap();
+    remember(&mut other, lesson("two"), &off).unwrap();
     assert_eq!(count(&s), 2, "another connection's commit");
-    let third = s.remember(lesson("three"), &off).unwrap();
+    let third = remember(&mut s, lesson("three"), &off).unwrap();
     assert_eq!(count(&s), 3, "this store's own write");
     s.set_status(third.id(), Status::Archived).unwrap();
     assert_eq!(count(&s), 2, "an update");
     for i in 0..10 {
-        other.remember(lesson(&format!("more {i}")), &off).unwrap();
+        remember(&mut other, lesson(&format!("more {i}")), &off).unwrap();
     }
     assert_eq!(count(&s), 10, "up to the most asked for");
     assert_eq!(

@@ -1,6 +1,7 @@
 //! The vector index and the embedding write path, with deterministic test vectors (the engine
 //! makes embeddings; its tests and the CLI tests run the real model).
 
+use crate::test_support::{remember, remember_batch, remember_embedded};
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::store::Commit;
 use oro_mem_core::store::ToEmbed;
@@ -96,7 +97,7 @@ fn embedded_store(dim: usize, n: usize) -> Store {
         })
         .collect();
     for chunk in batch.chunks(700) {
-        s.remember_embedded(chunk.to_vec(), &no_dedup()).unwrap();
+        remember_embedded(&mut s, chunk.to_vec(), &no_dedup()).unwrap();
     }
     s
 }
@@ -169,7 +170,7 @@ fn sign_bits_that_are_missing_or_torn_are_made_from_the_codes_and_filled_on_upgr
                 )
             })
             .collect();
-        s.remember_embedded(batch, &no_dedup()).unwrap();
+        remember_embedded(&mut s, batch, &no_dedup()).unwrap();
         s
     };
     let want = answers(&s);
@@ -250,8 +251,7 @@ fn index_follows_forget_consolidate_and_rebuild() {
     // Folding (consolidation) deletes a memory; its row leaves the index.
     let mut s = Store::open_in_memory().unwrap();
     let t = "the build cache must be cleared after upgrading rust";
-    s.remember_embedded(vec![with_words(t), with_words(t)], &no_dedup())
-        .unwrap();
+    remember_embedded(&mut s, vec![with_words(t), with_words(t)], &no_dedup()).unwrap();
     s.transact(&mut |tx| {
         let all = tx.active_memories()?;
         tx.fold_into(all[0].id, &all[1])?;
@@ -272,14 +272,15 @@ fn cosine_duplicates_merge_like_lexical_ones() {
         bm25: 2.0, // off: only the cosine rule can fire
         ..DedupConfig::default()
     };
-    let first = s
-        .remember_embedded(vec![with_words("Alpha beta gamma delta epsilon")], &dedup)
-        .unwrap()[0];
+    let first = remember_embedded(
+        &mut s,
+        vec![with_words("Alpha beta gamma delta epsilon")],
+        &dedup,
+    )
+    .unwrap()[0];
     // Same words, other order and case: identical bag-of-words vector.
     let (m, e) = with_words("epsilon DELTA gamma beta alpha");
-    let again = s
-        .remember_embedded(vec![(m.confidence(0.95), e)], &dedup)
-        .unwrap()[0];
+    let again = remember_embedded(&mut s, vec![(m.confidence(0.95), e)], &dedup).unwrap()[0];
     match again {
         WriteOutcome::Merged {
             into, similarity, ..
@@ -290,30 +291,28 @@ fn cosine_duplicates_merge_like_lexical_ones() {
         other => panic!("expected a merge, got {other:?}"),
     }
     // In one batch, the second of two duplicates is caught before the index holds the first.
-    let out = s
-        .remember_embedded(
-            vec![
-                with_words("zeta eta theta iota"),
-                with_words("iota theta eta zeta"),
-            ],
-            &dedup,
-        )
-        .unwrap();
+    let out = remember_embedded(
+        &mut s,
+        vec![
+            with_words("zeta eta theta iota"),
+            with_words("iota theta eta zeta"),
+        ],
+        &dedup,
+    )
+    .unwrap();
     assert!(
         matches!(out[1], WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == out[0].id())
     );
     // Another namespace is not a duplicate, nor is an embedding of another model.
     let (m, e) = with_words("alpha beta gamma delta epsilon");
-    let other = s
-        .remember_embedded(vec![(m.namespace("elsewhere"), e)], &dedup)
-        .unwrap()[0];
+    let other = remember_embedded(&mut s, vec![(m.namespace("elsewhere"), e)], &dedup).unwrap()[0];
     assert!(matches!(other, WriteOutcome::Inserted { .. }));
     let (m, e) = with_words("alpha beta gamma delta epsilon");
     let e = e.map(|e| Embedding {
         model: "test/other".into(),
         ..e
     });
-    let other = s.remember_embedded(vec![(m, e)], &dedup).unwrap()[0];
+    let other = remember_embedded(&mut s, vec![(m, e)], &dedup).unwrap()[0];
     assert!(matches!(other, WriteOutcome::Inserted { .. }));
 }
 
@@ -342,7 +341,7 @@ fn made_now(s: &Store, rows: &[(i64, Vec<f32>)]) -> Vec<(ToEmbed, Vec<f32>)> {
 fn unembedded_pages_and_set_embeddings_replaces_other_models() {
     let mut s = Store::open_in_memory().unwrap();
     let batch: Vec<NewMemory> = (0..1100).map(|i| lesson(&format!("text {i}"))).collect();
-    s.remember_batch(batch, &no_dedup()).unwrap();
+    remember_batch(&mut s, batch, &no_dedup()).unwrap();
     assert_eq!(s.count_unembedded("test/random").unwrap(), 1100);
 
     let page = unembedded(&mut s, "test/random", 0, 400);
@@ -387,9 +386,12 @@ fn bad_embeddings_are_refused_and_write_nothing() {
         model: "test/words".into(),
         vector: vec![f32::NAN; 4],
     };
-    let err = s
-        .remember_embedded(vec![with_words("fine one"), (m, Some(nan))], &no_dedup())
-        .unwrap_err();
+    let err = remember_embedded(
+        &mut s,
+        vec![with_words("fine one"), (m, Some(nan))],
+        &no_dedup(),
+    )
+    .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
     assert!(err.to_string().contains("memory 2 of the batch"), "{err}");
     assert!(err.to_string().contains("not a finite number"), "{err}");
@@ -397,14 +399,12 @@ fn bad_embeddings_are_refused_and_write_nothing() {
         model: " ".into(),
         vector: vec![1.0],
     };
-    let err = s
-        .remember_embedded(vec![(lesson("gamma"), Some(empty))], &no_dedup())
-        .unwrap_err();
+    let err =
+        remember_embedded(&mut s, vec![(lesson("gamma"), Some(empty))], &no_dedup()).unwrap_err();
     assert!(err.to_string().contains("model id is empty"), "{err}");
     assert_eq!(s.count(&Filter::default()).unwrap(), 0);
 
-    s.remember_batch(vec![lesson("one"), lesson("two")], &no_dedup())
-        .unwrap();
+    remember_batch(&mut s, vec![lesson("one"), lesson("two")], &no_dedup()).unwrap();
     let err = s
         .set_embeddings(
             "test/words",
@@ -426,7 +426,7 @@ fn lexical_hits_get_their_exact_cosine() {
         "completely unrelated note about gardening",
     ]
     .map(with_words);
-    s.remember_embedded(batch.to_vec(), &no_dedup()).unwrap();
+    remember_embedded(&mut s, batch.to_vec(), &no_dedup()).unwrap();
     let q = words("gardening tips");
     let lexical = s
         .lexical_candidates("database timeout", &Filter::default(), 10)
@@ -495,11 +495,9 @@ fn another_stores_embeddings_are_read_and_written_as_they_were() {
             };
             (lesson(t), Some(e))
         });
-        w.remember_embedded(batch.to_vec(), &DedupConfig::default())
-            .unwrap();
+        remember_embedded(&mut w, batch.to_vec(), &DedupConfig::default()).unwrap();
         // One memory without an embedding.
-        w.remember(lesson("gamma lesson"), &DedupConfig::default())
-            .unwrap();
+        remember(&mut w, lesson("gamma lesson"), &DedupConfig::default()).unwrap();
     }
     let theirs = Store::read_other(&worker).unwrap();
     let models: Vec<Option<&str>> = theirs
@@ -515,9 +513,7 @@ fn another_stores_embeddings_are_read_and_written_as_they_were() {
         .into_iter()
         .map(|o| (o.memory, o.embedding))
         .collect();
-    let out = main
-        .remember_embedded(batch, &DedupConfig::default())
-        .unwrap();
+    let out = remember_embedded(&mut main, batch, &DedupConfig::default()).unwrap();
     assert!(
         out.iter()
             .all(|o| matches!(o, WriteOutcome::Inserted { .. })),
@@ -614,7 +610,7 @@ fn a_namespace_of_much_of_the_store_is_scanned_through_the_table() {
             (m, Some(e))
         })
         .collect();
-    s.remember_embedded(batch, &no_dedup()).unwrap();
+    remember_embedded(&mut s, batch, &no_dedup()).unwrap();
     let scan = |s: &Store, namespace: &str| {
         let filter = Filter {
             namespace: Some(namespace.into()),
@@ -630,7 +626,8 @@ fn a_namespace_of_much_of_the_store_is_scanned_through_the_table() {
         model: "test/random".into(),
         vector: random("one more", 16),
     };
-    s.remember_embedded(
+    remember_embedded(
+        &mut s,
         vec![(lesson("one more").namespace("small"), Some(e))],
         &no_dedup(),
     )
@@ -660,7 +657,7 @@ fn a_namespace_filtered_vector_search_is_the_exact_nearest_of_the_namespace() {
             (m, Some(e))
         })
         .collect();
-    s.remember_embedded(batch, &no_dedup()).unwrap();
+    remember_embedded(&mut s, batch, &no_dedup()).unwrap();
     for id in (1..=300).step_by(5) {
         s.set_status(id, Status::Archived).unwrap();
     }

@@ -5,18 +5,15 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use oro_mem_core::config::DedupConfig;
-use oro_mem_core::memory::{check_batch, validate_batch, CONTEXT_MEMORIES, MAX_ACCESS_COUNT};
-use oro_mem_core::store::{check_vector, Embedding, OtherMemory, ToEmbed, WriteOutcome};
+use oro_mem_core::memory::{CONTEXT_MEMORIES, MAX_ACCESS_COUNT};
+use oro_mem_core::store::{check_vector, Embedding, OtherMemory, ToEmbed};
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Status, Timestamp};
 use oro_mem_text::{self, spaced_cjk};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
-use crate::mirror::{data_version, Mirror, Stamp};
 use crate::quant::dot_f32;
 use crate::row::{memory_from_row, MEMORY_COLUMNS, MEMORY_COLUMN_COUNT};
 use crate::search::embedding_row;
-use crate::similar::{similar, Probe, TermCounts};
 use crate::store::{check_identity, shim_older_schema, to_i64, SqlContext, Store, BUSY_TIMEOUT};
 use crate::vectors;
 use oro_mem_text::Fields;
@@ -76,99 +73,6 @@ impl Store {
             .path()
             .map_or_else(|| "the store".to_string(), |p| p.display().to_string());
         each_embedded(&self.conn, &shown, f)
-    }
-
-    /// Validates `memory`, checks it against existing memories of its namespace, and stores
-    /// it, merges it into a duplicate, or skips it. See [`WriteOutcome`].
-    ///
-    /// A new memory is a duplicate when its content, used as a query, scores against the best
-    /// existing match at more than `dedup.bm25` of what it scores against itself (both with
-    /// FTS5's BM25 over the whole store), or, for a memory written with an embedding
-    /// ([`Store::remember_embedded`]), when its cosine with an existing embedding of the same
-    /// model is above `dedup.cosine`.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::InvalidInput`] for a memory that fails [`NewMemory::validate`]; nothing is
-    /// written then. [`ErrorKind::Storage`] when SQLite fails; the transaction is rolled back.
-    pub fn remember(&mut self, memory: NewMemory, dedup: &DedupConfig) -> Result<WriteOutcome> {
-        let mut out = self.remember_batch(vec![memory], dedup)?;
-        Ok(out.remove(0))
-    }
-
-    /// [`Store::remember`] for many memories in one transaction: all are written or none.
-    ///
-    /// # Errors
-    ///
-    /// As [`Store::remember`]; the error names the position of the bad memory in the batch.
-    pub fn remember_batch(
-        &mut self,
-        batch: Vec<NewMemory>,
-        dedup: &DedupConfig,
-    ) -> Result<Vec<WriteOutcome>> {
-        let batch = batch.into_iter().map(|m| (m, None)).collect();
-        self.remember_embedded(batch, dedup)
-    }
-
-    /// [`Store::remember_batch`] for memories that may come with an embedding, written with
-    /// the memory and indexed, and used for the cosine duplicate check against the
-    /// embeddings of the same model.
-    ///
-    /// # Errors
-    ///
-    /// As [`Store::remember_batch`], and [`ErrorKind::InvalidInput`] for an embedding that
-    /// fails [`Embedding::validate`].
-    pub fn remember_embedded(
-        &mut self,
-        batch: Vec<(NewMemory, Option<Embedding>)>,
-        dedup: &DedupConfig,
-    ) -> Result<Vec<WriteOutcome>> {
-        let now = Timestamp::now();
-        let (mut batch, embeddings): (Vec<NewMemory>, Vec<Option<Embedding>>) =
-            batch.into_iter().unzip();
-        validate_batch(&mut batch)?;
-        check_batch(&embeddings, |e| {
-            e.as_ref().map_or(Ok(()), Embedding::validate)
-        })?;
-        let mut tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .context("cannot start write transaction")?;
-        // Duplicate checks read the mirror of the index kept from the last batch, if the index
-        // is still as that batch left it, else a new one.
-        let mut checks = Checks::default();
-        if dedup.enabled && self.mirror_enabled && !batch.is_empty() {
-            let mut kept = self.mirror.get_mut().take();
-            Mirror::current(&mut kept, &tx)?;
-            checks.mirror = kept;
-        }
-        let mut outcomes = Vec::with_capacity(batch.len());
-        let mut added: Vec<Added<'_>> = Vec::new();
-        for (m, e) in batch.iter().zip(&embeddings) {
-            let vector = e.as_ref().map(|e| (e.model.as_str(), e.vector.as_slice()));
-            let outcome = write_one(&mut tx, m, vector, &added, &mut checks, dedup, now)?;
-            if checks.mirror.as_ref().is_some_and(|m| m.broken) {
-                checks.mirror = None;
-            }
-            if let (WriteOutcome::Inserted { id }, Some((model, vector))) = (outcome, vector) {
-                added.push(Added {
-                    id,
-                    model,
-                    vector,
-                    namespace: m.namespace.as_str(),
-                });
-            }
-            outcomes.push(outcome);
-        }
-        index_added(&tx, &added)?;
-        unembed_after_inserted(&tx, &batch, &outcomes, now)?;
-        let version = data_version(&tx)?;
-        tx.commit().context("cannot commit")?;
-        if let Some(mut m) = checks.mirror {
-            m.keep(Stamp::after_commit(&self.conn, version)?);
-            *self.mirror.get_mut() = Some(m);
-        }
-        Ok(outcomes)
     }
 
     /// Number of memories without an embedding from `model` (missing, or made by another
@@ -449,7 +353,7 @@ fn each_embedded(
 }
 
 /// A memory's lists and metadata as the store writes them: compact JSON.
-struct Json {
+pub(crate) struct Json {
     tags: String,
     metadata: String,
     files: String,
@@ -457,7 +361,7 @@ struct Json {
 }
 
 impl Json {
-    fn of(m: &NewMemory) -> Result<Json> {
+    pub(crate) fn of(m: &NewMemory) -> Result<Json> {
         let metadata =
             serde_json::to_string(&m.metadata).map_err(|e| Error::invalid_input(e.to_string()))?;
         Ok(Json {
@@ -469,7 +373,7 @@ impl Json {
     }
 
     /// The memory's text fields as the full-text index reads them.
-    fn fields<'a>(&'a self, m: &'a NewMemory) -> Fields<'a> {
+    pub(crate) fn fields<'a>(&'a self, m: &'a NewMemory) -> Fields<'a> {
         Fields {
             content: &m.content,
             tags: &self.tags,
@@ -480,7 +384,12 @@ impl Json {
     }
 }
 
-fn insert(conn: &Connection, m: &NewMemory, json: &Json, now: Timestamp) -> Result<MemoryId> {
+pub(crate) fn insert(
+    conn: &Connection,
+    m: &NewMemory,
+    json: &Json,
+    now: Timestamp,
+) -> Result<MemoryId> {
     let Json {
         tags,
         metadata,
@@ -524,154 +433,27 @@ fn insert(conn: &Connection, m: &NewMemory, json: &Json, now: Timestamp) -> Resu
     Ok(conn.last_insert_rowid())
 }
 
-/// What a batch's duplicate checks carry from one write to the next.
-#[derive(Debug, Default)]
-struct Checks {
-    /// Term counts for FTS5's checks; the batch only adds memories, so a term counted once
-    /// stays a lower bound.
-    counts: TermCounts,
-    /// The index's mirror, when the checks use one.
-    mirror: Option<Mirror>,
-}
-
 /// A memory this batch inserted with an embedding, which the vector index does not hold yet.
-struct Added<'a> {
-    id: MemoryId,
-    model: &'a str,
-    vector: &'a [f32],
-    namespace: &'a str,
+pub(crate) struct Added {
+    pub(crate) id: MemoryId,
+    pub(crate) model: String,
+    pub(crate) vector: Vec<f32>,
+    pub(crate) namespace: String,
 }
 
 /// Adds the batch's new embeddings to the vector index, one append per model and dimension.
-fn index_added(conn: &Connection, added: &[Added<'_>]) -> Result<()> {
+pub(crate) fn index_added(conn: &Connection, added: &[Added]) -> Result<()> {
     let mut groups = BTreeMap::<(&str, usize), Vec<(MemoryId, &[f32])>>::new();
     for a in added {
         groups
-            .entry((a.model, a.vector.len()))
+            .entry((a.model.as_str(), a.vector.len()))
             .or_default()
-            .push((a.id, a.vector));
+            .push((a.id, a.vector.as_slice()));
     }
     for ((model, dim), rows) in groups {
         vectors::append(conn, model, dim, &rows)?;
     }
     Ok(())
-}
-
-/// Inserts `m` (with its embedding `vector` of model `.0`) unless it duplicates an active
-/// memory of its namespace. `added` are the memories this batch inserted so far.
-fn write_one(
-    tx: &mut rusqlite::Transaction<'_>,
-    m: &NewMemory,
-    vector: Option<(&str, &[f32])>,
-    added: &[Added<'_>],
-    checks: &mut Checks,
-    dedup: &DedupConfig,
-    now: Timestamp,
-) -> Result<WriteOutcome> {
-    let json = Json::of(m)?;
-    if !dedup.enabled {
-        let id = insert(tx, m, &json, now)?;
-        if let Some((model, v)) = vector {
-            store_embedding(tx, id, model, v)?;
-        }
-        return Ok(WriteOutcome::Inserted { id });
-    }
-    // Insert inside a savepoint so the duplicate check sees exact FTS5 statistics including
-    // the new text, then keep or roll back the insert.
-    let sp = tx.savepoint().context("cannot start savepoint")?;
-    let Checks { counts, mirror } = checks;
-    // The mirror reads the terms of the memory's query before the insert, then adds it.
-    let prepared = match mirror {
-        Some(mi) => Some(mi.prepare(&sp, &json.fields(m))?),
-        None => None,
-    };
-    let id = insert(&sp, m, &json, now)?;
-    if let (Some(mi), Some(p)) = (mirror.as_mut(), &prepared) {
-        mi.add(id, p);
-    }
-    // A memory that says the opposite ("must not" against "must") is no duplicate, however
-    // alike the words, nor is one about something else by its metadata (two runs of a robot
-    // with other parameters): the best match of the same polarity and metadata is.
-    let same_polarity = |other: MemoryId| -> Result<bool> {
-        let (content, metadata): (String, String) = sp
-            .prepare_cached("SELECT content, metadata FROM memories WHERE id = ?1")
-            .and_then(|mut s| s.query_row([other], |r| Ok((r.get(0)?, r.get(1)?))))
-            .context("cannot read duplicate")?;
-        let metadata: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(&metadata).unwrap_or_default();
-        Ok(oro_mem_text::same_polarity(&m.content, &content) && metadata == m.metadata)
-    };
-    let first_alike = |hits: Vec<(MemoryId, f64)>, above: f64| -> Result<Option<(MemoryId, f64)>> {
-        for (other, similarity) in hits {
-            if similarity > above && same_polarity(other)? {
-                return Ok(Some((other, similarity)));
-            }
-        }
-        Ok(None)
-    };
-    let mirrored = mirror.as_mut().zip(prepared.as_ref());
-    let lexical = first_alike(
-        similar(
-            &sp,
-            counts,
-            mirrored,
-            Probe {
-                id,
-                content: &m.content,
-                namespace: &m.namespace,
-            },
-            5,
-            dedup.bm25,
-        )?,
-        dedup.bm25,
-    )?;
-    let best = match (lexical, vector) {
-        (Some(hit), _) => Some(hit),
-        (None, Some((model, v))) => first_alike(
-            similar_vectors(&sp, id, model, v, &m.namespace, added)?,
-            dedup.cosine,
-        )?,
-        (None, None) => None,
-    };
-    match best {
-        Some((existing, similarity)) => {
-            drop(sp); // rolls back the insert
-            if let (Some(mi), Some(p)) = (mirror.as_mut(), &prepared) {
-                mi.remove(id, p);
-            }
-            let current: f64 = tx
-                .query_row(
-                    "SELECT confidence FROM memories WHERE id = ?1",
-                    [existing],
-                    |r| r.get(0),
-                )
-                .context("cannot read duplicate")?;
-            if m.confidence > current {
-                tx.execute(
-                    "UPDATE memories SET confidence = ?2, updated_at = ?3 WHERE id = ?1",
-                    params![existing, m.confidence, now.as_second()],
-                )
-                .context("cannot merge duplicate")?;
-                Ok(WriteOutcome::Merged {
-                    into: existing,
-                    confidence: m.confidence,
-                    similarity,
-                })
-            } else {
-                Ok(WriteOutcome::Skipped {
-                    duplicate_of: existing,
-                    similarity,
-                })
-            }
-        }
-        None => {
-            if let Some((model, v)) = vector {
-                store_embedding(&sp, id, model, v)?;
-            }
-            sp.commit().context("cannot release savepoint")?;
-            Ok(WriteOutcome::Inserted { id })
-        }
-    }
 }
 
 /// The columns of a [`ToEmbed`] of memory `m` (`SELECT … FROM memories m`): its id, its text
@@ -754,7 +536,7 @@ impl Place {
 /// (creation time, id), by creation time and then id, read as the store is now: the memories
 /// whose embeddings hold the memory there among the memories before them (or, if that one
 /// was just archived or deleted, now should not).
-fn next_active(
+pub(crate) fn next_active(
     conn: &Connection,
     namespace: &str,
     session: &str,
@@ -774,36 +556,6 @@ fn next_active(
         .collect()
     })
     .context("cannot read the session's next memories")
-}
-
-/// Drops the embeddings of the stored memories that a memory of `batch` was inserted before
-/// in its session ([`next_active`]), whose memories before them have changed; not of the
-/// batch's own, which were embedded with it. `outcomes` are the batch's.
-fn unembed_after_inserted(
-    conn: &Connection,
-    batch: &[NewMemory],
-    outcomes: &[WriteOutcome],
-    now: Timestamp,
-) -> Result<Vec<MemoryId>> {
-    let inserted: Vec<(MemoryId, &NewMemory)> = outcomes
-        .iter()
-        .zip(batch)
-        .filter_map(|(o, m)| match *o {
-            WriteOutcome::Inserted { id } => Some((id, m)),
-            _ => None,
-        })
-        .collect();
-    let mut next = std::collections::BTreeSet::new();
-    for &(id, m) in &inserted {
-        if let (Some(session), Status::Active) = (m.session.as_deref(), m.status) {
-            let at = m.created_at.unwrap_or(now).as_second();
-            next.extend(next_active(conn, &m.namespace, session, (at, id))?);
-        }
-    }
-    for (id, _) in &inserted {
-        next.remove(id);
-    }
-    unembed(conn, &next.into_iter().collect::<Vec<_>>())
 }
 
 /// After the memory at `place` became active or stopped being active (or was deleted),
@@ -834,7 +586,12 @@ pub(crate) fn unembed(conn: &Connection, ids: &[MemoryId]) -> Result<Vec<MemoryI
 }
 
 /// Writes the exact embedding of memory `id` (the vector index is updated separately).
-fn store_embedding(conn: &Connection, id: MemoryId, model: &str, v: &[f32]) -> Result<()> {
+pub(crate) fn store_embedding(
+    conn: &Connection,
+    id: MemoryId,
+    model: &str,
+    v: &[f32],
+) -> Result<()> {
     conn.prepare_cached(
         "UPDATE memories SET embedding = ?2, embedding_model = ?3, embedding_dim = ?4 \
          WHERE id = ?1",
@@ -847,13 +604,13 @@ fn store_embedding(conn: &Connection, id: MemoryId, model: &str, v: &[f32]) -> R
 /// The active memories of `namespace` (other than `self_id`) whose embeddings by `model` are
 /// most similar to `v`, among the index's nearest and this batch's `added`: `(id, cosine)`,
 /// most similar first.
-fn similar_vectors(
+pub(crate) fn similar_vectors(
     conn: &Connection,
     self_id: MemoryId,
     model: &str,
     v: &[f32],
     namespace: &str,
-    added: &[Added<'_>],
+    added: &[Added],
 ) -> Result<Vec<(MemoryId, f64)>> {
     let mut found: Vec<(MemoryId, f64)> = Vec::new();
     let mut offer = |id: MemoryId, cosine: f64| {
@@ -863,7 +620,7 @@ fn similar_vectors(
     };
     for a in added {
         if a.namespace == namespace && a.model == model && a.vector.len() == v.len() {
-            offer(a.id, f64::from(dot_f32(v, a.vector)));
+            offer(a.id, f64::from(dot_f32(v, &a.vector)));
         }
     }
     let near = vectors::search(conn, model, v, 16)?;

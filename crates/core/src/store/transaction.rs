@@ -1,7 +1,8 @@
 //! One write transaction of a store, as the policy written above the stores sees it.
 
 use crate::error::Result;
-use crate::memory::{Memory, MemoryId};
+use crate::memory::{Memory, MemoryId, NewMemory};
+use crate::store::Embedding;
 use crate::time::Timestamp;
 
 /// Whether [`MemoryWrite::transact`](crate::MemoryWrite::transact) keeps what its work did.
@@ -14,8 +15,9 @@ pub enum Commit {
 }
 
 /// The primitives of one write transaction of a store, on which the engine writes its policy
-/// once for every store (consolidation: which memories are near-duplicates, which one is
-/// kept, which are stale).
+/// once for every store: duplicate checks on write (which memory a new one repeats, and
+/// whether it is merged into it or skipped) and consolidation (which memories are
+/// near-duplicates, which one is kept, which are stale).
 ///
 /// A transaction holds the store's write lock from its start, so what it reads is not
 /// changed by another writer before it ends; what it reads sees what it wrote. Each method is
@@ -30,16 +32,62 @@ pub trait WriteTransaction {
     /// Every active memory, by ascending id.
     fn active_memories(&mut self) -> Result<Vec<Memory>>;
 
-    /// The active memories of `memory`'s namespace, other than `memory`, whose BM25 score for
-    /// `memory`'s content as a query is at least `at_least` × the score of `memory` itself
-    /// for it (its similarity, mostly in `[0, 1]`): at most `limit`, by descending
-    /// similarity, then ascending id.
+    /// Writes `memories`, each with its embedding if it has one, as of `now` (a memory with
+    /// no creation time is created then); returns their ids, in order. The memories must be
+    /// valid ([`validate_batch`](crate::memory::validate_batch)). A memory written into the
+    /// middle of its session drops, when the transaction commits, the embeddings of the
+    /// memories after it there, which were made without it among the memories before them.
+    fn insert(
+        &mut self,
+        memories: &[(&NewMemory, Option<&Embedding>)],
+        now: Timestamp,
+    ) -> Result<Vec<MemoryId>>;
+
+    /// [`insert`](Self::insert) of one memory, provisionally: the lookups that follow see it
+    /// (its own text counts in the full-text index's statistics, as a duplicate check needs),
+    /// and [`withdraw`](Self::withdraw) takes it back until the next write.
+    fn insert_provisionally(
+        &mut self,
+        memory: &NewMemory,
+        embedding: Option<&Embedding>,
+        now: Timestamp,
+    ) -> Result<MemoryId>;
+
+    /// Takes back the provisional write of memory `id`, the last write, as if it had never
+    /// been made.
+    fn withdraw(&mut self, id: MemoryId) -> Result<()>;
+
+    /// Memory `id`, as this transaction sees it.
+    ///
+    /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when there is none.
+    fn memory(&mut self, id: MemoryId) -> Result<Memory>;
+
+    /// The active memories of `namespace`, other than memory `id`, whose BM25 score for
+    /// `content` as a query is at least `at_least` × the score of memory `id` (which holds
+    /// `content`) for it: its similarity, mostly in `[0, 1]`. At most `limit`, by descending
+    /// similarity.
     fn similar_lexically(
         &mut self,
-        memory: &Memory,
+        id: MemoryId,
+        content: &str,
+        namespace: &str,
         at_least: f64,
         limit: usize,
     ) -> Result<Vec<(MemoryId, f64)>>;
+
+    /// The active memories of `namespace`, other than memory `id`, with an embedding by
+    /// `embedding`'s model (of its dimension) near `embedding`, and their exact cosine with
+    /// it, by descending cosine: the nearest few the store's index finds, and those this
+    /// transaction wrote.
+    fn similar_by_vector(
+        &mut self,
+        id: MemoryId,
+        namespace: &str,
+        embedding: &Embedding,
+    ) -> Result<Vec<(MemoryId, f64)>>;
+
+    /// Sets memory `id`'s confidence to `confidence`, as of `now`.
+    fn set_confidence(&mut self, id: MemoryId, confidence: f64, now: Timestamp) -> Result<()>;
 
     /// Folds `drop` into memory `keep` and deletes `drop` (its embedding with it): `keep`
     /// takes the higher confidence, the sum of both access and return counts (saturating at

@@ -5,34 +5,40 @@
 //! the embeddings it is given, and every write. It panics with a message naming the broken
 //! rule.
 
-use crate::config::DedupConfig;
-use crate::memory::{before_each, embedded_text, CONTEXT_MEMORIES};
+use crate::memory::{before_each, embedded_text, validate_batch, CONTEXT_MEMORIES};
 use crate::memory::{MemoryType, NewMemory, Source, Status};
 use crate::query::{Filter, MetaCondition, MetaOp};
 use crate::store::{
     CandidateSearch, Commit, Embedding, ListOrder, MemoryStore, MemoryWrite, OtherMemory, ToEmbed,
-    WriteOutcome,
 };
 use crate::time::Timestamp;
 use crate::{ErrorKind, MemoryId};
 
-fn no_dedup() -> DedupConfig {
-    DedupConfig {
-        enabled: false,
-        ..DedupConfig::default()
-    }
+fn insert<S: MemoryWrite>(store: &mut S, memories: Vec<NewMemory>) -> Vec<crate::MemoryId> {
+    write(store, memories.into_iter().map(|m| (m, None)).collect())
 }
 
-fn insert<S: MemoryWrite>(store: &mut S, memories: Vec<NewMemory>) -> Vec<crate::MemoryId> {
+/// Writes `batch` (validated) in one write transaction of `store`, without duplicate checks,
+/// each memory with its embedding if it has one; returns their ids.
+fn write<S: MemoryWrite + ?Sized>(
+    store: &mut S,
+    batch: Vec<(NewMemory, Option<Embedding>)>,
+) -> Vec<crate::MemoryId> {
+    let (mut memories, embeddings): (Vec<NewMemory>, Vec<Option<Embedding>>) =
+        batch.into_iter().unzip();
+    validate_batch(&mut memories).expect("a valid batch");
+    let mut ids = Vec::new();
     store
-        .remember_batch(memories, &no_dedup())
-        .expect("remember_batch")
-        .into_iter()
-        .map(|o| match o {
-            WriteOutcome::Inserted { id } => id,
-            other => panic!("with dedup off every memory is inserted, got {other:?}"),
+        .transact(&mut |tx| {
+            let batch: Vec<(&NewMemory, Option<&Embedding>)> = memories
+                .iter()
+                .zip(embeddings.iter().map(Option::as_ref))
+                .collect();
+            ids = tx.insert(&batch, Timestamp::now())?;
+            Ok(Commit::Yes)
         })
-        .collect()
+        .expect("insert");
+    ids
 }
 
 /// Runs every check on stores made by `make` (each check gets a new, empty one).
@@ -48,10 +54,7 @@ pub fn store_conformance<S: MemoryStore>(mut make: impl FnMut() -> S) {
     lexical_scores_are_the_search_s(&mut make());
     files_entities_and_summary_are_searched_with_their_weights(&mut make());
     writes_change_what_they_say(&mut make());
-    invalid_batches_write_nothing(&mut make());
-    duplicates_are_merged_or_skipped(&mut make());
     embeddings_are_kept_searched_and_replaced(&mut make());
-    cosine_duplicates_are_caught(&mut make());
     sessions_are_kept_filtered_and_neighbours_counted(&mut make());
     claims_carry_the_memory_before_in_the_session(&mut make());
     an_export_gives_the_contexts_its_store_hands_out(&mut make());
@@ -59,7 +62,8 @@ pub fn store_conformance<S: MemoryStore>(mut make: impl FnMut() -> S) {
     vectors_made_before_their_context_changed_are_not_stored(&mut make());
     what_leaves_a_session_unembeds_what_came_after_it(&mut make());
     write_transactions_fold_find_and_archive(&mut make());
-    everything_is_exported_and_merges_back_once(&mut make(), &mut make());
+    everything_is_exported(&mut make());
+    provisional_writes_are_seen_and_taken_back(&mut make());
     stats_count_what_is_there(&mut make());
 }
 
@@ -1157,93 +1161,6 @@ fn writes_change_what_they_say<S: CandidateSearch + MemoryWrite>(s: &mut S) {
     }
 }
 
-fn invalid_batches_write_nothing<S: CandidateSearch + MemoryWrite>(s: &mut S) {
-    let batch = vec![
-        NewMemory::new("fine", MemoryType::Lesson),
-        NewMemory::new("   ", MemoryType::Lesson),
-    ];
-    let e = s
-        .remember_batch(batch, &no_dedup())
-        .expect_err("empty content");
-    assert_eq!(e.kind(), ErrorKind::InvalidInput);
-    assert_eq!(
-        s.count(&Filter::default()).expect("count"),
-        0,
-        "all or nothing"
-    );
-}
-
-fn duplicates_are_merged_or_skipped<S: CandidateSearch + MemoryWrite>(s: &mut S) {
-    let dedup = DedupConfig::default();
-    let text = "Run cargo fmt before every commit";
-    let first = s
-        .remember_batch(
-            vec![NewMemory::new(text, MemoryType::Lesson).confidence(0.5)],
-            &dedup,
-        )
-        .expect("remember")[0];
-    let again = s
-        .remember_batch(
-            vec![NewMemory::new(text, MemoryType::Lesson).confidence(0.9)],
-            &dedup,
-        )
-        .expect("remember")[0];
-    assert!(
-        matches!(again, WriteOutcome::Merged { into, .. } if into == first.id()),
-        "a more confident duplicate merges: {again:?}"
-    );
-    assert_eq!(s.get(first.id()).expect("get").confidence, 0.9);
-    let third = s
-        .remember_batch(
-            vec![NewMemory::new(text, MemoryType::Lesson).confidence(0.1)],
-            &dedup,
-        )
-        .expect("remember")[0];
-    assert!(
-        matches!(third, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == first.id()),
-        "a less confident duplicate is skipped: {third:?}"
-    );
-    assert_eq!(s.count(&Filter::default()).expect("count"), 1);
-
-    // The same words, negated, say the opposite: not a duplicate.
-    let negated = s
-        .remember_batch(
-            vec![NewMemory::new(
-                "Do not run cargo fmt before every commit",
-                MemoryType::Lesson,
-            )],
-            &dedup,
-        )
-        .expect("remember")[0];
-    assert!(
-        matches!(negated, WriteOutcome::Inserted { .. }),
-        "a negation is stored: {negated:?}"
-    );
-    let again = s
-        .remember_batch(
-            vec![NewMemory::new(
-                "do NOT run cargo fmt before every commit!",
-                MemoryType::Lesson,
-            )],
-            &dedup,
-        )
-        .expect("remember")[0];
-    assert!(
-        matches!(again, WriteOutcome::Skipped { duplicate_of, .. } | WriteOutcome::Merged { into: duplicate_of, .. } if duplicate_of == negated.id()),
-        "a negation duplicates the negation, not the original: {again:?}"
-    );
-
-    // Archived memories are not duplicates: the same text is stored anew.
-    s.set_status(first.id(), Status::Archived).expect("archive");
-    let anew = s
-        .remember_batch(vec![NewMemory::new(text, MemoryType::Lesson)], &dedup)
-        .expect("remember")[0];
-    assert!(
-        matches!(anew, WriteOutcome::Inserted { id } if id != first.id()),
-        "an archived memory is no duplicate: {anew:?}"
-    );
-}
-
 /// A unit vector of 4 along `(x, y)`.
 fn alone(id: crate::MemoryId, text: &str) -> ToEmbed {
     ToEmbed {
@@ -1267,18 +1184,15 @@ fn embedded(text: &str, model: &str, vector: Vec<f32>) -> (NewMemory, Option<Emb
 }
 
 fn embeddings_are_kept_searched_and_replaced<S: CandidateSearch + MemoryWrite>(s: &mut S) {
-    let out = s
-        .remember_embedded(
-            vec![
-                embedded("along x", "m1", unit(1.0, 0.0)),
-                embedded("along y", "m1", unit(0.0, 1.0)),
-                embedded("between", "m1", unit(1.0, 1.0)),
-                (NewMemory::new("no vector", MemoryType::Lesson), None),
-            ],
-            &no_dedup(),
-        )
-        .expect("remember_embedded");
-    let ids: Vec<_> = out.iter().map(WriteOutcome::id).collect();
+    let ids = write(
+        s,
+        vec![
+            embedded("along x", "m1", unit(1.0, 0.0)),
+            embedded("along y", "m1", unit(0.0, 1.0)),
+            embedded("between", "m1", unit(1.0, 1.0)),
+            (NewMemory::new("no vector", MemoryType::Lesson), None),
+        ],
+    );
     let near = s
         .vector_candidates("m1", &unit(1.0, 0.2), &Filter::default(), 2)
         .expect("vector search");
@@ -1364,10 +1278,6 @@ fn embeddings_are_kept_searched_and_replaced<S: CandidateSearch + MemoryWrite>(s
     );
 
     let bad = s
-        .remember_embedded(vec![embedded("nan", "m1", vec![f32::NAN; 4])], &no_dedup())
-        .expect_err("a NaN vector");
-    assert_eq!(bad.kind(), ErrorKind::InvalidInput);
-    let bad = s
         .set_embeddings(
             "m1",
             &made_now(s, &[(ids[1], vec![1.0, 0.0]), (ids[2], vec![1.0])]),
@@ -1397,40 +1307,6 @@ fn embeddings_are_kept_searched_and_replaced<S: CandidateSearch + MemoryWrite>(s
             .collect::<Vec<_>>(),
         [ids[1], ids[2], ids[3]],
         "storing an embedding ends its memory's claim"
-    );
-}
-
-fn cosine_duplicates_are_caught<S: CandidateSearch + MemoryWrite>(s: &mut S) {
-    let dedup = DedupConfig {
-        bm25: 2.0, // never: only the cosine rule can fire
-        ..DedupConfig::default()
-    };
-    let out = s
-        .remember_embedded(
-            vec![
-                embedded("alpha words", "m1", unit(1.0, 0.0)),
-                embedded("other words entirely", "m1", unit(1.0, 0.01)),
-                embedded("another model", "m2", unit(1.0, 0.0)),
-            ],
-            &dedup,
-        )
-        .expect("remember_embedded");
-    assert!(
-        matches!(out[1], WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == out[0].id()),
-        "a near-identical embedding earlier in the batch is a duplicate: {:?}",
-        out[1]
-    );
-    assert!(
-        matches!(out[2], WriteOutcome::Inserted { .. }),
-        "another model's embedding is not compared: {:?}",
-        out[2]
-    );
-    let again = s
-        .remember_embedded(vec![embedded("again", "m1", unit(1.0, 0.02))], &dedup)
-        .expect("remember_embedded")[0];
-    assert!(
-        matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == out[0].id()),
-        "a stored near-identical embedding is a duplicate: {again:?}"
     );
 }
 
@@ -1479,7 +1355,8 @@ fn write_transactions_fold_find_and_archive<S: MemoryStore>(s: &mut S) {
         let mut found = (Vec::new(), Vec::new());
         s.transact(&mut |tx| {
             let all = tx.active_memories()?;
-            let similar = tx.similar_lexically(&all[0], 0.8, 5)?;
+            let similar =
+                tx.similar_lexically(all[0].id, &all[0].content, &all[0].namespace, 0.8, 5)?;
             let stale = tx.stale(0.3, unused_since)?;
             tx.fold_into(ids[1], &all[0])?;
             tx.archive(&stale, now)?;
@@ -1551,7 +1428,7 @@ fn write_transactions_fold_find_and_archive<S: MemoryStore>(s: &mut S) {
     );
 }
 
-fn everything_is_exported_and_merges_back_once<S: MemoryStore>(s: &mut S, other: &mut S) {
+fn everything_is_exported<S: MemoryStore>(s: &mut S) {
     let mut a = NewMemory::new("Exported lesson with everything set", MemoryType::Gotcha)
         .tags(["x", "y"])
         .confidence(0.7)
@@ -1575,17 +1452,14 @@ fn everything_is_exported_and_merges_back_once<S: MemoryStore>(s: &mut S, other:
         .created_at(Timestamp(5_100));
     archived.status = Status::Archived;
     let embedded = embedded("Embedded pattern for retries", "test-model", unit(1.0, 0.5));
-    let outcomes = s
-        .remember_embedded(
-            vec![
-                (a.clone(), None),
-                (archived.clone(), None),
-                embedded.clone(),
-            ],
-            &no_dedup(),
-        )
-        .expect("remember");
-    let ids: Vec<_> = outcomes.iter().map(WriteOutcome::id).collect();
+    let ids = write(
+        s,
+        vec![
+            (a.clone(), None),
+            (archived.clone(), None),
+            embedded.clone(),
+        ],
+    );
 
     let mut listed = Vec::new();
     let n = s
@@ -1646,68 +1520,25 @@ fn everything_is_exported_and_merges_back_once<S: MemoryStore>(s: &mut S, other:
         exported[2].embedding, embedded.1,
         "the embedding is exported as it is"
     );
-
-    // Merging the export into another store, twice: the second time adds nothing.
-    let batch = || -> Vec<_> {
-        exported
-            .iter()
-            .map(|o| (o.memory.clone(), o.embedding.clone()))
-            .collect()
-    };
-    let dedup = DedupConfig::default();
-    let first = other.remember_embedded(batch(), &dedup).expect("merge");
-    assert!(first
-        .iter()
-        .all(|o| matches!(o, WriteOutcome::Inserted { .. })));
-    let again = other
-        .remember_embedded(batch(), &dedup)
-        .expect("merge again");
-    assert!(
-        again
-            .iter()
-            .filter(|o| matches!(o, WriteOutcome::Inserted { .. }))
-            .count()
-            <= 1,
-        "a second merge finds the active memories as duplicates: {again:?}"
-    );
-    let copied = other
-        .list(&Filter::default(), ListOrder::Oldest, 100, 0)
-        .expect("list");
-    assert_eq!(copied.len(), 2);
-    assert_eq!(copied[0].created_at, Timestamp(5_000));
-    assert_eq!(
-        other
-            .vector_candidates("test-model", &unit(1.0, 0.5), &Filter::default(), 5)
-            .expect("search")
-            .first()
-            .map(|&(id, _)| id),
-        Some(copied[1].id),
-        "the embedding came along"
-    );
 }
 
 fn stats_count_what_is_there<S: MemoryStore>(s: &mut S) {
     let empty = s.stats().expect("stats");
     assert_eq!((empty.total, empty.created_range), (0, None));
-    let ids: Vec<_> = s
-        .remember_embedded(
-            vec![
-                embedded("one embedded lesson", "m", unit(1.0, 0.0)),
-                (
-                    NewMemory::new("a decision", MemoryType::Decision).created_at(Timestamp(10)),
-                    None,
-                ),
-                (
-                    NewMemory::new("another decision", MemoryType::Decision).namespace("b"),
-                    None,
-                ),
-            ],
-            &no_dedup(),
-        )
-        .expect("remember")
-        .iter()
-        .map(WriteOutcome::id)
-        .collect();
+    let ids = write(
+        s,
+        vec![
+            embedded("one embedded lesson", "m", unit(1.0, 0.0)),
+            (
+                NewMemory::new("a decision", MemoryType::Decision).created_at(Timestamp(10)),
+                None,
+            ),
+            (
+                NewMemory::new("another decision", MemoryType::Decision).namespace("b"),
+                None,
+            ),
+        ],
+    );
     s.set_status(ids[2], Status::Archived).expect("archive");
     s.set_pinned(ids[0], true).expect("pin");
     let st = s.stats().expect("stats");
@@ -1728,4 +1559,69 @@ fn stats_count_what_is_there<S: MemoryStore>(s: &mut S) {
     assert_eq!(st.created_range.map(|r| r.0), Some(Timestamp(10)));
     assert!(st.schema_version > 0 && st.size_bytes > 0);
     assert!(!s.location().is_empty());
+}
+
+/// A provisional write is seen by the lookups that follow it (by its words and by its
+/// embedding) and taken back without a trace; one kept is compared with the writes after it
+/// in the same transaction, and stays when the transaction commits.
+fn provisional_writes_are_seen_and_taken_back<S: MemoryStore>(s: &mut S) {
+    let ids = write(
+        s,
+        vec![
+            embedded("run cargo fmt before every commit", "m1", unit(1.0, 0.0)),
+            embedded("an unrelated note on queues", "m1", unit(0.0, 1.0)),
+        ],
+    );
+    let now = Timestamp(1_000);
+    let (m, e) = embedded("Run cargo fmt before every commit!", "m1", unit(1.0, 0.01));
+    let e = e.expect("an embedding");
+    let (other, other_e) = embedded("something else", "m1", unit(1.0, 0.02));
+    let other_e = other_e.expect("an embedding");
+    s.transact(&mut |tx| {
+        let id = tx.insert_provisionally(&m, Some(&e), now)?;
+        let lexical = tx.similar_lexically(id, &m.content, &m.namespace, 0.5, 5)?;
+        assert_eq!(
+            lexical.iter().map(|h| h.0).collect::<Vec<_>>(),
+            [ids[0]],
+            "the same words, and not the unrelated note: {lexical:?}"
+        );
+        assert!(lexical[0].1 > 0.7, "{lexical:?}");
+        let near = tx.similar_by_vector(id, &m.namespace, &e)?;
+        assert_eq!(near.first().map(|h| h.0), Some(ids[0]), "{near:?}");
+        assert!(near[0].1 > 0.99, "{near:?}");
+        assert_eq!(tx.memory(id)?.content, m.content);
+        tx.withdraw(id)?;
+        assert_eq!(
+            tx.memory(id).map(|m| m.id).unwrap_err().kind(),
+            ErrorKind::NotFound,
+            "a withdrawn write is gone"
+        );
+        let kept = tx.insert_provisionally(&m, Some(&e), now)?;
+        let later = tx.insert_provisionally(&other, Some(&other_e), now)?;
+        assert!(
+            tx.withdraw(kept).is_err(),
+            "only the last write can be taken back"
+        );
+        let near = tx.similar_by_vector(later, &other.namespace, &other_e)?;
+        assert!(
+            near.iter().any(|h| h.0 == kept),
+            "a kept write of this transaction is compared: {near:?}"
+        );
+        tx.set_confidence(ids[1], 0.95, now)?;
+        Ok(Commit::Yes)
+    })
+    .expect("transact");
+    assert_eq!(s.count(&Filter::default()).expect("count"), 4);
+    assert_eq!(s.get(ids[1]).expect("get").confidence, 0.95);
+    let before = s.count(&Filter::default()).expect("count");
+    s.transact(&mut |tx| {
+        tx.insert(&[(&other, None)], now)?;
+        Ok(Commit::No)
+    })
+    .expect("transact");
+    assert_eq!(
+        s.count(&Filter::default()).expect("count"),
+        before,
+        "a transaction not committed writes nothing"
+    );
 }
