@@ -33,10 +33,7 @@ pub fn consolidate(
     now: Timestamp,
     dry_run: bool,
 ) -> Result<ConsolidateReport> {
-    let mut report = ConsolidateReport {
-        dry_run,
-        ..ConsolidateReport::default()
-    };
+    let mut report = ConsolidateReport::default();
     store.transact(&mut |tx| {
         report = consolidated(tx, config, now, dry_run)?;
         Ok(if dry_run { Commit::No } else { Commit::Yes })
