@@ -4,10 +4,10 @@ use std::collections::HashSet;
 use std::io::Read;
 use std::path::Path;
 
-use crate::extract::{extract as find_memories, Extraction};
+use crate::extract::{extract as find_memories, Extraction, Rejected};
 use anyhow::{bail, Context, Result};
 use oro_mem_core::memory::before_each;
-use oro_mem_core::store::{Embedding, WriteOutcome};
+use oro_mem_core::store::{Embedding, MemoryStore, OtherMemory, WriteOutcome};
 use oro_mem_core::{Filter, NewMemory, Status, Timestamp};
 use serde::Serialize;
 
@@ -81,34 +81,8 @@ pub fn extract(ctx: &mut Ctx, a: &ExtractArgs, io: &mut Io<'_>) -> Result<()> {
     let batch: Vec<NewMemory> = memories.into_iter().map(|f| f.memory).collect();
 
     if a.dry_run {
-        if a.json {
-            let found: Vec<_> = lines
-                .iter()
-                .zip(&batch)
-                .map(|(line, m)| serde_json::json!({ "line": line, "memory": m }))
-                .collect();
-            let rejected: Vec<_> = rejected
-                .iter()
-                .map(|r| serde_json::json!({ "line": r.line, "reason": r.reason }))
-                .collect();
-            writeln!(
-                io.out,
-                "{}",
-                serde_json::json!({ "dry_run": true, "found": found, "rejected": rejected })
-            )?;
-        } else {
-            for (line, m) in lines.iter().zip(&batch) {
-                writeln!(
-                    io.out,
-                    "line {line}: would store [{}] {} ({}, confidence {})",
-                    m.memory_type, m.content, m.source, m.confidence
-                )?;
-            }
-            writeln!(io.out, "found {}, rejected {}", batch.len(), rejected.len())?;
-        }
-        return Ok(());
+        return print_found(io, &lines, &batch, &rejected, a.json);
     }
-
     let outcomes = if batch.is_empty() {
         Vec::new()
     } else {
@@ -151,96 +125,175 @@ pub fn extract(ctx: &mut Ctx, a: &ExtractArgs, io: &mut Io<'_>) -> Result<()> {
     Ok(())
 }
 
+/// `extract --dry-run`: what would be stored, line by line, and what was rejected.
+fn print_found(
+    io: &mut Io<'_>,
+    lines: &[usize],
+    batch: &[NewMemory],
+    rejected: &[Rejected],
+    json: bool,
+) -> Result<()> {
+    if json {
+        let found: Vec<_> = lines
+            .iter()
+            .zip(batch)
+            .map(|(line, m)| serde_json::json!({ "line": line, "memory": m }))
+            .collect();
+        let rejected: Vec<_> = rejected
+            .iter()
+            .map(|r| serde_json::json!({ "line": r.line, "reason": r.reason }))
+            .collect();
+        writeln!(
+            io.out,
+            "{}",
+            serde_json::json!({ "dry_run": true, "found": found, "rejected": rejected })
+        )?;
+        return Ok(());
+    }
+    for (line, m) in lines.iter().zip(batch) {
+        writeln!(
+            io.out,
+            "line {line}: would store [{}] {} ({}, confidence {})",
+            m.memory_type, m.content, m.source, m.confidence
+        )?;
+    }
+    writeln!(io.out, "found {}, rejected {}", batch.len(), rejected.len())?;
+    Ok(())
+}
+
 /// `oro-mem merge`.
 pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
-    let store = &ctx.store;
     let other = Db::parse(&a.other)?;
-    let ours = Path::new(&store.location()).canonicalize();
+    let ours = Path::new(&ctx.store.location()).canonicalize();
     if let (Ok(ours), Some(Ok(theirs))) = (ours, other.file().map(Path::canonicalize)) {
         if ours == theirs {
             bail!("{other} is this store; nothing to merge");
         }
-    } else if store.location() == other.to_string() {
+    } else if ctx.store.location() == other.to_string() {
         bail!("{other} is this store; nothing to merge");
     }
     let theirs = stores::read_other(&other)?;
+    let merged = copy_missing(ctx, theirs, a.dry_run)?;
+    print_merged(&a.other.display().to_string(), &merged, a.dry_run, a.json);
+    Ok(())
+}
+
+/// What a merge did, or would do.
+#[derive(Default)]
+struct Merged {
+    /// Memories the other store holds.
+    total: usize,
+    /// Of those, exactly the same (namespace, type and content) here already.
+    present: usize,
+    /// The others: what a dry run would add, before duplicate checks.
+    would_add: usize,
+    tally: Tally,
+    /// Embeddings copied rather than made again.
+    reused: usize,
+    reembedded: usize,
+}
+
+/// Copies the memories of `theirs` this store lacks, in one transaction (nothing with
+/// `dry_run`). Exactly the same memory (namespace, type and content) is never copied twice,
+/// whatever the dedup settings; near-duplicates are left to the usual duplicate checks. The
+/// other store's embeddings of the model this store uses are written, not made again, unless
+/// a copied memory of a session now follows other memories than it did there.
+fn copy_missing(ctx: &mut Ctx, theirs: Vec<OtherMemory>, dry_run: bool) -> Result<Merged> {
     // The other store's embeddings of memories of a session were made with the memories
     // before them there.
     let made_after = before_each(
         &theirs.iter().map(|o| &o.memory).collect::<Vec<_>>(),
         Timestamp::now(),
     );
-    // Exactly the same memory (namespace, type and content) is never copied twice, whatever
-    // the dedup settings; near-duplicates are left to the usual dedup.
-    let mut ours: HashSet<(String, String, String)> = HashSet::new();
+    let ours = exact_keys(&*ctx.store)?;
+    let total = theirs.len();
+    let (new, made_after): (Vec<(NewMemory, Option<Embedding>)>, Vec<_>) = theirs
+        .into_iter()
+        .zip(made_after)
+        .filter(|(o, _)| !ours.contains(&exact_key(&o.memory)))
+        .map(|(o, before)| {
+            let model = o.embedding.as_ref().map(|e| e.model.clone());
+            ((o.memory, o.embedding), (model, before))
+        })
+        .unzip();
+    let mut merged = Merged {
+        total,
+        present: total - new.len(),
+        would_add: new.len(),
+        ..Merged::default()
+    };
+    if dry_run || new.is_empty() {
+        return Ok(merged);
+    }
+    let dedup = dedup_config(ctx.engine.config(), false);
+    let done = ctx.remember(new, &dedup, &mut std::io::stderr())?;
+    merged.reused = done.reused;
+    merged.reembedded = done.reembedded;
+    // A copied embedding was made with the memories before it in the other store; here its
+    // memory may follow others.
+    if merged.reused > 0 {
+        let model = ctx.engine.embedder()?.model_id().to_string();
+        let copied: Vec<_> = done
+            .outcomes
+            .iter()
+            .zip(made_after)
+            .filter_map(|(o, (from, before))| match o {
+                WriteOutcome::Inserted { id } if from.as_deref() == Some(model.as_str()) => {
+                    Some((*id, before))
+                }
+                _ => None,
+            })
+            .collect();
+        merged.reembedded += ctx.reembed_moved(&copied, &mut std::io::stderr())?;
+    }
+    for o in &done.outcomes {
+        merged.tally.add(o);
+    }
+    Ok(merged)
+}
+
+/// What makes two memories exactly the same for a merge: namespace, type and content.
+fn exact_key(m: &NewMemory) -> (String, String, String) {
+    (
+        m.namespace.clone(),
+        m.memory_type.to_string(),
+        m.content.clone(),
+    )
+}
+
+/// The [`exact_key`] of every active or archived memory of `store`.
+fn exact_keys(store: &dyn MemoryStore) -> Result<HashSet<(String, String, String)>> {
+    let mut keys = HashSet::new();
     for status in [Status::Active, Status::Archived] {
         let filter = Filter {
             status: Some(status),
             ..Filter::default()
         };
         store.for_each(&filter, &mut |m| {
-            ours.insert((m.namespace, m.memory_type.to_string(), m.content));
+            keys.insert((m.namespace, m.memory_type.to_string(), m.content));
             Ok(())
         })?;
     }
-    let total = theirs.len();
-    let (new, made_after): (Vec<(NewMemory, Option<Embedding>)>, Vec<_>) = theirs
-        .into_iter()
-        .zip(made_after)
-        .filter(|(o, _)| {
-            let m = &o.memory;
-            !ours.contains(&(
-                m.namespace.clone(),
-                m.memory_type.to_string(),
-                m.content.clone(),
-            ))
-        })
-        .map(|(o, before)| {
-            let model = o.embedding.as_ref().map(|e| e.model.clone());
-            ((o.memory, o.embedding), (model, before))
-        })
-        .unzip();
-    let present = total - new.len();
-    let would_add = new.len();
-    let mut tally = Tally::default();
-    let mut reused = 0;
-    let mut reembedded = 0;
-    if !a.dry_run && !new.is_empty() {
-        let dedup = dedup_config(ctx.engine.config(), false);
-        // One transaction: all of it lands or none. The worker's embeddings of the model
-        // this store uses are written, not remade.
-        let done = ctx.remember(new, &dedup, &mut std::io::stderr())?;
-        reused = done.reused;
-        reembedded = done.reembedded;
-        // A copied embedding was made with the memories before it in the other store; here
-        // its memory may follow others.
-        if reused > 0 {
-            let model = ctx.engine.embedder()?.model_id().to_string();
-            let copied: Vec<_> = done
-                .outcomes
-                .iter()
-                .zip(made_after)
-                .filter_map(|(o, (from, before))| match o {
-                    WriteOutcome::Inserted { id } if from.as_deref() == Some(model.as_str()) => {
-                        Some((*id, before))
-                    }
-                    _ => None,
-                })
-                .collect();
-            reembedded += ctx.reembed_moved(&copied, &mut std::io::stderr())?;
-        }
-        for o in &done.outcomes {
-            tally.add(o);
-        }
-    }
-    let other = a.other.display().to_string();
-    if a.json {
+    Ok(keys)
+}
+
+/// Prints what a merge from `other` did (or would do, on a dry run).
+fn print_merged(other: &str, m: &Merged, dry_run: bool, json: bool) {
+    let Merged {
+        total,
+        present,
+        would_add,
+        ref tally,
+        reused,
+        reembedded,
+    } = *m;
+    if json {
         let mut v = serde_json::json!({
             "other": other,
             "read": total,
             "already_present": present,
         });
-        if a.dry_run {
+        if dry_run {
             v["would_add"] = would_add.into();
         } else {
             v["copied"] = tally.stored.into();
@@ -250,11 +303,10 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
             v["reembedded"] = reembedded.into();
         }
         println!("{v}");
-    } else if a.dry_run {
+    } else if dry_run {
         println!(
-            "{other}: {total} memories, {present} already here; would add up to {} (before \
-             dedup)",
-            would_add
+            "{other}: {total} memories, {present} already here; would add up to {would_add} \
+             (before dedup)"
         );
     } else {
         println!(
@@ -278,5 +330,4 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
             }
         );
     }
-    Ok(())
 }

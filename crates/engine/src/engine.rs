@@ -332,45 +332,9 @@ impl Engine {
         };
         // Whether or not a source gets as far as the store's query.
         query.filter.check()?;
-        let requested_mode = self.config.mode;
-        let mut mode = requested_mode;
+        let mut mode = self.config.mode;
         let mut warnings = Vec::new();
-        let failed = |e: &Error| format!("vector search failed, answering FTS-only: {e}");
-        let mut embedding = None;
-        if self.plan(mode).sources.iter().any(|s| s.needs_embedding()) {
-            match self.embedder() {
-                // The model's cosine means nothing for such a query: no vector list, and no
-                // embedding made for it.
-                Ok(model) if is_mostly_cjk(query.text) => warnings.push(format!(
-                    "the query is in a script the embedding model ({}) does not cover: the \
-                     vector list gives no signal",
-                    model.model_id()
-                )),
-                Ok(model) => match embed_query(model.as_ref(), query.text) {
-                    Ok(v) => embedding = Some((model, v)),
-                    Err(e) => {
-                        warnings.push(failed(&e));
-                        mode = Mode::Fts;
-                    }
-                },
-                Err(e) if self.config.fallback_to_fts => {
-                    warnings.push(format!(
-                        "{requested_mode} mode unavailable, answering FTS-only: {e} (or use \
-                         --mode fts)"
-                    ));
-                    mode = Mode::Fts;
-                }
-                Err(e) => {
-                    return Err(Error::new(
-                        e.kind(),
-                        format!(
-                            "{requested_mode} mode unavailable: {e} (or set fallback_to_fts = \
-                             true, or use --mode fts)"
-                        ),
-                    ))
-                }
-            }
-        }
+        let embedding = self.query_embedding(query.text, &mut mode, &mut warnings)?;
         let cx = SourceContext {
             store,
             query,
@@ -382,7 +346,7 @@ impl Engine {
         let mut candidates = match run_sources(&cx, &self.plan(mode).sources, &mut warnings) {
             Ok(c) => c,
             Err((true, e)) if mode != Mode::Fts => {
-                warnings.push(failed(&e));
+                warnings.push(vector_failed(&e));
                 mode = Mode::Fts;
                 run_sources(&cx, &self.plan(mode).sources, &mut warnings).map_err(|(_, e)| e)?
             }
@@ -403,6 +367,57 @@ impl Engine {
             candidates.set_searched(store.count_up_to(&searched, MEMORIES_COUNTED)?);
         }
         Ok((candidates, mode, warnings))
+    }
+
+    /// The embedding of the query `text` by the engine's model, when `mode`'s sources need one:
+    /// none for a query in a script the model does not cover, and none, with `mode` set to
+    /// FTS and a warning, when the model cannot load or fails (or an error, without
+    /// `fallback_to_fts`).
+    fn query_embedding(
+        &mut self,
+        text: &str,
+        mode: &mut Mode,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<Embedded>> {
+        let requested_mode = *mode;
+        if !self.plan(*mode).sources.iter().any(|s| s.needs_embedding()) {
+            return Ok(None);
+        }
+        match self.embedder() {
+            // The model's cosine means nothing for such a query: no vector list, and no
+            // embedding made for it.
+            Ok(model) if is_mostly_cjk(text) => {
+                warnings.push(format!(
+                    "the query is in a script the embedding model ({}) does not cover: the \
+                     vector list gives no signal",
+                    model.model_id()
+                ));
+                Ok(None)
+            }
+            Ok(model) => match embed_query(model.as_ref(), text) {
+                Ok(v) => Ok(Some((model, v))),
+                Err(e) => {
+                    warnings.push(vector_failed(&e));
+                    *mode = Mode::Fts;
+                    Ok(None)
+                }
+            },
+            Err(e) if self.config.fallback_to_fts => {
+                warnings.push(format!(
+                    "{requested_mode} mode unavailable, answering FTS-only: {e} (or use \
+                     --mode fts)"
+                ));
+                *mode = Mode::Fts;
+                Ok(None)
+            }
+            Err(e) => Err(Error::new(
+                e.kind(),
+                format!(
+                    "{requested_mode} mode unavailable: {e} (or set fallback_to_fts = \
+                     true, or use --mode fts)"
+                ),
+            )),
+        }
     }
 
     /// Asks the store for the session neighbours of the candidates that have a session, when
@@ -574,4 +589,12 @@ fn default_embedder() -> Result<Arc<dyn Embedder>> {
         "no embedding model: oro-mem-engine was built without its `minilm` feature; give one \
          with Engine::with_embedder",
     ))
+}
+
+/// A query's embedding, with the model that made it.
+type Embedded = (Arc<dyn Embedder>, Vec<f32>);
+
+/// The warning of a vector search that failed, answered FTS-only.
+fn vector_failed(e: &Error) -> String {
+    format!("vector search failed, answering FTS-only: {e}")
 }

@@ -107,55 +107,13 @@ impl Engine {
         } else {
             None
         };
-        let weight = self.config().embedding.session_context;
-        // The memories of a session embedded here, by place in the batch, with what was
-        // before them when they were: checked once they are written.
-        let mut embedded_after: Vec<(usize, Option<String>)> = Vec::new();
-        match &model {
-            None => batch.iter_mut().for_each(|(_, e)| *e = None),
-            Some(model) => {
-                let mut missing = Vec::new();
-                for (i, (_, e)) in batch.iter_mut().enumerate() {
-                    if e.as_ref().is_some_and(|e| is_from(e, model.as_ref())) {
-                        done.reused += 1;
-                    } else {
-                        *e = None;
-                        missing.push(i);
-                    }
-                }
-                if !missing.is_empty() {
-                    let texts: Vec<Cow<'_, str>> = batch
-                        .iter()
-                        .map(|(m, _)| embedded_text(m.summary.as_deref(), &m.content))
-                        .collect();
-                    let before = if weight > 0.0 {
-                        before_in_batch(&*store, &batch, &texts, &missing)?
-                    } else {
-                        vec![None; missing.len()]
-                    };
-                    let items: Vec<(&str, Option<&str>)> = missing
-                        .iter()
-                        .zip(&before)
-                        .map(|(&i, b)| (texts[i].as_ref(), b.as_deref()))
-                        .collect();
-                    let made = embed_in_context(model.as_ref(), &items, weight)?;
-                    if weight > 0.0 {
-                        embedded_after = missing
-                            .iter()
-                            .zip(&before)
-                            .filter(|&(&i, _)| batch[i].0.session.is_some())
-                            .map(|(&i, b)| (i, b.clone()))
-                            .collect();
-                    }
-                    for (i, vector) in missing.into_iter().zip(made) {
-                        batch[i].1 = Some(Embedding {
-                            model: model.model_id().to_string(),
-                            vector,
-                        });
-                    }
-                }
+        let embedded_after = match &model {
+            Some(model) => self.embed_batch(&*store, model.as_ref(), &mut batch, &mut done)?,
+            None => {
+                batch.iter_mut().for_each(|(_, e)| *e = None);
+                Vec::new()
             }
-        }
+        };
         // The store drops the embeddings of the memories after an inserted one, whatever the
         // weight of the context: they are made again.
         let followers = match &model {
@@ -163,29 +121,71 @@ impl Engine {
             None => Vec::new(),
         };
         done.outcomes = crate::dedup::remember_embedded(store, batch, dedup)?;
-        // The memories that now follow one the batch inserted have new memories before them.
-        let mut stale: Vec<MemoryId> = followers
-            .into_iter()
-            .filter(|&(_, i)| matches!(done.outcomes[i], WriteOutcome::Inserted { .. }))
-            .map(|(id, _)| id)
-            .collect();
-        // What is before a memory once written can differ from what the batch held: a memory
-        // of the batch before it was a duplicate and not written, or another process wrote
-        // into the session meanwhile.
-        let written: Vec<(MemoryId, Option<String>)> = embedded_after
-            .into_iter()
-            .filter_map(|(i, before)| match done.outcomes[i] {
-                WriteOutcome::Inserted { id } => Some((id, before)),
-                _ => None,
-            })
-            .collect();
-        stale.extend(moved(&*store, &written)?);
-        stale.sort_unstable();
-        stale.dedup();
+        let stale = stale_after(&*store, followers, embedded_after, &done.outcomes)?;
         let again = self.reembed(store, &stale)?;
         done.reembedded = again.done;
         done.warnings.extend(again.warnings);
         Ok(done)
+    }
+
+    /// The embed stage of [`Engine::remember`]: gives each memory of `batch` its embedding by
+    /// `model`, reusing the one it came with when `model` made it, else made now, in one call,
+    /// with the memories before it in its session as context (`embedding.session_context`).
+    /// Returns the memories of a session embedded here, by place in the batch, with what was
+    /// before them when they were: to be checked once they are written.
+    fn embed_batch<S: CandidateSearch + ?Sized>(
+        &self,
+        store: &S,
+        model: &dyn Embedder,
+        batch: &mut [(NewMemory, Option<Embedding>)],
+        done: &mut Remembered,
+    ) -> Result<Vec<(usize, Option<String>)>> {
+        let weight = self.config().embedding.session_context;
+        let mut missing = Vec::new();
+        for (i, (_, e)) in batch.iter_mut().enumerate() {
+            if e.as_ref().is_some_and(|e| is_from(e, model)) {
+                done.reused += 1;
+            } else {
+                *e = None;
+                missing.push(i);
+            }
+        }
+        if missing.is_empty() {
+            return Ok(Vec::new());
+        }
+        let texts: Vec<Cow<'_, str>> = batch
+            .iter()
+            .map(|(m, _)| embedded_text(m.summary.as_deref(), &m.content))
+            .collect();
+        let before = if weight > 0.0 {
+            before_in_batch(store, batch, &texts, &missing)?
+        } else {
+            vec![None; missing.len()]
+        };
+        let items: Vec<(&str, Option<&str>)> = missing
+            .iter()
+            .zip(&before)
+            .map(|(&i, b)| (texts[i].as_ref(), b.as_deref()))
+            .collect();
+        let made = embed_in_context(model, &items, weight)?;
+        let embedded_after = if weight > 0.0 {
+            missing
+                .iter()
+                .zip(&before)
+                .filter(|&(&i, _)| batch[i].0.session.is_some())
+                .map(|(&i, b)| (i, b.clone()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        drop(texts);
+        for (i, vector) in missing.into_iter().zip(made) {
+            batch[i].1 = Some(Embedding {
+                model: model.model_id().to_string(),
+                vector,
+            });
+        }
+        Ok(embedded_after)
     }
 
     /// Embeds `ids` again, each with the memories now before it in its session as context, in
@@ -494,4 +494,34 @@ fn embed_checked(embedder: &dyn Embedder, texts: &[&str]) -> Result<Vec<Vec<f32>
         ));
     }
     Ok(vectors)
+}
+
+/// The memories whose embeddings went stale with a write whose outcomes are `outcomes`: those
+/// now after a memory the batch inserted (`followers`: each with the place in the batch of
+/// the memory it follows), and those of the batch embedded with other memories before them
+/// (`embedded_after`) than are before them once written (a memory of the batch before it was
+/// a duplicate and not written, or another process wrote into the session meanwhile). By
+/// ascending id.
+fn stale_after<S: CandidateSearch + ?Sized>(
+    store: &S,
+    followers: Vec<(MemoryId, usize)>,
+    embedded_after: Vec<(usize, Option<String>)>,
+    outcomes: &[WriteOutcome],
+) -> Result<Vec<MemoryId>> {
+    let mut stale: Vec<MemoryId> = followers
+        .into_iter()
+        .filter(|&(_, i)| matches!(outcomes[i], WriteOutcome::Inserted { .. }))
+        .map(|(id, _)| id)
+        .collect();
+    let written: Vec<(MemoryId, Option<String>)> = embedded_after
+        .into_iter()
+        .filter_map(|(i, before)| match outcomes[i] {
+            WriteOutcome::Inserted { id } => Some((id, before)),
+            _ => None,
+        })
+        .collect();
+    stale.extend(moved(store, &written)?);
+    stale.sort_unstable();
+    stale.dedup();
+    Ok(stale)
 }
