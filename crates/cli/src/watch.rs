@@ -265,30 +265,55 @@ pub fn watch(ctx: &mut Ctx, a: &WatchArgs, state_path: &Path) -> Result<()> {
         dirs.push(abs);
     }
     let mut state = State::load(state_path)?;
-    let idle = Duration::from_secs(a.idle);
     let mut pending: Vec<PathBuf> = Vec::new();
     for d in &dirs {
         logs_under(d, &mut pending)?;
     }
     pending.sort();
     if a.once {
-        let (ready, busy): (Vec<&PathBuf>, Vec<&PathBuf>) =
-            pending.iter().partition(|p| is_idle(p, idle));
-        for path in ready {
-            process(ctx, a, &mut state, state_path, path)?;
-        }
-        if !busy.is_empty() {
-            eprintln!(
-                "oro-mem: watch: {} log{} changed in the last {} s, left for a later run \
-                 (--idle)",
-                busy.len(),
-                if busy.len() == 1 { "" } else { "s" },
-                a.idle
-            );
-        }
-        return Ok(());
+        read_once(ctx, a, &mut state, state_path, &pending)
+    } else {
+        follow(ctx, a, &mut state, state_path, &dirs, pending)
     }
+}
 
+/// `watch --once`: reads the logs of `pending` that are complete, and says how many are not.
+fn read_once(
+    ctx: &mut Ctx,
+    a: &WatchArgs,
+    state: &mut State,
+    state_path: &Path,
+    pending: &[PathBuf],
+) -> Result<()> {
+    let idle = Duration::from_secs(a.idle);
+    let (ready, busy): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        pending.iter().partition(|p| is_idle(p, idle));
+    for path in ready {
+        process(ctx, a, state, state_path, path)?;
+    }
+    if !busy.is_empty() {
+        eprintln!(
+            "oro-mem: watch: {} log{} changed in the last {} s, left for a later run \
+             (--idle)",
+            busy.len(),
+            if busy.len() == 1 { "" } else { "s" },
+            a.idle
+        );
+    }
+    Ok(())
+}
+
+/// Follows `dirs` through the system's file events until Ctrl-C or SIGTERM, reading each log
+/// (the `pending` ones first) once it is complete.
+fn follow(
+    ctx: &mut Ctx,
+    a: &WatchArgs,
+    state: &mut State,
+    state_path: &Path,
+    dirs: &[PathBuf],
+    pending: Vec<PathBuf>,
+) -> Result<()> {
+    let idle = Duration::from_secs(a.idle);
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = Arc::clone(&stop);
@@ -300,7 +325,7 @@ pub fn watch(ctx: &mut Ctx, a: &WatchArgs, state_path: &Path) -> Result<()> {
         let _ = tx.send(event);
     })
     .context("cannot watch for file changes")?;
-    for d in &dirs {
+    for d in dirs {
         watcher
             .watch(d, RecursiveMode::Recursive)
             .with_context(|| format!("cannot watch {}", d.display()))?;
@@ -338,7 +363,7 @@ pub fn watch(ctx: &mut Ctx, a: &WatchArgs, state_path: &Path) -> Result<()> {
             pending.remove(&path);
             if path.is_file() {
                 // One log that cannot be read stops nothing else.
-                if let Err(e) = process(ctx, a, &mut state, state_path, &path) {
+                if let Err(e) = process(ctx, a, state, state_path, &path) {
                     eprintln!("oro-mem: watch: {}: {e:#}", path.display());
                 }
             }
