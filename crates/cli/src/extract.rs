@@ -111,13 +111,67 @@ fn after_marker(line: &str) -> Option<&str> {
         .then(|| &start[MARKER.len()..])
 }
 
+/// The attributes of a `[MEMORY]` marker.
+struct Attributes {
+    memory_type: MemoryType,
+    tags: Vec<String>,
+    files: Vec<String>,
+    entities: Vec<String>,
+    confidence: Option<f64>,
+}
+
+impl Attributes {
+    /// Reads attribute `key` (any case) with `value`.
+    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key.to_ascii_lowercase().as_str() {
+            "type" => {
+                self.memory_type = value
+                    .parse()
+                    .map_err(|e: oro_mem_core::Error| e.to_string())?
+            }
+            key @ ("tags" | "files" | "entities") => {
+                let list = match key {
+                    "tags" => &mut self.tags,
+                    "files" => &mut self.files,
+                    _ => &mut self.entities,
+                };
+                list.extend(
+                    value
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|t| !t.is_empty())
+                        .map(String::from),
+                );
+            }
+            "confidence" => {
+                let c: f64 = value
+                    .parse()
+                    .map_err(|_| format!("confidence {value:?} is not a number"))?;
+                validate_confidence(c).map_err(|e| e.to_string())?;
+                self.confidence = Some(c);
+            }
+            other => {
+                return Err(format!(
+                    "unknown attribute {other:?} \
+                     (expected type, tags, files, entities or confidence)"
+                ))
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The memory a `[MEMORY]` marker introduces, from the text after it: attributes
+/// (`key=value`, ending with a colon), then the content.
 fn parse_marker(rest: &str) -> Result<NewMemory, String> {
     let rest = rest.trim();
-    let mut memory_type = MemoryType::Lesson;
-    let mut tags = Vec::new();
-    let mut files = Vec::new();
-    let mut entities = Vec::new();
-    let mut confidence = None;
+    let mut attributes = Attributes {
+        memory_type: MemoryType::Lesson,
+        tags: Vec::new(),
+        files: Vec::new(),
+        entities: Vec::new(),
+        confidence: None,
+    };
     let mut remaining = rest;
     let mut saw_attribute = false;
     loop {
@@ -133,40 +187,7 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
             Some(v) => (v, true),
             None => (value, false),
         };
-        match key.to_ascii_lowercase().as_str() {
-            "type" => {
-                memory_type = value
-                    .parse()
-                    .map_err(|e: oro_mem_core::Error| e.to_string())?
-            }
-            key @ ("tags" | "files" | "entities") => {
-                let list = match key {
-                    "tags" => &mut tags,
-                    "files" => &mut files,
-                    _ => &mut entities,
-                };
-                list.extend(
-                    value
-                        .split(',')
-                        .map(str::trim)
-                        .filter(|t| !t.is_empty())
-                        .map(String::from),
-                );
-            }
-            "confidence" => {
-                let c: f64 = value
-                    .parse()
-                    .map_err(|_| format!("confidence {value:?} is not a number"))?;
-                validate_confidence(c).map_err(|e| e.to_string())?;
-                confidence = Some(c);
-            }
-            other => {
-                return Err(format!(
-                    "unknown attribute {other:?} \
-                     (expected type, tags, files, entities or confidence)"
-                ))
-            }
-        }
+        attributes.set(key, value)?;
         remaining = remaining[token_end..].trim_start();
         if last {
             break;
@@ -189,6 +210,13 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
     } else {
         rest.strip_prefix(':').unwrap_or(rest).trim()
     };
+    let Attributes {
+        memory_type,
+        tags,
+        files,
+        entities,
+        confidence,
+    } = attributes;
     let mut m = NewMemory::new(content, memory_type)
         .tags(tags)
         .files(files)
