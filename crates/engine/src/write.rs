@@ -178,7 +178,7 @@ impl Engine {
         } else {
             Vec::new()
         };
-        drop(texts);
+        drop(texts); // it borrows the batch, which takes the embeddings next
         for (i, vector) in missing.into_iter().zip(made) {
             batch[i].1 = Some(Embedding {
                 model: model.model_id().to_string(),

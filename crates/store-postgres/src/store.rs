@@ -203,11 +203,7 @@ impl Store {
         f: impl FnOnce(&mut postgres::Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
         let mut client = self.client()?;
-        let mut tx = client
-            .transaction()
-            .context("cannot start write transaction")?;
-        tx.batch_execute(WRITE_LOCK)
-            .context("cannot lock for writing")?;
+        let mut tx = begin_writing(&mut client)?;
         let out = f(&mut tx)?;
         tx.commit().context("cannot commit")?;
         Ok(out)
@@ -635,4 +631,15 @@ impl Store {
             .context("cannot record access")?;
         Ok(())
     }
+}
+
+/// A transaction on `client` holding the schema's write lock ([`WRITE_LOCK`]): every write of
+/// the store runs in one.
+pub(crate) fn begin_writing(client: &mut Client) -> Result<postgres::Transaction<'_>> {
+    let mut tx = client
+        .transaction()
+        .context("cannot start write transaction")?;
+    tx.batch_execute(WRITE_LOCK)
+        .context("cannot lock for writing")?;
+    Ok(tx)
 }

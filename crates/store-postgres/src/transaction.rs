@@ -7,17 +7,16 @@ use oro_mem_core::{Error, Memory, MemoryId, NewMemory, Result, Timestamp};
 use oro_mem_text::Analyzer;
 use postgres::Transaction;
 
-use crate::schema::WRITE_LOCK;
 use crate::search::nearest;
 use crate::sql::Params;
-use crate::store::{memory_from_row, Context, Store, MEMORY_COLUMNS};
+use crate::store::{begin_writing, memory_from_row, Context, Store, MEMORY_COLUMNS};
 use crate::write::{
     fold_into, insert, register_model, similar, unembed, unembed_after_inserted, Place,
     NEAREST_DUPLICATES,
 };
 
-/// A write transaction of the store, holding the schema's write lock ([`WRITE_LOCK`]) from
-/// its start.
+/// A write transaction of the store, holding the schema's write lock from its start
+/// ([`begin_writing`]).
 struct Writing<'a, 'b> {
     tx: &'a mut Transaction<'b>,
     analyzer: &'a Analyzer,
@@ -60,11 +59,7 @@ impl Store {
         work: &mut dyn FnMut(&mut dyn WriteTransaction) -> Result<Commit>,
     ) -> Result<()> {
         let mut client = self.client()?;
-        let mut tx = client
-            .transaction()
-            .context("cannot start write transaction")?;
-        tx.batch_execute(WRITE_LOCK)
-            .context("cannot lock for writing")?;
+        let mut tx = begin_writing(&mut client)?;
         let mut writing = Writing {
             tx: &mut tx,
             analyzer: &self.analyzer,

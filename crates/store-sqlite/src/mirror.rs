@@ -667,8 +667,7 @@ impl Iterator for Varints<'_> {
 
 #[cfg(test)]
 mod tests {
-    #[allow(unused_imports)]
-    use crate::test_support::{remember, remember_batch, remember_embedded};
+    use crate::test_support::{remember, remember_batch};
     use oro_mem_core::config::DedupConfig;
     use oro_mem_core::{MemoryType, NewMemory, WriteOutcome};
     use proptest::prelude::*;

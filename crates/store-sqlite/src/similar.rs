@@ -330,8 +330,7 @@ fn best_matches(
 
 #[cfg(test)]
 mod tests {
-    #[allow(unused_imports)]
-    use crate::test_support::{remember, remember_batch, remember_embedded};
+    use crate::test_support::{remember, remember_batch};
     use oro_mem_core::config::DedupConfig;
     use oro_mem_core::{MemoryType, NewMemory};
     use proptest::prelude::*;
