@@ -417,16 +417,12 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
         .transpose()
         .context("--near")?;
     let text = read_content(&a.query, io.input)?;
-    let answer = run_recall(
-        ctx,
-        &config,
-        &text,
-        &a.filter,
-        near.as_ref(),
-        now,
-        !a.no_touch,
-        io,
-    )?;
+    let filter = build_filter(&a.filter, now)?;
+    let mut query = Query::new(&text, &filter).now(now);
+    if let Some(near) = &near {
+        query = query.near(near);
+    }
+    let answer = run_recall(ctx, &config, &query, !a.no_touch, io)?;
     let format = if a.json { Format::Json } else { a.format };
     let out = &mut io.out;
     match format {
@@ -494,25 +490,16 @@ fn replay(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>, now: Timestamp) 
     Ok(())
 }
 
-/// What `recall` and `inject` share: checks `config`, recalls `text` under the filter (and
-/// near the point, if any), and writes the warnings on the error stream.
-#[allow(clippy::too_many_arguments)]
+/// What `recall` and `inject` share: checks `config`, asks `query` with it, and writes the
+/// warnings on the error stream.
 fn run_recall(
     ctx: &mut Ctx,
     config: &Config,
-    text: &str,
-    filter: &FilterArgs,
-    near: Option<&Near>,
-    now: Timestamp,
+    query: &Query<'_>,
     touch: bool,
     io: &mut Io<'_>,
 ) -> Result<Answer> {
     let mut engine = ctx.engine.reconfigured(config.clone())?;
-    let filter = build_filter(filter, now)?;
-    let mut query = Query::new(text, &filter).now(now);
-    if let Some(near) = near {
-        query = query.near(near);
-    }
     if touch && ctx.store.is_read_only() {
         writeln!(
             io.err,
@@ -521,7 +508,7 @@ fn run_recall(
         )?;
     }
     let touch = touch && !ctx.store.is_read_only();
-    let answer = engine.recall(&mut ctx.store, &query, touch)?;
+    let answer = engine.recall(&mut ctx.store, query, touch)?;
     for w in &answer.recall.warnings {
         writeln!(io.err, "oro-mem: {w}")?;
     }
@@ -547,7 +534,9 @@ fn inject(ctx: &mut Ctx, a: &args::InjectArgs, io: &mut Io<'_>) -> Result<()> {
         (None, Some(task)) => read_content(task, io.input)?,
         (None, None) => bail!("inject needs --task or --hook"),
     };
-    let answer = run_recall(ctx, &config, &task, &a.filter, None, now, !a.no_touch, io)?;
+    let filter = build_filter(&a.filter, now)?;
+    let query = Query::new(&task, &filter).now(now);
+    let answer = run_recall(ctx, &config, &query, !a.no_touch, io)?;
     write!(io.out, "{}", render::prompt(&answer.recall.results, now))?;
     Ok(())
 }

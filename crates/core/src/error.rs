@@ -67,6 +67,13 @@ impl Error {
         self
     }
 
+    /// Prefixes the message with what was being done (`query q1: ...`), keeping the kind and
+    /// the cause.
+    pub fn context(mut self, what: impl fmt::Display) -> Error {
+        self.message = format!("{what}: {}", self.message);
+        self
+    }
+
     /// What kind of failure this is.
     pub fn kind(&self) -> ErrorKind {
         self.kind

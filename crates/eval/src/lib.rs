@@ -11,9 +11,14 @@
 //! - [`CachedEmbedder`]: wraps an [`Embedder`](oro_mem_rank_vector::Embedder) with an SQLite
 //!   cache keyed by model id and a hash of the text, so a corpus is embedded once per model.
 //!
-//! Running the queries is the caller's business (the `oro-mem eval` command imports the corpus
-//! into a store and recalls through the same engine as `oro-mem recall`); this crate has no
-//! opinion on how a ranking is made, so it scores any retriever.
+//! - [`run`]: an evaluation from start to end, as `oro-mem eval` runs it: a [`Plan`] (a
+//!   dataset split, the settings of a grid ([`grid`]), how recall is scored and how settings
+//!   are chosen out of sample) is run over a scratch store through the same engine as
+//!   `oro-mem recall`, into a [`Report`] (JSON by `serde`, a table by `Display`), with
+//!   [`Event`]s on the way for a person watching.
+//!
+//! The metrics, datasets and tuning have no opinion on how a ranking is made, so they score
+//! any retriever; [`run`] is oro-mem's own.
 //!
 //! # Example
 //!
@@ -37,9 +42,17 @@
 mod cache;
 pub mod calibration;
 mod dataset;
+mod fitting;
+pub mod grid;
 pub mod metrics;
+mod plan;
+mod report;
+mod session;
 pub mod tune;
 
 pub use cache::{CacheStats, CachedEmbedder, EmbeddingCache};
 pub use dataset::{Dataset, Doc, EvalQuery, Qrels};
+pub use fitting::{read_examples, write_examples, Fitted, FIT_DEPTH};
 pub use metrics::{QueryScores, Summary};
+pub use plan::{run, Event, Fit, Holdout, Plan};
+pub use report::{Chosen, OutOfSample, Report, Row};

@@ -90,119 +90,41 @@ pub(crate) fn insert(
         .map(|r| r.get(0))
         .collect();
     let mut cols = Columns::default();
-    let (mut terms, mut memory_ids, mut tfs, mut lens) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut models: std::collections::HashMap<(&str, usize), i32> = Default::default();
+    let mut postings = Postings::default();
+    let mut models: HashMap<(&str, usize), i32> = HashMap::new();
     for (&(m, e), &id) in batch.iter().zip(&ids) {
-        let tags = Fields::json(&m.tags)?;
-        let files = Fields::json(&m.files)?;
-        let entities = Fields::json(&m.entities)?;
+        let json = [
+            Fields::json(&m.tags)?,
+            Fields::json(&m.files)?,
+            Fields::json(&m.entities)?,
+        ];
         let doc = analyzer.document(&Fields {
             content: &m.content,
-            tags: &tags,
+            tags: &json[0],
             summary: m.summary.as_deref().unwrap_or_default(),
-            files: &files,
-            entities: &entities,
+            files: &json[1],
+            entities: &json[2],
         })?;
-        let created = m.created_at.unwrap_or(now).as_second();
-        let model = match e {
-            Some(e) => Some(match models.get(&(e.model.as_str(), e.vector.len())) {
-                Some(&id) => id,
-                None => {
-                    let id = register_model(tx, &e.model, e.vector.len())?;
-                    models.insert((e.model.as_str(), e.vector.len()), id);
-                    id
-                }
-            }),
+        let embedding = match e {
+            Some(e) => {
+                let key = (e.model.as_str(), e.vector.len());
+                let model = match models.get(&key) {
+                    Some(&model) => model,
+                    None => {
+                        *models
+                            .entry(key)
+                            .or_insert(register_model(tx, &e.model, e.vector.len())?)
+                    }
+                };
+                Some((Vector::from(e.vector.clone()), model))
+            }
             None => None,
         };
-        cols.id.push(id);
-        cols.content.push(m.content.clone());
-        cols.kind.push(m.memory_type.as_str().to_string());
-        cols.tags.push(tags);
-        cols.source.push(m.source.as_str().to_string());
-        cols.bead.push(m.bead_id.clone());
-        cols.worker.push(m.worker_id.clone());
-        cols.namespace.push(m.namespace.clone());
-        cols.metadata
-            .push(serde_json::Value::Object(m.metadata.clone()));
-        cols.confidence.push(m.confidence);
-        cols.pinned.push(m.pinned);
-        cols.status.push(m.status.as_str().to_string());
-        cols.created.push(created);
-        cols.updated.push(created.max(now.as_second()));
-        cols.access
-            .push(m.access_count.min(MAX_ACCESS_COUNT) as i64);
-        cols.returned
-            .push(m.return_count.min(MAX_ACCESS_COUNT) as i64);
-        cols.last.push(m.last_accessed.map(Timestamp::as_second));
-        cols.session.push(m.session.clone());
-        cols.summary.push(m.summary.clone());
-        cols.files.push(files);
-        cols.entities.push(entities);
-        cols.len.push(doc.len);
-        cols.embedding
-            .push(e.as_ref().map(|e| Vector::from(e.vector.clone())));
-        cols.model.push(model);
-        for (term, tf) in doc.terms {
-            terms.push(term);
-            memory_ids.push(id);
-            tfs.push(tf);
-            lens.push(doc.len);
-        }
+        cols.push(id, m, json, doc.len, embedding, now);
+        postings.push(id, doc);
     }
-    tx.execute(
-        "INSERT INTO memories (id, content, type, tags, source, bead_id, worker_id, namespace, \
-         metadata, confidence, pinned, status, created_at, updated_at, access_count, \
-         last_accessed, session, lex_len, embedding, embedding_model_id, summary, files, \
-         entities, return_count) \
-         SELECT id, content, type, tags::jsonb, source, bead_id, worker_id, namespace, metadata, \
-                confidence, pinned, status, created_at, updated_at, access_count, \
-                last_accessed, session, lex_len, embedding, embedding_model_id, summary, \
-                files::jsonb, entities::jsonb, return_count \
-         FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
-                     $7::text[], $8::text[], $9::jsonb[], $10::float8[], $11::bool[], \
-                     $12::text[], $13::int8[], $14::int8[], $15::int8[], $16::int8[], \
-                     $17::text[], $18::int4[], $19::vector[], $20::int4[], $21::text[], \
-                     $22::text[], $23::text[], $24::int8[]) \
-              AS u(id, content, type, tags, source, bead_id, worker_id, namespace, metadata, \
-                   confidence, pinned, status, created_at, updated_at, access_count, \
-                   last_accessed, session, lex_len, embedding, embedding_model_id, summary, \
-                   files, entities, return_count)",
-        &[
-            &cols.id,
-            &cols.content,
-            &cols.kind,
-            &cols.tags,
-            &cols.source,
-            &cols.bead,
-            &cols.worker,
-            &cols.namespace,
-            &cols.metadata,
-            &cols.confidence,
-            &cols.pinned,
-            &cols.status,
-            &cols.created,
-            &cols.updated,
-            &cols.access,
-            &cols.last,
-            &cols.session,
-            &cols.len,
-            &cols.embedding,
-            &cols.model,
-            &cols.summary,
-            &cols.files,
-            &cols.entities,
-            &cols.returned,
-        ],
-    )
-    .context("cannot insert memories")?;
-    tx.execute(
-        "INSERT INTO lex_postings (term, memory_id, tf, len) \
-         SELECT * FROM unnest($1::text[], $2::int8[], $3::int4[], $4::int4[])",
-        &[&terms, &memory_ids, &tfs, &lens],
-    )
-    .context("cannot index memories")?;
+    cols.write(tx)?;
+    postings.write(tx)?;
     if batch.len() >= ANALYZE_AFTER {
         // The planner's statistics, at once: until autovacuum gets to it (a minute or more),
         // queries are planned for the tables as they were, several times slower.
@@ -239,6 +161,132 @@ struct Columns {
     files: Vec<String>,
     entities: Vec<String>,
     returned: Vec<i64>,
+}
+
+impl Columns {
+    /// Adds memory `id`: `m`, its tags, files and entities as JSON (in that order), its
+    /// document length, and its embedding with its model's id.
+    fn push(
+        &mut self,
+        id: MemoryId,
+        m: &NewMemory,
+        [tags, files, entities]: [String; 3],
+        len: i32,
+        embedding: Option<(Vector, i32)>,
+        now: Timestamp,
+    ) {
+        let created = m.created_at.unwrap_or(now).as_second();
+        let (embedding, model) = embedding.unzip();
+        self.id.push(id);
+        self.content.push(m.content.clone());
+        self.kind.push(m.memory_type.as_str().to_string());
+        self.tags.push(tags);
+        self.source.push(m.source.as_str().to_string());
+        self.bead.push(m.bead_id.clone());
+        self.worker.push(m.worker_id.clone());
+        self.namespace.push(m.namespace.clone());
+        self.metadata
+            .push(serde_json::Value::Object(m.metadata.clone()));
+        self.confidence.push(m.confidence);
+        self.pinned.push(m.pinned);
+        self.status.push(m.status.as_str().to_string());
+        self.created.push(created);
+        self.updated.push(created.max(now.as_second()));
+        self.access
+            .push(m.access_count.min(MAX_ACCESS_COUNT) as i64);
+        self.returned
+            .push(m.return_count.min(MAX_ACCESS_COUNT) as i64);
+        self.last.push(m.last_accessed.map(Timestamp::as_second));
+        self.session.push(m.session.clone());
+        self.summary.push(m.summary.clone());
+        self.files.push(files);
+        self.entities.push(entities);
+        self.len.push(len);
+        self.embedding.push(embedding);
+        self.model.push(model);
+    }
+
+    /// Inserts the memories, in one statement.
+    fn write(&self, tx: &mut Transaction<'_>) -> Result<()> {
+        tx.execute(
+            "INSERT INTO memories (id, content, type, tags, source, bead_id, worker_id, \
+             namespace, metadata, confidence, pinned, status, created_at, updated_at, \
+             access_count, last_accessed, session, lex_len, embedding, embedding_model_id, \
+             summary, files, entities, return_count) \
+             SELECT id, content, type, tags::jsonb, source, bead_id, worker_id, namespace, \
+                    metadata, confidence, pinned, status, created_at, updated_at, access_count, \
+                    last_accessed, session, lex_len, embedding, embedding_model_id, summary, \
+                    files::jsonb, entities::jsonb, return_count \
+             FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], \
+                         $6::text[], $7::text[], $8::text[], $9::jsonb[], $10::float8[], \
+                         $11::bool[], $12::text[], $13::int8[], $14::int8[], $15::int8[], \
+                         $16::int8[], $17::text[], $18::int4[], $19::vector[], $20::int4[], \
+                         $21::text[], $22::text[], $23::text[], $24::int8[]) \
+                  AS u(id, content, type, tags, source, bead_id, worker_id, namespace, \
+                       metadata, confidence, pinned, status, created_at, updated_at, \
+                       access_count, last_accessed, session, lex_len, embedding, \
+                       embedding_model_id, summary, files, entities, return_count)",
+            &[
+                &self.id,
+                &self.content,
+                &self.kind,
+                &self.tags,
+                &self.source,
+                &self.bead,
+                &self.worker,
+                &self.namespace,
+                &self.metadata,
+                &self.confidence,
+                &self.pinned,
+                &self.status,
+                &self.created,
+                &self.updated,
+                &self.access,
+                &self.last,
+                &self.session,
+                &self.len,
+                &self.embedding,
+                &self.model,
+                &self.summary,
+                &self.files,
+                &self.entities,
+                &self.returned,
+            ],
+        )
+        .context("cannot insert memories")?;
+        Ok(())
+    }
+}
+
+/// The postings of [`insert`]'s memories: a row per term of each.
+#[derive(Default)]
+struct Postings {
+    terms: Vec<String>,
+    memory_ids: Vec<MemoryId>,
+    tfs: Vec<i32>,
+    lens: Vec<i32>,
+}
+
+impl Postings {
+    fn push(&mut self, id: MemoryId, doc: Document) {
+        for (term, tf) in doc.terms {
+            self.terms.push(term);
+            self.memory_ids.push(id);
+            self.tfs.push(tf);
+            self.lens.push(doc.len);
+        }
+    }
+
+    /// Inserts the postings, in one statement.
+    fn write(&self, tx: &mut Transaction<'_>) -> Result<()> {
+        tx.execute(
+            "INSERT INTO lex_postings (term, memory_id, tf, len) \
+             SELECT * FROM unnest($1::text[], $2::int8[], $3::int4[], $4::int4[])",
+            &[&self.terms, &self.memory_ids, &self.tfs, &self.lens],
+        )
+        .context("cannot index memories")?;
+        Ok(())
+    }
 }
 
 fn store_embedding(tx: &mut Transaction<'_>, id: MemoryId, model: &str, v: &[f32]) -> Result<u64> {

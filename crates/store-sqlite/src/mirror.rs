@@ -175,9 +175,6 @@ pub(crate) fn part(idf: f64, f: f64, len: f64, avglen: f64) -> f64 {
 /// A store whose index is larger starts a batch with an empty set of terms instead.
 const KEEP_POSTINGS: usize = 8_000_000;
 
-/// Relative slack on the pruning bounds, for the rounding of sums taken in another order.
-const BOUND_SLACK: f64 = 1e-9;
-
 /// The copy of the index; see the module documentation.
 pub(crate) struct Mirror {
     analyzer: Analyzer,
@@ -483,12 +480,7 @@ impl Mirror {
         };
         // What FTS5 stored for the memory: a check, at the cost of a lookup, that the
         // tokenizer ran alike.
-        let size: Option<Vec<u8>> = conn
-            .prepare_cached("SELECT sz FROM memories_fts_docsize WHERE id = ?1")
-            .and_then(|mut s| s.query_row([self_id], |r| r.get(0)).optional())
-            .context("cannot read the full-text index")?;
-        let size = size.map(|b| Varints(&b).sum::<u64>());
-        if size != u64::try_from(prepared.doc.len).ok() {
+        if fts5_length(conn, self_id)? != u64::try_from(prepared.doc.len).ok() {
             self.broken = true;
             return Ok(None);
         }
@@ -501,18 +493,7 @@ impl Mirror {
                 (p, idf(self.rows, p.rows.len()))
             })
             .collect();
-        // The memory's own score, phrase by phrase as FTS5 adds it up.
-        let d = f64::from(u32::try_from(prepared.doc.len).unwrap_or(0));
-        let mut own = 0.0;
-        for (term, &(_, idf)) in terms.iter().zip(&lists) {
-            if let Ok(i) = prepared
-                .doc
-                .terms
-                .binary_search_by(|(t, _)| t.as_str().cmp(term))
-            {
-                own += part(idf, f64::from(prepared.doc.terms[i].1), d, avgdl);
-            }
-        }
+        let own = own_score(&prepared.doc, terms, &lists, avgdl);
         self.answered += 1;
         if own <= 0.0 {
             return Ok(Some(Matches {
@@ -521,24 +502,11 @@ impl Mirror {
             }));
         }
         let threshold = min_similarity * own;
-        // MaxScore (Turtle and Flood, 1995): the terms whose bounds add up to less than the
-        // threshold cannot lift a row over it alone, so only rows holding one of the others
-        // can reach it. Their lists are walked; the optional terms add their bound.
-        let mut by_bound: Vec<(f64, usize)> = lists
-            .iter()
-            .enumerate()
-            .map(|(i, &(p, idf))| (part(idf, p.max_freq, f64::from(p.min_len), avgdl), i))
-            .collect();
-        by_bound.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut optional = 0.0;
-        let mut essential = by_bound.as_slice();
-        while let Some((&(bound, _), rest)) = essential.split_first() {
-            if (optional + bound) * (1.0 + BOUND_SLACK) >= threshold {
-                break;
-            }
-            optional += bound;
-            essential = rest;
-        }
+        // MaxScore: only rows holding an essential term can reach the threshold. Their lists
+        // are walked; the optional terms add their bound.
+        let by_bound = bounds(&lists, avgdl);
+        let (optional, bound) = bm25::optional_terms(by_bound.iter().map(|b| b.0), threshold);
+        let (optional, essential) = by_bound.split_at(optional);
         for &(_, i) in essential {
             let (p, idf) = lists[i];
             accumulate(
@@ -555,46 +523,104 @@ impl Mirror {
         let mut hopeful = std::mem::take(&mut self.touched);
         hopeful.retain(|&row| {
             let score = &mut self.scores[row as usize];
-            let keep =
-                i64::from(row) != self_id && (*score + optional) * (1.0 + BOUND_SLACK) >= threshold;
+            let keep = i64::from(row) != self_id && bm25::may_reach(*score + bound, threshold);
             if !keep {
                 *score = 0.0;
             }
             keep
         });
         if !hopeful.is_empty() {
-            for &(_, i) in &by_bound[..by_bound.len() - essential.len()] {
+            for &(_, i) in optional {
                 let (p, idf) = lists[i];
-                for (&row, &f) in p.rows.iter().zip(&p.freqs) {
-                    let score = &mut self.scores[row as usize];
-                    if *score != 0.0 {
-                        *score += part(idf, f, f64::from(self.lens[row as usize]), avgdl);
-                    }
-                }
+                add_to_scored(&mut self.scores, &self.lens, p, idf, avgdl);
             }
         }
-        // Those near or over the threshold, scored exactly: every phrase in order.
-        let mut out = Vec::new();
-        for &row in &hopeful {
-            let near = std::mem::take(&mut self.scores[row as usize]);
-            if near * (1.0 + BOUND_SLACK) < threshold {
-                continue;
-            }
-            let d = f64::from(self.lens[row as usize]);
-            let mut score = 0.0;
-            for &(p, idf) in &lists {
-                if let Some(f) = p.freq(row) {
-                    score += part(idf, f, d, avgdl);
-                }
-            }
-            if score >= threshold {
-                out.push((i64::from(row), score));
-            }
-        }
+        let rows = exactly(
+            &mut self.scores,
+            &self.lens,
+            &hopeful,
+            &lists,
+            avgdl,
+            threshold,
+        );
         hopeful.clear();
         self.touched = hopeful;
-        Ok(Some(Matches { own, rows: out }))
+        Ok(Some(Matches { own, rows }))
     }
+}
+
+/// The length FTS5 stored for memory `id`, if it is indexed.
+fn fts5_length(conn: &Connection, id: MemoryId) -> Result<Option<u64>> {
+    let size: Option<Vec<u8>> = conn
+        .prepare_cached("SELECT sz FROM memories_fts_docsize WHERE id = ?1")
+        .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
+        .context("cannot read the full-text index")?;
+    Ok(size.map(|b| Varints(&b).sum::<u64>()))
+}
+
+/// The most each term of `lists` can add to a row's score (its highest frequency at the
+/// shortest length of a row holding it), with the term's index, lowest first.
+fn bounds(lists: &[(&Postings, f64)], avgdl: f64) -> Vec<(f64, usize)> {
+    let mut by_bound: Vec<(f64, usize)> = lists
+        .iter()
+        .enumerate()
+        .map(|(i, &(p, idf))| (part(idf, p.max_freq, f64::from(p.min_len), avgdl), i))
+        .collect();
+    by_bound.sort_by(|a, b| a.0.total_cmp(&b.0));
+    by_bound
+}
+
+/// The score of `doc` for its own duplicate query (`terms`, with their `lists`), phrase by
+/// phrase as FTS5 adds it up.
+fn own_score(doc: &Document, terms: &[String], lists: &[(&Postings, f64)], avgdl: f64) -> f64 {
+    let d = f64::from(u32::try_from(doc.len).unwrap_or(0));
+    let mut own = 0.0;
+    for (term, &(_, idf)) in terms.iter().zip(lists) {
+        if let Ok(i) = doc.terms.binary_search_by(|(t, _)| t.as_str().cmp(term)) {
+            own += part(idf, f64::from(doc.terms[i].1), d, avgdl);
+        }
+    }
+    own
+}
+
+/// Adds the part of the term of `list` (its IDF `idf`) to the rows already scored (not 0).
+fn add_to_scored(scores: &mut [f64], lens: &[u32], list: &Postings, idf: f64, avgdl: f64) {
+    for (&row, &f) in list.rows.iter().zip(&list.freqs) {
+        let score = &mut scores[row as usize];
+        if *score != 0.0 {
+            *score += part(idf, f, f64::from(lens[row as usize]), avgdl);
+        }
+    }
+}
+
+/// The rows of `hopeful` near or over `threshold` by their `scores` (reset to 0 here),
+/// scored exactly (every phrase in order), with those that reach it.
+fn exactly(
+    scores: &mut [f64],
+    lens: &[u32],
+    hopeful: &[u32],
+    lists: &[(&Postings, f64)],
+    avgdl: f64,
+    threshold: f64,
+) -> Vec<(MemoryId, f64)> {
+    let mut out = Vec::new();
+    for &row in hopeful {
+        let near = std::mem::take(&mut scores[row as usize]);
+        if !bm25::may_reach(near, threshold) {
+            continue;
+        }
+        let d = f64::from(lens[row as usize]);
+        let mut score = 0.0;
+        for &(p, idf) in lists {
+            if let Some(f) = p.freq(row) {
+                score += part(idf, f, d, avgdl);
+            }
+        }
+        if score >= threshold {
+            out.push((i64::from(row), score));
+        }
+    }
+    out
 }
 
 /// Makes the `fts5vocab` tables the mirror ([`Mirror::read_term`]) and [`crate::rescore`]

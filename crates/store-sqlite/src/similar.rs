@@ -37,9 +37,6 @@ use crate::store::{to_i64, SqlContext};
 /// in the index; more, by one walk over every match of the new text.
 const SEEK_AT_MOST: usize = 32;
 
-/// Relative slack on the pruning bound, for the difference between Rust's and C's `ln`.
-const BOUND_SLACK: f64 = 1e-9;
-
 /// How many memories match each term, counted once for a run of duplicate checks in one
 /// transaction in which memories are only added (a batch of writes): a count read earlier
 /// is at most the count now, so the IDF it gives is at least the IDF now, and the bounds
@@ -130,6 +127,48 @@ fn essential_matches(
     if threshold.is_nan() || threshold <= 0.0 {
         return Ok(None);
     }
+    let mut bounds = bounds(conn, counts, phrases)?;
+    bounds.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (optional, sum) = bm25::optional_terms(bounds.iter().map(|b| b.0), threshold);
+    if optional == 0 {
+        return Ok(None);
+    }
+    if optional == bounds.len() {
+        // Not even the memory itself could reach the threshold (it is above 1).
+        return Ok(Some(Vec::new()));
+    }
+    let essential: Vec<&str> = bounds[optional..]
+        .iter()
+        .map(|&(_, i)| phrases[i].as_str())
+        .collect();
+    // A memory's score over the essential terms alone, plus less than `sum` from the others.
+    let mut s = conn
+        .prepare_cached("SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH ?1")
+        .context("cannot find duplicates")?;
+    let mut hopeful: Vec<MemoryId> = Vec::new();
+    let mut rows = s
+        .query([essential.join(" OR ")])
+        .context("cannot find duplicates")?;
+    while let Some(r) = rows.next().context("cannot find duplicates")? {
+        let partial: f64 = r.get(1).context("cannot find duplicates")?;
+        if bm25::may_reach(partial + sum, threshold) {
+            hopeful.push(r.get(0).context("cannot find duplicates")?);
+        }
+    }
+    if hopeful.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    exact_scores(conn, q, hopeful).map(Some)
+}
+
+/// The upper bound of each of `phrases`' parts of a memory's score, with the phrase's index:
+/// by its IDF over the memories other than the new one (counted once per batch, in
+/// `counts`), plus the new one.
+fn bounds(
+    conn: &Connection,
+    counts: &mut TermCounts,
+    phrases: &[String],
+) -> Result<Vec<(f64, usize)>> {
     // FTS5's IDF uses the number of rows in the index, which is at most the largest rowid:
     // a larger count only raises the bounds, so they stay bounds.
     let row_count: f64 = conn
@@ -158,48 +197,19 @@ fn essential_matches(
         let idf = bm25::idf(row_count as i64, hits as i64);
         bounds.push((Bm25::FTS5.bound(idf), i));
     }
-    bounds.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut optional = 0;
-    let mut sum = 0.0;
-    for &(bound, _) in &bounds {
-        if (sum + bound) * (1.0 + BOUND_SLACK) >= threshold {
-            break;
-        }
-        sum += bound;
-        optional += 1;
-    }
-    if optional == 0 {
-        return Ok(None);
-    }
-    if optional == bounds.len() {
-        // Not even the memory itself could reach the threshold (it is above 1).
-        return Ok(Some(Vec::new()));
-    }
-    let essential: Vec<&str> = bounds[optional..]
-        .iter()
-        .map(|&(_, i)| phrases[i].as_str())
-        .collect();
-    // A memory's score over the essential terms alone, plus less than `sum` from the others.
-    let mut s = conn
-        .prepare_cached("SELECT rowid, -rank FROM memories_fts WHERE memories_fts MATCH ?1")
-        .context("cannot find duplicates")?;
-    let mut hopeful: Vec<MemoryId> = Vec::new();
-    let mut rows = s
-        .query([essential.join(" OR ")])
-        .context("cannot find duplicates")?;
-    while let Some(r) = rows.next().context("cannot find duplicates")? {
-        let partial: f64 = r.get(1).context("cannot find duplicates")?;
-        if (partial + sum) * (1.0 + BOUND_SLACK) >= threshold {
-            hopeful.push(r.get(0).context("cannot find duplicates")?);
-        }
-    }
-    if hopeful.is_empty() {
-        return Ok(Some(Vec::new()));
-    }
-    // Their exact scores. A few are each looked up in the index (FTS5 seeks every term's
-    // list to the row); for more, one walk over every match of `q` scores only these
-    // (`+rowid` keeps the constraint from FTS5, which would look up each id afresh).
-    let exact = if hopeful.len() <= SEEK_AT_MOST {
+    Ok(bounds)
+}
+
+/// The exact scores for `q` of the memories `hopeful` that match it. A few are each looked up
+/// in the index (FTS5 seeks every term's list to the row); for more, one walk over every
+/// match of `q` scores only these (`+rowid` keeps the constraint from FTS5, which would look
+/// up each id afresh).
+fn exact_scores(
+    conn: &Connection,
+    q: &str,
+    hopeful: Vec<MemoryId>,
+) -> Result<Vec<(MemoryId, f64)>> {
+    if hopeful.len() <= SEEK_AT_MOST {
         let mut one = conn
             .prepare_cached(
                 "SELECT -rank FROM memories_fts \
@@ -216,29 +226,27 @@ fn essential_matches(
                 exact.push((id, score));
             }
         }
-        exact
-    } else {
-        let ids = format!(
-            "[{}]",
-            hopeful
-                .iter()
-                .map(MemoryId::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
-        );
-        let mut s = conn
-            .prepare_cached(
-                "SELECT rowid, -rank FROM memories_fts \
-                 WHERE memories_fts MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2))",
-            )
-            .context("cannot find duplicates")?;
-        let rows = s
-            .query_map(params![q, ids], |r| Ok((r.get(0)?, r.get(1)?)))
-            .context("cannot find duplicates")?;
-        rows.collect::<rusqlite::Result<Vec<_>>>()
-            .context("cannot find duplicates")?
-    };
-    Ok(Some(exact))
+        return Ok(exact);
+    }
+    let ids = format!(
+        "[{}]",
+        hopeful
+            .iter()
+            .map(MemoryId::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let mut s = conn
+        .prepare_cached(
+            "SELECT rowid, -rank FROM memories_fts \
+             WHERE memories_fts MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2))",
+        )
+        .context("cannot find duplicates")?;
+    let rows = s
+        .query_map(params![q, ids], |r| Ok((r.get(0)?, r.get(1)?)))
+        .context("cannot find duplicates")?;
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .context("cannot find duplicates")
 }
 
 /// The best `limit` of `matches` scoring at least `threshold` that are active memories of

@@ -107,6 +107,41 @@ pub fn idf(rows: i64, hits: i64) -> f64 {
     }
 }
 
+/// Relative slack on comparisons with a bound: a sum of parts taken in another order, or with
+/// C's `ln` rather than Rust's, may differ in its last bits.
+pub const BOUND_SLACK: f64 = 1e-9;
+
+/// True when a score that is at most `bound` may reach `threshold`, up to [`BOUND_SLACK`].
+#[inline]
+pub fn may_reach(bound: f64, threshold: f64) -> bool {
+    bound * (1.0 + BOUND_SLACK) >= threshold
+}
+
+/// MaxScore's split (Turtle and Flood, 1995) of terms whose bounds ([`Bm25::bound`], or
+/// tighter) are `ascending`: how many of the first terms add up to less than `threshold`, and
+/// their sum. Those terms cannot lift a document over the threshold alone, so only documents
+/// holding one of the other (essential) terms can reach it.
+///
+/// ```
+/// use oro_mem_text::bm25::optional_terms;
+///
+/// // 1 + 2 stays under 4; adding 3 would not.
+/// assert_eq!(optional_terms([1.0, 2.0, 3.0], 4.0), (2, 3.0));
+/// assert_eq!(optional_terms([5.0], 4.0), (0, 0.0));
+/// ```
+pub fn optional_terms(ascending: impl IntoIterator<Item = f64>, threshold: f64) -> (usize, f64) {
+    let mut optional = 0;
+    let mut sum = 0.0;
+    for bound in ascending {
+        if may_reach(sum + bound, threshold) {
+            break;
+        }
+        sum += bound;
+        optional += 1;
+    }
+    (optional, sum)
+}
+
 /// [`idf`] as an SQL expression (PostgreSQL, `float8`) over the SQL expressions `rows` and
 /// `hits`, each an integer expression that binds tighter than `-` (a column, a call, or in
 /// parentheses).

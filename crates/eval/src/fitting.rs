@@ -1,27 +1,26 @@
-//! `oro-mem eval --fit-calibration`: fits each setting's relevance model on judged queries and
-//! scores recall, as recalled, on queries the model was not fitted on.
+//! Fitting each setting's relevance model on judged queries and scoring recall, as
+//! recalled, on queries the model was not fitted on.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
-use anyhow::{Context, Result};
 use oro_mem_core::calibration::{Calibration, COVERAGE_BEST, INTERCEPT, MEMORIES, TERMS_FOUND};
-use oro_mem_core::{Config, Filter, Query};
-use oro_mem_engine::Engine;
-use oro_mem_eval::calibration::{fit, fit_answerable, log_loss, Example, UNRELATED_GROUP};
-use oro_mem_eval::metrics::QueryResult;
-use oro_mem_eval::{Dataset, EvalQuery};
+use oro_mem_core::{Config, Error, ErrorKind, Filter, Query, Result};
 use serde::Serialize;
 
-use super::{evaluate, ranking_only, Corpus, Run, RANKED};
+use crate::calibration::{fit, fit_answerable, log_loss, Example, UNRELATED_GROUP};
+use crate::grid::{ranking_only, Setting, RANKED};
+use crate::metrics::QueryResult;
+use crate::session::Session;
+use crate::{Dataset, EvalQuery};
 
 /// Candidates per query a model is fitted on: the best this many of the ranking, which is
 /// where the relevance bar decides what is returned.
 pub const FIT_DEPTH: usize = 20;
 
-/// How a run's model was fitted and scored.
+/// How a setting's model was fitted and scored.
 #[derive(Debug, Serialize)]
 pub struct Fitted {
     /// How the scored queries were kept out of the fit.
@@ -39,22 +38,123 @@ pub struct Fitted {
     pub relevant: usize,
 }
 
-/// The examples of one run: the best [`FIT_DEPTH`] candidates of every query, by the run's
-/// ranking, with their features, their document in `dataset` (the corpus's) and whether the
-/// qrels judge them relevant, and whether the store the query searched holds any document
-/// the qrels judge relevant ([`Example::answerable`]: a judged query searches its namespace,
-/// and one of `scripts/small-stores`' stores asked about another conversation holds none);
-/// queries that are not `judged` (another dataset's, searched over the whole store) have none
-/// relevant, and are grouped by their own namespace ([`unrelated_group`]).
-pub fn collect(
-    corpus: &mut Corpus,
-    engine: &Engine,
-    dataset: &Dataset,
-    judged: bool,
-    queries: &[EvalQuery],
-    run: &Run,
-) -> Result<Vec<Example>> {
-    let mut config = run.config.clone();
+impl Session {
+    /// The examples of one setting: the best [`FIT_DEPTH`] candidates of every query, by the
+    /// setting's ranking, with their features, their document in `dataset` (the corpus's) and
+    /// whether the qrels judge them relevant, and whether the store the query searched holds
+    /// any document the qrels judge relevant ([`Example::answerable`]: a judged query
+    /// searches its namespace, and one of `scripts/small-stores`' stores asked about another
+    /// conversation holds none); queries that are not `judged` (another dataset's, searched
+    /// over the whole store) have none relevant, and are grouped by their own namespace
+    /// ([`unrelated_group`]).
+    pub(crate) fn collect(
+        &mut self,
+        dataset: &Dataset,
+        judged: bool,
+        queries: &[EvalQuery],
+        setting: &Setting,
+    ) -> Result<Vec<Example>> {
+        let mut engine = self.engine.reconfigured(featured(&setting.config))?;
+        let namespace_of: HashMap<&str, Option<&str>> = dataset
+            .docs
+            .iter()
+            .map(|d| (d.id.as_str(), d.namespace.as_deref()))
+            .collect();
+        let mut out = Vec::new();
+        for q in queries {
+            let namespace = q.namespace.as_deref().filter(|_| judged);
+            let knows = judged
+                && dataset.qrels[&q.id].iter().any(|(doc, &g)| {
+                    g > 0
+                        && namespace_of
+                            .get(doc.as_str())
+                            .is_some_and(|&ns| namespace.is_none() || ns == namespace)
+                });
+            let filter = Filter {
+                namespace: namespace.map(str::to_string),
+                ..Filter::default()
+            };
+            let query = Query::new(&q.text, &filter).now(self.now(namespace));
+            let answer = engine
+                .recall(&mut self.store, &query, false)
+                .map_err(|e| e.context(format!("query {}", q.id)))?;
+            for r in &answer.recall.results {
+                let doc = self.doc(dataset, r.memory.id);
+                let (group, relevant) = if judged {
+                    let relevant = dataset.qrels[&q.id].get(doc).is_some_and(|&g| g > 0);
+                    (group(dataset, q), relevant)
+                } else {
+                    (unrelated_group(q), false)
+                };
+                let mut example = Example::new(
+                    group,
+                    q.id.clone(),
+                    Some(doc.to_string()),
+                    relevant,
+                    &r.features,
+                );
+                example.answerable = Some(knows);
+                out.push(example);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Fits `setting`'s model on `examples` and `also`, and scores recall with it as
+    /// recalled on the held-out queries. Returns the results and the model fitted on
+    /// everything.
+    pub(crate) fn score_fitted(
+        &mut self,
+        dataset: &Dataset,
+        setting: &Setting,
+        (examples, also): (&[Example], &[Example]),
+        held_out: HeldOut<'_>,
+    ) -> Result<(Vec<QueryResult>, Fitted)> {
+        let all = models(examples, also, None);
+        let relevant = examples.iter().chain(also).filter(|e| e.relevant).count();
+        let fitted = |method: &str| Fitted {
+            method: method.to_string(),
+            log_loss: log_loss(&all.0, examples.iter().chain(also)),
+            calibration: all.0.clone(),
+            answerable: all.1.clone(),
+            examples: examples.len() + also.len(),
+            relevant,
+        };
+        Ok(match held_out {
+            HeldOut::EachNamespace(queries) => {
+                let groups: BTreeSet<String> = queries.iter().map(|q| group(dataset, q)).collect();
+                let mut results = Vec::with_capacity(queries.len());
+                for g in &groups {
+                    let model = models(examples, also, Some(g));
+                    let held: Vec<EvalQuery> = queries
+                        .iter()
+                        .filter(|q| group(dataset, q) == *g)
+                        .cloned()
+                        .collect();
+                    let calibrated = calibrated(setting, &model.0, &model.1);
+                    results.extend(self.evaluate(dataset, &held, &calibrated)?);
+                }
+                (results, fitted("fitted leaving each namespace out"))
+            }
+            HeldOut::Split(other, queries) => (
+                self.evaluate(other, queries, &calibrated(setting, &all.0, &all.1))?,
+                fitted(&format!(
+                    "fitted on another split, scored on {}",
+                    other.split
+                )),
+            ),
+            HeldOut::InSample(queries) => (
+                self.evaluate(dataset, queries, &calibrated(setting, &all.0, &all.1))?,
+                fitted("fitted and scored on the same queries (in sample)"),
+            ),
+        })
+    }
+}
+
+/// `config` made to return, as a ranking, the best [`FIT_DEPTH`] candidates with every
+/// feature its mode's models may read.
+fn featured(config: &Config) -> Config {
+    let mut config = config.clone();
     ranking_only(&mut config, RANKED);
     config.recall.max_results = FIT_DEPTH;
     config.recall.order = oro_mem_core::config::Order::Score;
@@ -72,56 +172,12 @@ pub fn collect(
             answerable.set(feature, 0.0);
         }
     }
-    let mut engine = engine.reconfigured(config)?;
-    let namespace_of: HashMap<&str, Option<&str>> = dataset
-        .docs
-        .iter()
-        .map(|d| (d.id.as_str(), d.namespace.as_deref()))
-        .collect();
-    let mut out = Vec::new();
-    for q in queries {
-        let namespace = q.namespace.as_deref().filter(|_| judged);
-        let knows = judged
-            && dataset.qrels[&q.id].iter().any(|(doc, &g)| {
-                g > 0
-                    && namespace_of
-                        .get(doc.as_str())
-                        .is_some_and(|&ns| namespace.is_none() || ns == namespace)
-            });
-        let filter = Filter {
-            namespace: namespace.map(str::to_string),
-            ..Filter::default()
-        };
-        let now = corpus.now[namespace.unwrap_or_default()];
-        let query = Query::new(&q.text, &filter).now(now);
-        let answer = engine
-            .recall(&mut corpus.store, &query, false)
-            .with_context(|| format!("query {}", q.id))?;
-        for r in &answer.recall.results {
-            let doc = &dataset.docs[corpus.doc_of[&r.memory.id]].id;
-            let (group, relevant) = if judged {
-                let relevant = dataset.qrels[&q.id].get(doc).is_some_and(|&g| g > 0);
-                (group(dataset, q), relevant)
-            } else {
-                (unrelated_group(q), false)
-            };
-            let mut example = Example::new(
-                group,
-                q.id.clone(),
-                Some(doc.clone()),
-                relevant,
-                &r.features,
-            );
-            example.answerable = Some(knows);
-            out.push(example);
-        }
-    }
-    Ok(out)
+    config
 }
 
 /// The held-out group of `q`: its dataset and namespace, where a namespace `NS#k` (a store
 /// derived from `NS`, as `scripts/small-stores` writes them) counts as `NS`.
-pub fn group(dataset: &Dataset, q: &EvalQuery) -> String {
+pub(crate) fn group(dataset: &Dataset, q: &EvalQuery) -> String {
     format!("{}/{}", dataset.name(), source(q))
 }
 
@@ -153,18 +209,25 @@ fn same_source(example: &str, held: &str) -> bool {
 }
 
 /// Reads examples written by `--features`.
+///
+/// # Errors
+///
+/// [`ErrorKind::InvalidInput`](oro_mem_core::ErrorKind::InvalidInput) naming the file (and
+/// the line) that cannot be read or is not an example.
 pub fn read_examples(path: &Path) -> Result<Vec<Example>> {
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let unreadable = |e: std::io::Error| {
+        Error::invalid_input(format!("cannot read {}: {e}", path.display())).with_source(e)
+    };
+    let file = File::open(path).map_err(unreadable)?;
     let mut out = Vec::new();
     for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
+        let line = line.map_err(unreadable)?;
         if line.trim().is_empty() {
             continue;
         }
-        out.push(
-            serde_json::from_str(&line)
-                .with_context(|| format!("{}:{}: not an example", path.display(), i + 1))?,
-        );
+        out.push(serde_json::from_str(&line).map_err(|e| {
+            Error::invalid_input(format!("{}:{}: not an example: {e}", path.display(), i + 1))
+        })?);
     }
     Ok(out)
 }
@@ -180,30 +243,46 @@ pub fn without(mut examples: Vec<Example>, left_out: &[String]) -> Vec<Example> 
 }
 
 /// Writes `examples`, one JSON object per line.
+///
+/// # Errors
+///
+/// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) naming the file that cannot be
+/// written.
 pub fn write_examples(path: &Path, examples: &[Example]) -> Result<()> {
-    let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    let mut w = BufWriter::new(file);
+    let unwritable = |e: std::io::Error| {
+        Error::new(
+            ErrorKind::Storage,
+            format!("cannot write {}: {e}", path.display()),
+        )
+        .with_source(e)
+    };
+    let mut w = BufWriter::new(File::create(path).map_err(unwritable)?);
     for e in examples {
-        serde_json::to_writer(&mut w, e)?;
-        w.write_all(b"\n")?;
+        serde_json::to_writer(&mut w, e)
+            .map_err(std::io::Error::from)
+            .map_err(unwritable)?;
+        w.write_all(b"\n").map_err(unwritable)?;
     }
-    w.flush()
-        .with_context(|| format!("cannot write {}", path.display()))
+    w.flush().map_err(unwritable)
 }
 
-/// `run`'s configuration with `relevance` and `answerable` as its mode's models.
-pub fn calibrated(run: &Run, relevance: &Calibration, answerable: &Calibration) -> Run {
-    let mut config: Config = run.config.clone();
+/// `setting`'s configuration with `relevance` and `answerable` as its mode's models.
+pub(crate) fn calibrated(
+    setting: &Setting,
+    relevance: &Calibration,
+    answerable: &Calibration,
+) -> Setting {
+    let mut config: Config = setting.config.clone();
     *config.recall.calibration.get_mut(config.mode) = relevance.clone();
     *config.recall.answerable.get_mut(config.mode) = answerable.clone();
-    Run {
-        settings: run.settings.clone(),
+    Setting {
+        settings: setting.settings.clone(),
         config,
     }
 }
 
-/// What to score a run's models on.
-pub enum Holdout<'a> {
+/// What to score a setting's models on.
+pub(crate) enum HeldOut<'a> {
     /// Each namespace of the queries, with a model fitted without it.
     EachNamespace(&'a [EvalQuery]),
     /// Other queries (another split), with a model fitted on every example.
@@ -215,7 +294,7 @@ pub enum Holdout<'a> {
 /// The relevance and answerable models fitted on `examples` and `also`, without the examples
 /// of group `held_out` and those from the same source namespace ([`same_source`]), when
 /// given.
-pub fn models(
+pub(crate) fn models(
     examples: &[Example],
     also: &[Example],
     held_out: Option<&str>,
@@ -229,68 +308,8 @@ pub fn models(
     (fit(used()), fit_answerable(used()))
 }
 
-/// Fits `run`'s model on `examples` and `also`, and scores recall with it as recalled on
-/// the held-out queries. Returns the results and the model fitted on everything.
-#[allow(clippy::too_many_arguments)]
-pub fn score(
-    corpus: &mut Corpus,
-    engine: &Engine,
-    dataset: &Dataset,
-    run: &Run,
-    examples: &[Example],
-    also: &[Example],
-    holdout: Holdout<'_>,
-    warnings: &mut Vec<String>,
-) -> Result<(Vec<QueryResult>, Fitted)> {
-    let all = models(examples, also, None);
-    let relevant = examples.iter().chain(also).filter(|e| e.relevant).count();
-    let fitted = |method: &str| Fitted {
-        method: method.to_string(),
-        log_loss: log_loss(&all.0, examples.iter().chain(also)),
-        calibration: all.0.clone(),
-        answerable: all.1.clone(),
-        examples: examples.len() + also.len(),
-        relevant,
-    };
-    let mut score_on = |run: &Run, dataset: &Dataset, queries: &[EvalQuery]| {
-        let mut engine = engine.reconfigured(run.config.clone())?;
-        evaluate(corpus, &mut engine, dataset, queries, run, warnings)
-    };
-    Ok(match holdout {
-        Holdout::EachNamespace(queries) => {
-            let groups: BTreeSet<String> = queries.iter().map(|q| group(dataset, q)).collect();
-            let mut results = Vec::with_capacity(queries.len());
-            for g in &groups {
-                let model = models(examples, also, Some(g));
-                let held: Vec<EvalQuery> = queries
-                    .iter()
-                    .filter(|q| group(dataset, q) == *g)
-                    .cloned()
-                    .collect();
-                results.extend(score_on(
-                    &calibrated(run, &model.0, &model.1),
-                    dataset,
-                    &held,
-                )?);
-            }
-            (results, fitted("fitted leaving each namespace out"))
-        }
-        Holdout::Split(other, queries) => (
-            score_on(&calibrated(run, &all.0, &all.1), other, queries)?,
-            fitted(&format!(
-                "fitted on another split, scored on {}",
-                other.split
-            )),
-        ),
-        Holdout::InSample(queries) => (
-            score_on(&calibrated(run, &all.0, &all.1), dataset, queries)?,
-            fitted("fitted and scored on the same queries (in sample)"),
-        ),
-    })
-}
-
 /// `fitted`'s models as the configuration file's sections for `mode`.
-pub fn as_toml(mode: oro_mem_core::Mode, fitted: &Fitted) -> String {
+pub(crate) fn as_toml(mode: oro_mem_core::Mode, fitted: &Fitted) -> String {
     let mut s = String::new();
     for (table, model) in [
         ("calibration", &fitted.calibration),
