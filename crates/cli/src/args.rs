@@ -475,6 +475,10 @@ pub struct EvalArgs {
     /// Only the first N judged queries (a quick loop while tuning)
     #[arg(long, value_name = "N")]
     pub queries: Option<usize>,
+    /// Leave out the queries of this category (metadata.category; repeatable): LoCoMo's 5,
+    /// the adversarial questions, to compare with published LoCoMo retrieval results
+    #[arg(long, value_name = "CATEGORY")]
+    pub skip_category: Vec<String>,
     /// Embedding cache file [default: $XDG_CACHE_HOME/oro-mem/eval-embeddings.sqlite]
     #[arg(long, value_name = "PATH")]
     pub cache: Option<PathBuf>,

@@ -46,6 +46,7 @@ fn plan(a: &EvalArgs) -> Result<Plan> {
         .transpose()
         .context("--now")?;
     plan.queries = a.queries;
+    plan.skip_categories = a.skip_category.clone();
     plan.cache = match a.no_cache {
         true => None,
         false => a.cache.clone().or_else(EmbeddingCache::default_path),

@@ -2077,6 +2077,30 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
         (run["empty"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9,
         "{run}"
     );
+    // q-bread is marked no_relevant: it is not among the judged queries, and shares no word
+    // with any memory of its namespace, so it is answered with nothing.
+    assert_eq!(report["no_relevant"], 1);
+    assert_eq!(run["no_relevant_empty"], 1.0);
+    // A query counts for recall-any when one of its documents is returned; each has one.
+    assert_eq!(run["recall_any_10"], run["recall_all_10"]);
+    assert!((run["recall_any_10"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9);
+    // Without category 2 (q-pet, which full-text search cannot answer), every answer is
+    // useful.
+    let out = env.run(&[
+        "eval",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--as-recalled",
+        "--set",
+        "decay=off",
+        "--skip-category",
+        "2",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["queries"], 2);
+    assert_eq!(report["runs"][0]["success"], 1.0);
     let text = env.ok(&[
         "eval",
         "--dataset",
@@ -2128,6 +2152,7 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
         "k=60 decay=on",
         "k=60 decay=off",
         "Recall@10 by category",
+        "any@5   all@5",
     ] {
         assert!(text.contains(row), "{row} missing from\n{text}");
     }

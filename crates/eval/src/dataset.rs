@@ -74,6 +74,9 @@ pub struct EvalQuery {
     pub namespace: Option<String>,
     /// `metadata.category` as text (numbers are written out), if present.
     pub category: Option<String>,
+    /// `metadata.no_relevant`: the corpus holds nothing this query needs, so the right answer
+    /// is none.
+    pub no_relevant: bool,
 }
 
 /// Relevance judgments of a split: query id → judged documents.
@@ -90,6 +93,9 @@ pub struct Dataset {
     pub docs: Vec<Doc>,
     /// The queries with at least one relevant document in the split, in file order.
     pub queries: Vec<EvalQuery>,
+    /// The queries marked `metadata.no_relevant` (the corpus holds nothing they need), in
+    /// file order: as recalled, the right answer to each is none.
+    pub no_relevant: Vec<EvalQuery>,
     /// The split's judgments.
     pub qrels: Qrels,
 }
@@ -137,7 +143,9 @@ impl IdValue {
 impl Dataset {
     /// Reads `dir/corpus.jsonl`, `dir/queries.jsonl` and `dir/qrels/<split>.tsv`.
     ///
-    /// Only queries with a relevant document in the split are kept. A judgment may name a
+    /// Only queries with a relevant document in the split are kept among the
+    /// [`queries`](Dataset::queries); those marked `metadata.no_relevant` are kept apart. A
+    /// judgment may name a
     /// document the corpus lacks: it stays in the ideal ranking, as with pytrec_eval, so such
     /// queries can never score 1.
     ///
@@ -146,8 +154,8 @@ impl Dataset {
     /// [`ErrorKind::InvalidInput`](oro_mem_core::ErrorKind::InvalidInput) naming the file and
     /// line of anything malformed: a missing file, bad JSON, a missing `_id` or `text`, a
     /// `created_at` that is not RFC 3339, a duplicate id, a qrels line without three columns
-    /// or with a grade that is not a whole number, or a judged query missing from
-    /// `queries.jsonl`.
+    /// or with a grade that is not a whole number, a judged query missing from
+    /// `queries.jsonl`, or a query marked `no_relevant` that is judged relevant to a document.
     pub fn load(dir: impl AsRef<Path>, split: &str) -> Result<Dataset> {
         let dir = dir.as_ref();
         let docs = read_jsonl(&dir.join("corpus.jsonl"), |raw: RawDoc, at| {
@@ -179,16 +187,26 @@ impl Dataset {
                 d.id
             )));
         }
-        let all_queries = read_jsonl(&dir.join("queries.jsonl"), |raw: RawQuery, _| {
+        let all_queries = read_jsonl(&dir.join("queries.jsonl"), |raw: RawQuery, at| {
             let category = raw.metadata.get("category").map(|v| match v {
                 serde_json::Value::String(s) => s.clone(),
                 other => other.to_string(),
             });
+            let no_relevant = match raw.metadata.get("no_relevant") {
+                None | Some(serde_json::Value::Null) => false,
+                Some(serde_json::Value::Bool(b)) => *b,
+                Some(other) => {
+                    return Err(Error::invalid_input(format!(
+                        "{at}: metadata.no_relevant {other}: expected true or false"
+                    )))
+                }
+            };
             Ok(EvalQuery {
                 id: raw.id.into_string(),
                 text: raw.text,
                 namespace: raw.namespace,
                 category,
+                no_relevant,
             })
         })?;
         check_unique(
@@ -213,15 +231,23 @@ impl Dataset {
                 missing[0]
             )));
         }
-        let queries = all_queries
-            .into_iter()
-            .filter(|q| qrels.get(&q.id).is_some_and(|j| j.values().any(|&g| g > 0)))
-            .collect();
+        let judged = |q: &EvalQuery| qrels.get(&q.id).is_some_and(|j| j.values().any(|&g| g > 0));
+        if let Some(q) = all_queries.iter().find(|q| q.no_relevant && judged(q)) {
+            return Err(Error::invalid_input(format!(
+                "{}: query {:?} is judged relevant to a document, but queries.jsonl marks it \
+                 no_relevant",
+                qrels_path.display(),
+                q.id
+            )));
+        }
+        let (queries, rest): (Vec<EvalQuery>, Vec<EvalQuery>) =
+            all_queries.into_iter().partition(judged);
         Ok(Dataset {
             dir: dir.to_path_buf(),
             split: split.to_string(),
             docs,
             queries,
+            no_relevant: rest.into_iter().filter(|q| q.no_relevant).collect(),
             qrels,
         })
     }
@@ -329,6 +355,8 @@ mod tests {
                 r#"{"_id": "q2", "text": "unjudged"}"#,
                 "\n",
                 r#"{"_id": "q3", "text": "judged irrelevant only"}"#,
+                "\n",
+                r#"{"_id": "q4", "text": "nothing to find", "metadata": {"no_relevant": true}}"#,
             ),
             "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\tgone\t1\nq3\t2\t0\n",
         );
@@ -343,6 +371,10 @@ mod tests {
         assert_eq!(ids, ["q1"]);
         assert_eq!(d.queries[0].category.as_deref(), Some("2"));
         assert_eq!(d.qrels["q1"].len(), 2);
+        // Kept apart: a query marked as having nothing relevant (q2 and q3 are not marked).
+        let none: Vec<_> = d.no_relevant.iter().map(|q| q.id.as_str()).collect();
+        assert_eq!(none, ["q4"]);
+        assert!(d.no_relevant[0].no_relevant);
     }
 
     #[test]
@@ -393,6 +425,18 @@ mod tests {
                 ok_q,
                 "q1\td1\t1",
                 "neither title nor text",
+            ),
+            (
+                r#"{"_id": "d1", "text": "a"}"#.to_string(),
+                r#"{"_id": "q1", "text": "x", "metadata": {"no_relevant": "yes"}}"#,
+                "q1\td1\t1",
+                "queries.jsonl:1: metadata.no_relevant \"yes\": expected true or false",
+            ),
+            (
+                r#"{"_id": "d1", "text": "a"}"#.to_string(),
+                r#"{"_id": "q1", "text": "x", "metadata": {"no_relevant": true}}"#,
+                "q1\td1\t1",
+                "judged relevant to a document, but queries.jsonl marks it no_relevant",
             ),
         ];
         for (corpus, queries, qrels, expect) in cases {

@@ -63,13 +63,16 @@ impl Session {
         let mut out = Vec::new();
         for q in queries {
             let namespace = q.namespace.as_deref().filter(|_| judged);
-            let knows = judged
-                && dataset.qrels[&q.id].iter().any(|(doc, &g)| {
+            // A query marked no_relevant has no judgments.
+            let judgments = dataset.qrels.get(&q.id).filter(|_| judged);
+            let knows = judgments.is_some_and(|j| {
+                j.iter().any(|(doc, &g)| {
                     g > 0
                         && namespace_of
                             .get(doc.as_str())
                             .is_some_and(|&ns| namespace.is_none() || ns == namespace)
-                });
+                })
+            });
             let filter = Filter {
                 namespace: namespace.map(str::to_string),
                 ..Filter::default()
@@ -81,7 +84,7 @@ impl Session {
             for r in &answer.recall.results {
                 let doc = self.doc(dataset, r.memory.id);
                 let (group, relevant) = if judged {
-                    let relevant = dataset.qrels[&q.id].get(doc).is_some_and(|&g| g > 0);
+                    let relevant = judgments.and_then(|j| j.get(doc)).is_some_and(|&g| g > 0);
                     (group(dataset, q), relevant)
                 } else {
                     (unrelated_group(q), false)
@@ -201,8 +204,9 @@ fn source(q: &EvalQuery) -> &str {
 /// group `held`, in any dataset: a fold leaves out the stores derived from its conversation
 /// too, whichever file their examples were read from (`--fit-also`).
 fn same_source(example: &str, held: &str) -> bool {
+    // A group is `dataset/namespace`, and a namespace may hold slashes (`owner/repo`).
     fn namespace(group: &str) -> &str {
-        group.rsplit_once('/').map_or("", |(_, ns)| ns)
+        group.split_once('/').map_or("", |(_, ns)| ns)
     }
     let ns = namespace(held);
     !ns.is_empty() && namespace(example) == ns
@@ -343,6 +347,7 @@ mod tests {
             text: "what did Caroline research".into(),
             namespace: namespace.map(str::to_string),
             category: None,
+            no_relevant: false,
         };
         assert_eq!(unrelated_group(&query(None)), UNRELATED_GROUP);
         assert_eq!(

@@ -8,6 +8,8 @@
 //!   SciFact and LoCoMo, every relevant document gains 1.
 //! - Recall@k: relevant documents in the top k / relevant documents.
 //! - MRR@k: `1 / rank` of the first relevant document in the top k, 0 if there is none.
+//! - Recall-any@k and recall-all@k: 1 when any (all) of the relevant documents are in the top
+//!   k, else 0, as LongMemEval and LoCoMo retrieval results report them.
 //!
 //! A query with no relevant document scores 0 everywhere; callers leave such queries out of
 //! the means, as pytrec_eval does.
@@ -60,6 +62,37 @@ pub fn recall_at<S: AsRef<str>>(ranked: &[S], relevant: &Judged, k: usize) -> f6
     found as f64 / total as f64
 }
 
+/// Recall-any@k for one query: 1 when any of its relevant documents is in the top k, else 0.
+pub fn recall_any_at<S: AsRef<str>>(ranked: &[S], relevant: &Judged, k: usize) -> f64 {
+    let (found, total) = found_in_top(ranked, relevant, k);
+    if total > 0 && found > 0 {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// Recall-all@k for one query: 1 when all of its relevant documents are in the top k, else 0.
+pub fn recall_all_at<S: AsRef<str>>(ranked: &[S], relevant: &Judged, k: usize) -> f64 {
+    let (found, total) = found_in_top(ranked, relevant, k);
+    if total > 0 && found == total {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// The relevant documents in the top k of `ranked`, and all of them.
+fn found_in_top<S: AsRef<str>>(ranked: &[S], relevant: &Judged, k: usize) -> (usize, usize) {
+    let total = relevant.values().filter(|&&g| g > 0).count();
+    let found = ranked
+        .iter()
+        .take(k)
+        .filter(|id| grade(relevant, id.as_ref()) > 0)
+        .count();
+    (found, total)
+}
+
 /// MRR@k for one query: the reciprocal rank of the first relevant document in the top k.
 pub fn reciprocal_rank_at<S: AsRef<str>>(ranked: &[S], relevant: &Judged, k: usize) -> f64 {
     ranked
@@ -82,6 +115,14 @@ pub struct QueryScores {
     pub recall_100: f64,
     /// MRR@10.
     pub mrr_10: f64,
+    /// Recall-any@5: 1 when a relevant document is in the top 5.
+    pub recall_any_5: f64,
+    /// Recall-all@5: 1 when every relevant document is in the top 5.
+    pub recall_all_5: f64,
+    /// Recall-any@10.
+    pub recall_any_10: f64,
+    /// Recall-all@10.
+    pub recall_all_10: f64,
     /// Results returned (what `recall` and `inject` would show; 100 when ranking only).
     pub returned: f64,
     /// Relevant results among them.
@@ -106,6 +147,10 @@ impl QueryScores {
             recall_10: recall_at(ranked, relevant, 10),
             recall_100: recall_at(ranked, relevant, 100),
             mrr_10: reciprocal_rank_at(ranked, relevant, 10),
+            recall_any_5: recall_any_at(ranked, relevant, 5),
+            recall_all_5: recall_all_at(ranked, relevant, 5),
+            recall_any_10: recall_any_at(ranked, relevant, 10),
+            recall_all_10: recall_all_at(ranked, relevant, 10),
             returned: ranked.len() as f64,
             relevant_returned: hits as f64,
             empty: if ranked.is_empty() { 1.0 } else { 0.0 },
@@ -132,6 +177,10 @@ impl QueryScores {
             sum.recall_10 += s.recall_10;
             sum.recall_100 += s.recall_100;
             sum.mrr_10 += s.mrr_10;
+            sum.recall_any_5 += s.recall_any_5;
+            sum.recall_all_5 += s.recall_all_5;
+            sum.recall_any_10 += s.recall_any_10;
+            sum.recall_all_10 += s.recall_all_10;
             sum.returned += s.returned;
             sum.relevant_returned += s.relevant_returned;
             sum.empty += s.empty;
@@ -148,6 +197,10 @@ impl QueryScores {
             recall_10: sum.recall_10 / n,
             recall_100: sum.recall_100 / n,
             mrr_10: sum.mrr_10 / n,
+            recall_any_5: sum.recall_any_5 / n,
+            recall_all_5: sum.recall_all_5 / n,
+            recall_any_10: sum.recall_any_10 / n,
+            recall_all_10: sum.recall_all_10 / n,
             returned: sum.returned / n,
             relevant_returned: sum.relevant_returned / n,
             empty: sum.empty / n,
@@ -288,6 +341,21 @@ mod tests {
         assert!(close(recall_at(&ranked, &rel, 100), 1.0));
         assert!(close(reciprocal_rank_at(&ranked, &rel, 10), 1.0 / 3.0));
         assert_eq!(reciprocal_rank_at(&ranked, &rel, 2), 0.0);
+    }
+
+    #[test]
+    fn recall_any_and_all_count_a_query_once() {
+        let rel = judged(&[("a", 1), ("b", 2), ("n", 0)]);
+        let ranked = ["n", "b", "x", "a"];
+        // "b" is second: any from k = 2; "a" is fourth: all from k = 4.
+        let any: Vec<f64> = (1..=4).map(|k| recall_any_at(&ranked, &rel, k)).collect();
+        let all: Vec<f64> = (1..=4).map(|k| recall_all_at(&ranked, &rel, k)).collect();
+        assert_eq!(any, [0.0, 1.0, 1.0, 1.0]);
+        assert_eq!(all, [0.0, 0.0, 0.0, 1.0]);
+        // A query with nothing relevant counts for neither.
+        let none = judged(&[("n", 0)]);
+        assert_eq!(recall_all_at(&ranked, &none, 10), 0.0);
+        assert_eq!(recall_any_at(&ranked, &none, 10), 0.0);
     }
 
     #[test]

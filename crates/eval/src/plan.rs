@@ -16,7 +16,7 @@ use crate::fitting::{self, HeldOut};
 use crate::grid::{self, ranking_only, Axis, Setting, RANKED};
 use crate::metrics::QueryResult;
 use crate::report::{Chosen, OutOfSample, Report, Row};
-use crate::session::Session;
+use crate::session::{Scope, Session};
 use crate::tune::{best_run, leave_one_out, Metric};
 use crate::{Dataset, EvalQuery, Summary};
 
@@ -45,6 +45,9 @@ pub struct Plan {
     pub now: Option<Timestamp>,
     /// Only the first this many judged queries.
     pub queries: Option<usize>,
+    /// Leave out the queries of these categories (`metadata.category`; LoCoMo's 5, the
+    /// adversarial questions, to compare with published LoCoMo retrieval results).
+    pub skip_categories: Vec<String>,
     /// The embedding cache file; `None` embeds in memory and keeps nothing.
     pub cache: Option<PathBuf>,
     /// How each mode's best setting is also scored out of sample.
@@ -72,6 +75,7 @@ impl Plan {
             as_recalled: false,
             now: None,
             queries: None,
+            skip_categories: Vec::new(),
             cache: None,
             holdout: Holdout::None,
             metric: Metric::default(),
@@ -297,9 +301,20 @@ struct Inputs {
 
 impl Inputs {
     fn load(plan: &Plan, on: &mut dyn FnMut(Event)) -> Result<Inputs> {
-        let dataset = Dataset::load(&plan.dataset, &plan.split)?;
+        let load = |split: &str| -> Result<Dataset> {
+            let mut dataset = Dataset::load(&plan.dataset, split)?;
+            let kept = |q: &EvalQuery| {
+                q.category
+                    .as_ref()
+                    .is_none_or(|c| !plan.skip_categories.contains(c))
+            };
+            dataset.queries.retain(kept);
+            dataset.no_relevant.retain(kept);
+            Ok(dataset)
+        };
+        let dataset = load(&plan.split)?;
         let tuning = match &plan.holdout {
-            Holdout::Split(split) => Some(Dataset::load(&plan.dataset, split)?),
+            Holdout::Split(split) => Some(load(split)?),
             _ => None,
         };
         if let Some(t) = &tuning {
@@ -431,12 +446,27 @@ impl Evaluation<'_> {
             let results = self.session.evaluate(table, table_queries, setting)?;
             (results, None, setting.clone(), None)
         };
+        let fitted_on = examples.map(|e| (e.as_slice(), self.inputs.also.as_slice()));
         let unrelated_empty = match &self.inputs.unrelated {
-            Some(other) => {
-                let fitted_on = examples.map(|e| (e.as_slice(), self.inputs.also.as_slice()));
-                Some(self.session.unrelated_empty(other, &setting, fitted_on)?)
-            }
+            Some(other) => Some(self.session.empty_share(
+                other,
+                &other.queries,
+                Scope::WholeStore,
+                &setting,
+                fitted_on,
+            )?),
             None => None,
+        };
+        let dataset = &self.inputs.dataset;
+        let no_relevant_empty = match self.plan.as_recalled && !dataset.no_relevant.is_empty() {
+            true => Some(self.session.empty_share(
+                dataset,
+                &dataset.no_relevant,
+                Scope::OwnNamespace,
+                &setting,
+                fitted_on,
+            )?),
+            false => None,
         };
         let row = Row {
             label: setting.label(),
@@ -444,6 +474,7 @@ impl Evaluation<'_> {
             mode: setting.config.mode,
             summary: Summary::of(&results),
             unrelated_empty,
+            no_relevant_empty,
             fitted,
         };
         Ok((row, results))
@@ -570,6 +601,10 @@ impl Evaluation<'_> {
                 .unrelated
                 .as_ref()
                 .map(|u| (u.name(), u.queries.len())),
+            no_relevant: match self.plan.as_recalled {
+                true => dataset.no_relevant.len(),
+                false => 0,
+            },
             runs,
             out_of_sample,
         }

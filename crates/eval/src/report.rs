@@ -29,6 +29,10 @@ pub struct Report {
     /// The unrelated dataset and how many of its queries were asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unrelated: Option<(String, usize)>,
+    /// As recalled: how many queries were marked `no_relevant` (asked in their namespace,
+    /// whose right answer is none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub no_relevant: usize,
     /// One row per setting, in the grid's order.
     pub runs: Vec<Row>,
     /// Each mode's best setting chosen on other queries than those it is scored on.
@@ -51,6 +55,9 @@ pub struct Row {
     /// The share of the unrelated dataset's queries answered with nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unrelated_empty: Option<f64>,
+    /// As recalled: the share of the queries marked `no_relevant` answered with nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_relevant_empty: Option<f64>,
     /// When fitting: the relevance model and how the row was scored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fitted: Option<Fitted>,
@@ -81,15 +88,22 @@ pub struct Chosen {
     pub label: String,
 }
 
-/// The report as a table: one row per setting, then the models fitted, the unrelated queries
-/// answered with nothing and the out-of-sample scores when there are any, and Recall@10 by
-/// category if there are categories.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The report as a table: one row per setting, its any/all recall, then the models fitted,
+/// the unrelated queries and those with nothing relevant answered with nothing, and the
+/// out-of-sample scores when there are any, and Recall@10 by category if there are
+/// categories.
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let width = self.label_width();
         self.write_rows(f, width)?;
+        self.write_any_all(f, width)?;
         self.write_models(f)?;
         self.write_unrelated(f, width)?;
+        self.write_no_relevant(f, width)?;
         self.write_out_of_sample(f, width)?;
         self.write_categories(f, width)
     }
@@ -166,6 +180,25 @@ impl Report {
         Ok(())
     }
 
+    /// Each row's recall-any and recall-all at 5 and 10.
+    fn write_any_all(&self, f: &mut fmt::Formatter<'_>, width: usize) -> fmt::Result {
+        writeln!(
+            f,
+            "\nQueries with any / all of their relevant documents in the top k\n\
+             {:width$}  any@5   all@5   any@10  all@10",
+            "config"
+        )?;
+        for r in &self.runs {
+            let m = &r.summary.mean;
+            writeln!(
+                f,
+                "{:width$}  {:.4}  {:.4}  {:.4}  {:.4}",
+                r.label, m.recall_any_5, m.recall_all_5, m.recall_any_10, m.recall_all_10
+            )?;
+        }
+        Ok(())
+    }
+
     /// Each row's relevance model fitted on everything, as configuration sections.
     fn write_models(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Some(first) = self.runs.iter().find_map(|r| r.fitted.as_ref()) else {
@@ -209,6 +242,29 @@ impl Report {
         )?;
         for r in &self.runs {
             let share = r.unrelated_empty.unwrap_or_default();
+            writeln!(f, "{:width$}  {:.1}%", r.label, share * 100.0)?;
+        }
+        Ok(())
+    }
+
+    /// Each row's share of the queries with nothing relevant answered with nothing.
+    fn write_no_relevant(&self, f: &mut fmt::Formatter<'_>, width: usize) -> fmt::Result {
+        if self.no_relevant == 0 {
+            return Ok(());
+        }
+        let held_out = if self.runs.iter().any(|r| r.fitted.is_some()) {
+            ", those of a namespace by models fitted without it"
+        } else {
+            ""
+        };
+        writeln!(
+            f,
+            "\nQueries with nothing relevant ({}, in their namespace{held_out}) answered with \
+             nothing",
+            self.no_relevant
+        )?;
+        for r in &self.runs {
+            let share = r.no_relevant_empty.unwrap_or_default();
             writeln!(f, "{:width$}  {:.1}%", r.label, share * 100.0)?;
         }
         Ok(())

@@ -181,26 +181,26 @@ impl Session {
         Ok(out)
     }
 
-    /// The share of `other`'s queries that recall answers with nothing from the corpus,
-    /// searching the whole store (the queries' own namespaces belong to the other dataset).
-    /// With `fitted_on` (the examples `setting`'s models were fitted on, and the extra ones),
-    /// the queries of a namespace (a LoCoMo conversation) are asked with models fitted
-    /// without it: the fit may have included these very questions.
-    pub(crate) fn unrelated_empty(
+    /// The share of `queries` (of `dataset`) that recall answers with nothing, each asked
+    /// where `scope` says. With `fitted_on` (the examples `setting`'s models were fitted on,
+    /// and the extra ones), the queries of a namespace (a LoCoMo conversation, a repository)
+    /// are asked with models fitted without it: the fit may have included these very
+    /// questions.
+    pub(crate) fn empty_share(
         &mut self,
-        other: &Dataset,
+        dataset: &Dataset,
+        queries: &[EvalQuery],
+        scope: Scope,
         setting: &Setting,
         fitted_on: Option<(&[Example], &[Example])>,
     ) -> Result<f64> {
         // The group each query's models leave out (none: the models fitted on everything).
         let mut by_group: BTreeMap<Option<String>, Vec<&EvalQuery>> = BTreeMap::new();
-        for q in &other.queries {
+        for q in queries {
             let held =
-                (fitted_on.is_some() && q.namespace.is_some()).then(|| fitting::group(other, q));
+                (fitted_on.is_some() && q.namespace.is_some()).then(|| fitting::group(dataset, q));
             by_group.entry(held).or_default().push(q);
         }
-        let filter = Filter::default();
-        let now = self.now(None);
         let mut empty = 0usize;
         for (held, queries) in &by_group {
             let setting = match (fitted_on, held) {
@@ -212,20 +212,38 @@ impl Session {
             };
             let mut engine = self.engine.reconfigured(setting.config.clone())?;
             for q in queries {
-                let query = Query::new(&q.text, &filter).now(now);
+                let namespace = match scope {
+                    Scope::WholeStore => None,
+                    Scope::OwnNamespace => q.namespace.clone(),
+                };
+                let filter = Filter {
+                    namespace,
+                    ..Filter::default()
+                };
+                let query = Query::new(&q.text, &filter).now(self.now(filter.namespace.as_deref()));
+                let what = match scope {
+                    Scope::WholeStore => format!("unrelated query {}", q.id),
+                    Scope::OwnNamespace => format!("query {}", q.id),
+                };
                 let answer = engine
                     .recall(&mut self.store, &query, false)
-                    .map_err(|e| e.context(format!("unrelated query {}", q.id)))?;
-                answered_as_asked(
-                    &format!("unrelated query {}", q.id),
-                    setting.config.mode,
-                    &answer,
-                )?;
+                    .map_err(|e| e.context(&what))?;
+                answered_as_asked(&what, setting.config.mode, &answer)?;
                 empty += usize::from(answer.recall.results.is_empty());
             }
         }
-        Ok(empty as f64 / other.queries.len().max(1) as f64)
+        Ok(empty as f64 / queries.len().max(1) as f64)
     }
+}
+
+/// Where [`Session::empty_share`] asks its queries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Scope {
+    /// Over the whole store: another dataset's queries, whose namespaces are not the
+    /// corpus's.
+    WholeStore,
+    /// In the query's own namespace, as a judged query is asked.
+    OwnNamespace,
 }
 
 /// An error unless `answer` came from the mode `asked` for: a row is scored on the mode it
