@@ -176,7 +176,8 @@ rrf_k = 20.0            # the RRF constant k (fusion = "rrf")
 min_score = 0.005       # drop results below this final score (fused scoring, fts mode)
 hybrid_min_score = 0.01 # the same in hybrid mode (four lists give larger scores)
 simple_min_score = 0.05 # drop results below this final score (simple scoring)
-min_similarity = 0.3    # (hybrid, vector) a memory matching no query word needs this cosine
+min_similarity = 0.3    # (vector) a memory matching no query word needs this cosine
+hybrid_min_similarity = 0.1 # the same in hybrid mode, where the relevance estimate judges
 near_duplicate = 0.8    # skip a result whose words overlap a better one this much (Jaccard)
 min_confidence = 0.3    # memories less trusted than this are not recalled
 session_context = 0.2   # each neighbour in the result's session adds this x its score / distance

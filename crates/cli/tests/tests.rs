@@ -1630,10 +1630,17 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
         "{explained:#}"
     );
     assert_eq!(mcp_tool_text(&answers, 2).get("answerable"), None);
-    // Without the bar, it is recalled.
+    // A task unrelated to every memory injects nothing: hybrid mode's gate on cosine
+    // (`recall.hybrid_min_similarity`, 0.1) lets weak matches through, and the relevance
+    // estimate withholds them.
+    let out = env.run(&["inject", "--task", "Bake sourdough bread with rye flour"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    // Without the bar, and with hybrid mode's gate as high as vector mode's, it is recalled,
+    // and the gate alone keeps the others out.
     std::fs::write(
         env.dir.path().join(".oro").join("config.toml"),
-        "mode = \"hybrid\"\n[recall]\nmin_relevance = 0.0\n",
+        "mode = \"hybrid\"\n[recall]\nmin_relevance = 0.0\nhybrid_min_similarity = 0.3\n",
     )
     .unwrap();
     let out = env.run(&["recall", "database timeout", "--json", "--no-touch"]);
@@ -1674,7 +1681,7 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     let lists = vector["results"][0]["lists"].as_array().unwrap();
     assert!(lists.iter().all(|l| l["name"] != "bm25"), "{lists:?}");
 
-    // A task unrelated to every memory injects nothing in hybrid mode either.
+    // A task unrelated to every memory injects nothing by the gate alone either.
     let out = env.run(&["inject", "--task", "Bake sourdough bread with rye flour"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "");

@@ -141,6 +141,7 @@ impl Engine {
         let plans = Mode::ALL
             .into_iter()
             .map(|mode| {
+                let config = of_mode(&config, mode);
                 let mut sources = registry.make_sources(&config, mode)?;
                 sources.retain(|s| s.runs());
                 let signals: Vec<&str> = sources.iter().map(|s| s.name()).collect();
@@ -265,7 +266,7 @@ impl Engine {
     ) -> Result<Answer> {
         let (candidates, mode, mut warnings) = self.gather(store, query)?;
         let mut recall = self.pipeline(mode).recall(query, candidates)?;
-        let answered_by = answered_by(mode, &recall, self.config.recall.min_similarity);
+        let answered_by = answered_by(mode, &recall, min_similarity(&self.config, mode));
         if let Some(why) = answered_by.1 {
             warnings.push(why);
         }
@@ -443,6 +444,22 @@ impl Engine {
         }
         Ok(())
     }
+}
+
+/// The cosine a memory that matches none of the query's words needs in `mode`:
+/// `recall.hybrid_min_similarity` in hybrid mode, `recall.min_similarity` otherwise.
+fn min_similarity(config: &Config, mode: Mode) -> f64 {
+    match mode {
+        Mode::Hybrid => config.recall.hybrid_min_similarity,
+        _ => config.recall.min_similarity,
+    }
+}
+
+/// `config` as `mode` reads it: its gate ([`min_similarity`]) as `recall.min_similarity`.
+fn of_mode(config: &Config, mode: Mode) -> Config {
+    let mut config = config.clone();
+    config.recall.min_similarity = min_similarity(&config, mode);
+    config
 }
 
 /// The pipeline of `mode`: the registered rankers with a weight above 0 whose signal is among

@@ -27,6 +27,10 @@ pub struct Doc {
     /// session (the turns of a LoCoMo session share its date and time), in corpus order.
     /// Undated documents have none.
     pub session: Option<String>,
+    /// `tags`, as a memory's tags (an agent's store tags its memories).
+    pub tags: Vec<String>,
+    /// `type`, if the document names one (a memory type, or another kind such as `fact`).
+    pub kind: Option<String>,
 }
 
 impl Doc {
@@ -111,6 +115,10 @@ struct RawDoc {
     namespace: Option<String>,
     created_at: Option<String>,
     session: Option<String>,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -158,62 +166,8 @@ impl Dataset {
     /// `queries.jsonl`, or a query marked `no_relevant` that is judged relevant to a document.
     pub fn load(dir: impl AsRef<Path>, split: &str) -> Result<Dataset> {
         let dir = dir.as_ref();
-        let docs = read_jsonl(&dir.join("corpus.jsonl"), |raw: RawDoc, at| {
-            let created_at =
-                match raw.created_at {
-                    Some(t) => Some(t.parse::<Timestamp>().map_err(|e| {
-                        Error::invalid_input(format!("{at}: created_at {t:?}: {e}"))
-                    })?),
-                    None => None,
-                };
-            let session = raw.session.or_else(|| match (&raw.namespace, created_at) {
-                (Some(ns), Some(at)) => Some(format!("{ns} {at}")),
-                _ => None,
-            });
-            Ok(Doc {
-                id: raw.id.into_string(),
-                title: raw.title,
-                text: raw.text,
-                namespace: raw.namespace,
-                created_at,
-                session,
-            })
-        })?;
-        check_unique(dir, "corpus.jsonl", docs.iter().map(|d| d.id.as_str()))?;
-        if let Some(d) = docs.iter().find(|d| d.content().trim().is_empty()) {
-            return Err(Error::invalid_input(format!(
-                "{}: document {:?} has neither title nor text",
-                dir.join("corpus.jsonl").display(),
-                d.id
-            )));
-        }
-        let all_queries = read_jsonl(&dir.join("queries.jsonl"), |raw: RawQuery, at| {
-            let category = raw.metadata.get("category").map(|v| match v {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            });
-            let no_relevant = match raw.metadata.get("no_relevant") {
-                None | Some(serde_json::Value::Null) => false,
-                Some(serde_json::Value::Bool(b)) => *b,
-                Some(other) => {
-                    return Err(Error::invalid_input(format!(
-                        "{at}: metadata.no_relevant {other}: expected true or false"
-                    )))
-                }
-            };
-            Ok(EvalQuery {
-                id: raw.id.into_string(),
-                text: raw.text,
-                namespace: raw.namespace,
-                category,
-                no_relevant,
-            })
-        })?;
-        check_unique(
-            dir,
-            "queries.jsonl",
-            all_queries.iter().map(|q| q.id.as_str()),
-        )?;
+        let docs = read_corpus(dir)?;
+        let all_queries = read_queries(dir)?;
         let qrels_path = dir.join("qrels").join(format!("{split}.tsv"));
         let qrels = read_qrels(&qrels_path)?;
         let known: std::collections::HashSet<&str> =
@@ -259,6 +213,74 @@ impl Dataset {
             |n| n.to_string_lossy().into_owned(),
         )
     }
+}
+
+/// Reads `dir/corpus.jsonl`: every document, with a unique id and a title or a text.
+fn read_corpus(dir: &Path) -> Result<Vec<Doc>> {
+    let docs = read_jsonl(&dir.join("corpus.jsonl"), |raw: RawDoc, at| {
+        let created_at = match raw.created_at {
+            Some(t) => Some(
+                t.parse::<Timestamp>()
+                    .map_err(|e| Error::invalid_input(format!("{at}: created_at {t:?}: {e}")))?,
+            ),
+            None => None,
+        };
+        let session = raw.session.or_else(|| match (&raw.namespace, created_at) {
+            (Some(ns), Some(at)) => Some(format!("{ns} {at}")),
+            _ => None,
+        });
+        Ok(Doc {
+            id: raw.id.into_string(),
+            title: raw.title,
+            text: raw.text,
+            namespace: raw.namespace,
+            created_at,
+            session,
+            tags: raw.tags,
+            kind: raw.kind,
+        })
+    })?;
+    check_unique(dir, "corpus.jsonl", docs.iter().map(|d| d.id.as_str()))?;
+    if let Some(d) = docs.iter().find(|d| d.content().trim().is_empty()) {
+        return Err(Error::invalid_input(format!(
+            "{}: document {:?} has neither title nor text",
+            dir.join("corpus.jsonl").display(),
+            d.id
+        )));
+    }
+    Ok(docs)
+}
+
+/// Reads `dir/queries.jsonl`: every query, with a unique id.
+fn read_queries(dir: &Path) -> Result<Vec<EvalQuery>> {
+    let all_queries = read_jsonl(&dir.join("queries.jsonl"), |raw: RawQuery, at| {
+        let category = raw.metadata.get("category").map(|v| match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        });
+        let no_relevant = match raw.metadata.get("no_relevant") {
+            None | Some(serde_json::Value::Null) => false,
+            Some(serde_json::Value::Bool(b)) => *b,
+            Some(other) => {
+                return Err(Error::invalid_input(format!(
+                    "{at}: metadata.no_relevant {other}: expected true or false"
+                )))
+            }
+        };
+        Ok(EvalQuery {
+            id: raw.id.into_string(),
+            text: raw.text,
+            namespace: raw.namespace,
+            category,
+            no_relevant,
+        })
+    })?;
+    check_unique(
+        dir,
+        "queries.jsonl",
+        all_queries.iter().map(|q| q.id.as_str()),
+    )?;
+    Ok(all_queries)
 }
 
 fn read_file(path: &Path) -> Result<String> {

@@ -60,9 +60,12 @@ impl Session {
                     }
                     // A title is the memory's summary, searched with its own weight
                     // (text::LEXICAL_FIELDS).
-                    let mut m = NewMemory::new(d.body(), MemoryType::Lesson)
+                    // A kind that is not one of oro-mem's types (`fact`) is a lesson.
+                    let kind = d.kind.as_deref().and_then(|k| k.parse().ok());
+                    let mut m = NewMemory::new(d.body(), kind.unwrap_or(MemoryType::Lesson))
                         .source(Source::Import)
-                        .created_at(at);
+                        .created_at(at)
+                        .tags(d.tags.iter().cloned());
                     m.summary = d.summary().map(str::to_string);
                     if let Some(ns) = &d.namespace {
                         m = m.namespace(ns.clone());

@@ -241,6 +241,12 @@ pub const KEYS: &[Key] = &[
         |c, v| c.recall.min_similarity = v,
     ),
     number(
+        "recall.hybrid_min_similarity",
+        Domain::Unit,
+        |c| c.recall.hybrid_min_similarity,
+        |c, v| c.recall.hybrid_min_similarity = v,
+    ),
+    number(
         "recall.near_duplicate",
         Domain::Threshold,
         |c| c.recall.near_duplicate,
