@@ -493,6 +493,11 @@ impl Evaluation<'_> {
         }
         let (table, table_queries) = self.inputs.table(self.plan);
         let mut examples = self.session.collect(table, true, table_queries, setting)?;
+        // Queries with nothing to find are what an answerable model learns to abstain on.
+        examples.extend(
+            self.session
+                .collect(table, true, &table.no_relevant, setting)?,
+        );
         if let Some(other) = &self.inputs.fit_unrelated {
             examples.extend(
                 self.session

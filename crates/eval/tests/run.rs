@@ -71,3 +71,54 @@ fn a_plan_that_cannot_hold_is_refused_before_anything_is_imported() {
     assert!(err.to_string().starts_with("--set depth=0:"), "{err}");
     assert!(events.is_empty(), "{events:?}");
 }
+
+#[test]
+fn queries_with_nothing_relevant_are_fitted_on_and_counted_when_they_get_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(data.join("qrels")).unwrap();
+    let lines = |rows: &[&str]| rows.join("\n");
+    std::fs::write(
+        data.join("corpus.jsonl"),
+        lines(&[
+            r#"{"_id": "wal", "text": "Enable WAL journal mode so readers never block the writer.", "namespace": "a", "tags": ["sqlite"], "type": "gotcha"}"#,
+            r#"{"_id": "cargo", "text": "cargo build caches compiled dependencies in the target directory.", "namespace": "a", "type": "fact"}"#,
+        ]),
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("queries.jsonl"),
+        lines(&[
+            r#"{"_id": "q-wal", "text": "which journal mode keeps readers from blocking?", "namespace": "a"}"#,
+            r#"{"_id": "q-publish", "text": "does cargo publish need a token?", "namespace": "a", "metadata": {"no_relevant": true}}"#,
+            r#"{"_id": "q-bread", "text": "how long should sourdough proof?", "namespace": "a", "metadata": {"no_relevant": true}}"#,
+        ]),
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("qrels/test.tsv"),
+        "query-id\tcorpus-id\tscore\nq-wal\twal\t1\n",
+    )
+    .unwrap();
+    let features = dir.path().join("features.jsonl");
+    let mut plan = Plan::new(&data, "test");
+    plan.as_recalled = true;
+    plan.fit = Some(Fit {
+        features: Some(features.clone()),
+        ..Fit::default()
+    });
+    let report = run(&plan, Config::default(), store(), &mut |_| {}).unwrap();
+    assert_eq!((report.queries, report.no_relevant), (1, 2));
+    // q-bread shares no word with the store: answered with nothing, whatever the model.
+    let share = report.runs[0].no_relevant_empty.unwrap();
+    assert!(share >= 0.5, "{share}");
+    // q-publish finds the cargo memory: an example that is neither relevant nor answerable.
+    let examples = oro_mem_eval::read_examples(&features).unwrap();
+    let publish: Vec<_> = examples.iter().filter(|e| e.query == "q-publish").collect();
+    assert_eq!(publish.len(), 1, "{examples:?}");
+    assert_eq!(publish[0].doc.as_deref(), Some("cargo"));
+    assert!(!publish[0].relevant);
+    assert_eq!(publish[0].answerable, Some(false));
+    let wal = examples.iter().find(|e| e.query == "q-wal").unwrap();
+    assert!(wal.relevant && wal.answerable == Some(true), "{wal:?}");
+}
