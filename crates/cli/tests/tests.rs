@@ -1441,11 +1441,12 @@ fn stats_reports_counts() {
 fn fixture_cases() -> Vec<(PathBuf, RecallCase)> {
     let cases = recall_cases(&recall_fixture_dir());
     assert!(cases.len() >= 5);
-    // Every case holds in FTS mode, the mode these tests run.
-    assert!(cases
-        .iter()
-        .all(|(_, c)| !c.known_failures.contains(&oro_mem_core::Mode::Fts)));
+    // The cases about FTS mode, the mode these tests run (a paraphrase that shares no word
+    // with its memory is about hybrid mode).
     cases
+        .into_iter()
+        .filter(|(_, c)| c.modes.contains(&oro_mem_core::Mode::Fts))
+        .collect()
 }
 
 #[test]
@@ -1485,6 +1486,11 @@ fn fixtures_pass_in_fts_mode_and_simple_scoring() {
         )
         .unwrap();
         for scoring in ["fused", "simple"] {
+            // What FTS mode gets wrong with the shipped relevance bar, the engine's fixture
+            // test holds to failing; simple scoring has no such bar.
+            if scoring == "fused" && case.known_failures.contains(&oro_mem_core::Mode::Fts) {
+                continue;
+            }
             let v = env.recall_json(&[
                 case.query.as_str(),
                 "--mode",
@@ -1495,7 +1501,7 @@ fn fixtures_pass_in_fts_mode_and_simple_scoring() {
             ]);
             let ids = result_ids(&v);
             assert!(
-                ids.starts_with(&case.expected_top),
+                case.holds(&ids),
                 "{} ({scoring}): {} — got {ids:?}",
                 path.display(),
                 case.description
@@ -1526,7 +1532,7 @@ fn fixtures_pass_with_the_in_memory_bm25_index() {
             .map(|h| h.id)
             .collect();
         assert!(
-            ids.starts_with(&case.expected_top),
+            case.holds(&ids),
             "{}: {} — got {ids:?}",
             path.display(),
             case.description

@@ -15,12 +15,35 @@ pub struct RecallCase {
     pub query: String,
     /// The ids (the memories' positions from 1, as stored in order) the results start with.
     pub expected_top: Vec<i64>,
+    /// True when the results are `expected_top` and nothing more: with `expected_top = []`,
+    /// nothing is recalled.
+    #[serde(default)]
+    pub only: bool,
+    /// The modes the case is about, recalled with the shipped defaults (default: `fts` and
+    /// `hybrid`; a paraphrase that shares no word with its memory is about `hybrid` alone).
+    #[serde(default = "lexical_modes")]
+    pub modes: Vec<oro_mem_core::Mode>,
     /// Modes known to get this case wrong (the file says why): a test should check that they
     /// still do, so the list cannot go stale.
     #[serde(default)]
     pub known_failures: Vec<oro_mem_core::Mode>,
     /// The memories to store, in order.
     pub memories: Vec<FixtureMemory>,
+}
+
+impl RecallCase {
+    /// True when `ids`, the results in order, are what the case expects.
+    pub fn holds(&self, ids: &[i64]) -> bool {
+        if self.only {
+            ids == self.expected_top
+        } else {
+            ids.starts_with(&self.expected_top)
+        }
+    }
+}
+
+fn lexical_modes() -> Vec<oro_mem_core::Mode> {
+    vec![oro_mem_core::Mode::Fts, oro_mem_core::Mode::Hybrid]
 }
 
 /// A memory of a [`RecallCase`].
