@@ -287,8 +287,19 @@ impl Report {
                 "{label:width$}  {}",
                 metrics(&o.summary, self.as_recalled)
             )?;
-            for c in &o.chosen {
-                writeln!(f, "    {}: {}", c.held_out, c.label)?;
+            // One line for a setting chosen for every held-out part (a mode with one setting
+            // in the grid, say), else one per part.
+            match o.chosen.split_first() {
+                Some((first, rest))
+                    if o.chosen.len() > 1 && rest.iter().all(|c| c.label == first.label) =>
+                {
+                    writeln!(f, "    each of {}: {}", o.chosen.len(), first.label)?;
+                }
+                _ => {
+                    for c in &o.chosen {
+                        writeln!(f, "    {}: {}", c.held_out, c.label)?;
+                    }
+                }
             }
         }
         Ok(())
