@@ -70,6 +70,13 @@ impl Env {
             .unwrap()
     }
 
+    fn eval_json(&self, args: &[&str]) -> serde_json::Value {
+        let mut all = vec!["eval"];
+        all.extend_from_slice(args);
+        all.push("--json");
+        serde_json::from_str(&self.ok(&all)).unwrap()
+    }
+
     fn recall_json(&self, args: &[&str]) -> serde_json::Value {
         let mut all = vec!["recall"];
         all.extend_from_slice(args);
@@ -2037,16 +2044,7 @@ fn fixture(name: &str) -> PathBuf {
 fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
     let env = Env::new();
     let dataset = fixture("eval-mini");
-    let out = env.run(&[
-        "eval",
-        "--dataset",
-        dataset.to_str().unwrap(),
-        "--set",
-        "decay=off",
-        "--json",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = env.eval_json(&["--dataset", dataset.to_str().unwrap(), "--set", "decay=off"]);
     // The unjudged query is left out.
     assert_eq!(report["queries"], 3);
     assert_eq!(report["documents"], 6);
@@ -2069,17 +2067,13 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
     // is not its answer and holds one of its four terms, none of the others held by any
     // candidate: the store is estimated not to know, and it gets nothing. So one result for
     // each of two queries, both relevant, and one empty answer.
-    let out = env.run(&[
-        "eval",
+    let report = env.eval_json(&[
         "--dataset",
         dataset.to_str().unwrap(),
         "--as-recalled",
         "--set",
         "decay=off",
-        "--json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["as_recalled"], true);
     let run = &report["runs"][0];
     for metric in ["returned", "relevant_returned", "success"] {
@@ -2099,8 +2093,7 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
     assert!((run["recall_any_10"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9);
     // Without category 2 (q-pet, which full-text search cannot answer), every answer is
     // useful.
-    let out = env.run(&[
-        "eval",
+    let report = env.eval_json(&[
         "--dataset",
         dataset.to_str().unwrap(),
         "--as-recalled",
@@ -2108,10 +2101,7 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
         "decay=off",
         "--skip-category",
         "2",
-        "--json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["queries"], 2);
     assert_eq!(report["runs"][0]["success"], 1.0);
     let text = env.ok(&[
@@ -2135,18 +2125,14 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
     assert!(!out.status.success(), "--depth is for ranking only");
 
     // --set depth overrides --depth.
-    let out = env.run(&[
-        "eval",
+    let report = env.eval_json(&[
         "--dataset",
         dataset.to_str().unwrap(),
         "--depth",
         "30",
         "--set",
         "depth=7",
-        "--json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["depth"], 7);
 
     // The text table has a row per configuration and the category table.
@@ -2185,8 +2171,7 @@ fn eval_fits_a_relevance_model_and_scores_it_on_held_out_namespaces() {
     let env = Env::new();
     let dataset = fixture("eval-mini");
     let features = env.dir.path().join("examples.jsonl");
-    let out = env.run(&[
-        "eval",
+    let report = env.eval_json(&[
         "--dataset",
         dataset.to_str().unwrap(),
         "--as-recalled",
@@ -2198,10 +2183,7 @@ fn eval_fits_a_relevance_model_and_scores_it_on_held_out_namespaces() {
         "query_terms",
         "--features",
         features.to_str().unwrap(),
-        "--json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let run = &report["runs"][0];
     assert_eq!(
         run["queries"], 3,
@@ -2250,17 +2232,7 @@ fn eval_scores_settings_out_of_sample() {
     let d = dataset.to_str().unwrap();
     // Leave one conversation (namespace) out: each of a and b is scored by the setting best
     // on the other. With one setting per mode, that is the in-sample figure, each query once.
-    let out = env.run(&[
-        "eval",
-        "--dataset",
-        d,
-        "--set",
-        "decay=off",
-        "--cross-validate",
-        "--json",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = env.eval_json(&["--dataset", d, "--set", "decay=off", "--cross-validate"]);
     let oos = report["out_of_sample"].as_array().unwrap();
     assert_eq!(oos.len(), 1);
     assert_eq!(oos[0]["mode"], "fts");
@@ -2304,18 +2276,7 @@ fn eval_scores_settings_out_of_sample() {
     );
 
     // Train -> test: the table shows the tuning split, the out-of-sample row the split asked.
-    let out = env.run(&[
-        "eval",
-        "--dataset",
-        d,
-        "--grid",
-        "k=20,60",
-        "--tune-on",
-        "test",
-        "--json",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = env.eval_json(&["--dataset", d, "--grid", "k=20,60", "--tune-on", "test"]);
     let oos = &report["out_of_sample"][0];
     assert_eq!(oos["method"], "chosen on test");
     assert_eq!(
@@ -2364,17 +2325,13 @@ fn eval_counts_unrelated_queries_answered_with_nothing() {
         "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td1\t1\n",
     )
     .unwrap();
-    let out = env.run(&[
-        "eval",
+    let report = env.eval_json(&[
         "--dataset",
         dataset.to_str().unwrap(),
         "--as-recalled",
         "--unrelated",
         other.to_str().unwrap(),
-        "--json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["unrelated"][1], 2);
     assert_eq!(report["runs"][0]["unrelated_empty"], 0.5);
     // Fitted on as unrelated: each question's candidates, none relevant, none answerable;
