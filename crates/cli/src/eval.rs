@@ -47,9 +47,10 @@ fn plan(a: &EvalArgs) -> Result<Plan> {
         .context("--now")?;
     plan.queries = a.queries;
     plan.skip_categories = a.skip_category.clone();
-    plan.cache = match a.no_cache {
-        true => None,
-        false => a.cache.clone().or_else(EmbeddingCache::default_path),
+    plan.cache = if a.no_cache {
+        None
+    } else {
+        a.cache.clone().or_else(EmbeddingCache::default_path)
     };
     plan.holdout = match (&a.tune_on, a.cross_validate) {
         (Some(split), _) => Holdout::Split(split.clone()),

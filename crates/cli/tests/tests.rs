@@ -2067,13 +2067,14 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
     // is not its answer and holds one of its four terms, none of the others held by any
     // candidate: the store is estimated not to know, and it gets nothing. So one result for
     // each of two queries, both relevant, and one empty answer.
-    let report = env.eval_json(&[
+    let as_recalled = [
         "--dataset",
         dataset.to_str().unwrap(),
         "--as-recalled",
         "--set",
         "decay=off",
-    ]);
+    ];
+    let report = env.eval_json(&as_recalled);
     assert_eq!(report["as_recalled"], true);
     let run = &report["runs"][0];
     for metric in ["returned", "relevant_returned", "success"] {
@@ -2093,15 +2094,7 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
     assert!((run["recall_any_10"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9);
     // Without category 2 (q-pet, which full-text search cannot answer), every answer is
     // useful.
-    let report = env.eval_json(&[
-        "--dataset",
-        dataset.to_str().unwrap(),
-        "--as-recalled",
-        "--set",
-        "decay=off",
-        "--skip-category",
-        "2",
-    ]);
+    let report = env.eval_json(&[&as_recalled[..], &["--skip-category", "2"]].concat());
     assert_eq!(report["queries"], 2);
     assert_eq!(report["runs"][0]["success"], 1.0);
     let text = env.ok(&[

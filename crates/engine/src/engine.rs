@@ -455,9 +455,14 @@ fn min_similarity(config: &Config, mode: Mode) -> f64 {
     }
 }
 
-/// `config` as `mode` reads it: its gate ([`min_similarity`]) as `recall.min_similarity`.
+/// `config` as `mode` reads it: the mode's minimum score (`recall.hybrid_min_score` where
+/// vectors are fused: their lists give larger scores) as `recall.min_score`, and its gate
+/// ([`min_similarity`]) as `recall.min_similarity`.
 fn of_mode(config: &Config, mode: Mode) -> Config {
     let mut config = config.clone();
+    if mode.uses_vectors() {
+        config.recall.min_score = config.recall.hybrid_min_score;
+    }
     config.recall.min_similarity = min_similarity(&config, mode);
     config
 }
@@ -472,9 +477,6 @@ fn pipeline_for(
     signals: &[&str],
 ) -> Result<Pipeline> {
     let mut r = config.recall.clone();
-    if mode.uses_vectors() {
-        r.min_score = r.hybrid_min_score;
-    }
     let (fuser, rankers): (Box<dyn Fuser>, Vec<Weighted>) = match r.scoring {
         Scoring::Fused => (registry.make_fuser(&r)?, registry.make_rankers(config)?),
         Scoring::Simple => {

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
 use oro_mem_core::calibration::{Calibration, COVERAGE_BEST, INTERCEPT, MEMORIES, TERMS_FOUND};
-use oro_mem_core::{Config, Error, ErrorKind, Filter, Query, Result};
+use oro_mem_core::{Config, Error, ErrorKind, Result};
 use serde::Serialize;
 
 use crate::calibration::{fit, fit_answerable, log_loss, Example, UNRELATED_GROUP};
@@ -73,14 +73,7 @@ impl Session {
                             .is_some_and(|&ns| namespace.is_none() || ns == namespace)
                 })
             });
-            let filter = Filter {
-                namespace: namespace.map(str::to_string),
-                ..Filter::default()
-            };
-            let query = Query::new(&q.text, &filter).now(self.now(namespace));
-            let answer = engine
-                .recall(&mut self.store, &query, false)
-                .map_err(|e| e.context(format!("query {}", q.id)))?;
+            let answer = self.ask(&mut engine, &format!("query {}", q.id), &q.text, namespace)?;
             for r in &answer.recall.results {
                 let doc = self.doc(dataset, r.memory.id);
                 let (group, relevant) = if judged {

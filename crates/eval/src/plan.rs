@@ -437,8 +437,8 @@ impl Evaluation<'_> {
                 (examples, &self.inputs.also),
                 held_out,
             )?;
-            // The rest of the row (the unrelated queries) uses the model fitted on
-            // everything, but for queries of a namespace (see `Session::unrelated_empty`).
+            // The rest of the row (the shares answered with nothing) uses the model fitted on
+            // everything, but for queries of a namespace (see `Session::empty_share`).
             let setting = fitting::calibrated(setting, &fitted.calibration, &fitted.answerable);
             (results, Some(fitted), setting, Some(examples))
         } else {
@@ -458,15 +458,16 @@ impl Evaluation<'_> {
             None => None,
         };
         let dataset = &self.inputs.dataset;
-        let no_relevant_empty = match self.plan.as_recalled && !dataset.no_relevant.is_empty() {
-            true => Some(self.session.empty_share(
+        let no_relevant_empty = if self.plan.as_recalled && !dataset.no_relevant.is_empty() {
+            Some(self.session.empty_share(
                 dataset,
                 &dataset.no_relevant,
                 Scope::OwnNamespace,
                 &setting,
                 fitted_on,
-            )?),
-            false => None,
+            )?)
+        } else {
+            None
         };
         let row = Row {
             label: setting.label(),
@@ -606,9 +607,10 @@ impl Evaluation<'_> {
                 .unrelated
                 .as_ref()
                 .map(|u| (u.name(), u.queries.len())),
-            no_relevant: match self.plan.as_recalled {
-                true => dataset.no_relevant.len(),
-                false => 0,
+            no_relevant: if self.plan.as_recalled {
+                dataset.no_relevant.len()
+            } else {
+                0
             },
             runs,
             out_of_sample,

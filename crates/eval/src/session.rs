@@ -136,6 +136,25 @@ impl Session {
         &dataset.docs[self.doc_of[&id]].id
     }
 
+    /// Asks `text` of the memories of `namespace` (`None`: the whole store) with `engine`,
+    /// at the namespace's "now"; an error says it was `what`.
+    pub(crate) fn ask(
+        &mut self,
+        engine: &mut Engine,
+        what: &str,
+        text: &str,
+        namespace: Option<&str>,
+    ) -> Result<Answer> {
+        let filter = Filter {
+            namespace: namespace.map(str::to_string),
+            ..Filter::default()
+        };
+        let query = Query::new(text, &filter).now(self.now(namespace));
+        engine
+            .recall(&mut self.store, &query, false)
+            .map_err(|e| e.context(what))
+    }
+
     /// Asks `queries` of `dataset` (the corpus's, or another split of it) with `setting`'s
     /// configuration, each in its namespace, and scores each answer by the qrels.
     pub(crate) fn evaluate(
@@ -150,18 +169,11 @@ impl Session {
             .map_err(|e| e.context(setting.label()))?;
         let mut out = Vec::with_capacity(queries.len());
         for q in queries {
-            let filter = Filter {
-                namespace: q.namespace.clone(),
-                ..Filter::default()
-            };
-            let now = self.now(q.namespace.as_deref());
+            let what = format!("query {}", q.id);
             let started = Instant::now();
-            let query = Query::new(&q.text, &filter).now(now);
-            let answer = engine
-                .recall(&mut self.store, &query, false)
-                .map_err(|e| e.context(format!("query {}", q.id)))?;
+            let answer = self.ask(&mut engine, &what, &q.text, q.namespace.as_deref())?;
             let latency_ms = started.elapsed().as_secs_f64() * 1e3;
-            answered_as_asked(&format!("query {}", q.id), setting.config.mode, &answer)?;
+            answered_as_asked(&what, setting.config.mode, &answer)?;
             for w in answer.recall.warnings {
                 if !self.warnings.contains(&w) {
                     self.warnings.push(w);
@@ -215,22 +227,11 @@ impl Session {
             };
             let mut engine = self.engine.reconfigured(setting.config.clone())?;
             for q in queries {
-                let namespace = match scope {
-                    Scope::WholeStore => None,
-                    Scope::OwnNamespace => q.namespace.clone(),
+                let (what, namespace) = match scope {
+                    Scope::WholeStore => (format!("unrelated query {}", q.id), None),
+                    Scope::OwnNamespace => (format!("query {}", q.id), q.namespace.as_deref()),
                 };
-                let filter = Filter {
-                    namespace,
-                    ..Filter::default()
-                };
-                let query = Query::new(&q.text, &filter).now(self.now(filter.namespace.as_deref()));
-                let what = match scope {
-                    Scope::WholeStore => format!("unrelated query {}", q.id),
-                    Scope::OwnNamespace => format!("query {}", q.id),
-                };
-                let answer = engine
-                    .recall(&mut self.store, &query, false)
-                    .map_err(|e| e.context(&what))?;
+                let answer = self.ask(&mut engine, &what, &q.text, namespace)?;
                 answered_as_asked(&what, setting.config.mode, &answer)?;
                 empty += usize::from(answer.recall.results.is_empty());
             }
