@@ -86,7 +86,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use memory::{Memory, MemoryId, MemoryType, NewMemory, Source, Status};
 pub use query::{Filter, MetaCondition, MetaOp, Near, Query, MAX_FILTER_VALUES};
 pub use rank::{Fuser, Ranker, Weighted};
-pub use ranking::{Candidate, Candidates, Hit, Neighbour, Ranking, Signal};
+pub use ranking::{Candidate, CandidateTerms, Candidates, Hit, Neighbour, Ranking, Signal};
 pub use store::{
     CandidateSearch, Embedding, ListOrder, MemoryRead, MemoryWrite, ToEmbed, WriteOutcome,
 };

@@ -1,6 +1,9 @@
 //! Candidates going into rankers and the rankings coming out.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
+
+use oro_mem_text::{Held, QueryTerms};
 
 use crate::memory::{Memory, MemoryId};
 
@@ -93,6 +96,51 @@ pub struct Candidates {
     signals: Vec<(String, Signal)>,
     neighbours: HashMap<MemoryId, Vec<(MemoryId, u32)>>,
     searched: Option<u64>,
+    terms: TermsRead,
+}
+
+/// What each candidate holds of a query's terms ([`Candidates::terms`]): each memory's text
+/// read once for the query, for every ranker and feature that reads it.
+#[derive(Debug)]
+pub struct CandidateTerms {
+    query: String,
+    terms: usize,
+    word_terms: usize,
+    held: HashMap<MemoryId, Held>,
+}
+
+impl CandidateTerms {
+    /// How many terms the query has ([`QueryTerms::len`]).
+    pub fn len(&self) -> usize {
+        self.terms
+    }
+
+    /// True when the query has no terms.
+    pub fn is_empty(&self) -> bool {
+        self.terms == 0
+    }
+
+    /// How many of the query's terms are words ([`QueryTerms::word_terms`]).
+    pub fn word_terms(&self) -> usize {
+        self.word_terms
+    }
+
+    /// What candidate `id` holds of the query's terms (none for an id that is not a
+    /// candidate).
+    pub fn of(&self, id: MemoryId) -> Option<&Held> {
+        self.held.get(&id)
+    }
+}
+
+/// The last [`CandidateTerms`] read, kept while the candidates do not change. A cache: it
+/// takes no part in comparing candidates.
+#[derive(Clone, Debug, Default)]
+struct TermsRead(OnceLock<Arc<CandidateTerms>>);
+
+impl PartialEq for TermsRead {
+    fn eq(&self, _: &TermsRead) -> bool {
+        true
+    }
 }
 
 impl Candidates {
@@ -104,7 +152,32 @@ impl Candidates {
             signals: Vec::new(),
             neighbours: HashMap::new(),
             searched: None,
+            terms: TermsRead::default(),
         }
+    }
+
+    /// What each candidate holds of the terms of `query` (the searched text of its memory:
+    /// [`Memory::searched_text`]), each memory read once: the first call for a query reads
+    /// them, later ones share what it read until the candidates change.
+    pub fn terms(&self, query: &str) -> Arc<CandidateTerms> {
+        if let Some(read) = self.terms.0.get().filter(|t| t.query == query) {
+            return Arc::clone(read);
+        }
+        let terms = QueryTerms::new(query);
+        let read = Arc::new(CandidateTerms {
+            query: query.to_string(),
+            terms: terms.len(),
+            word_terms: terms.word_terms(),
+            held: self
+                .items
+                .iter()
+                .map(|c| (c.id(), terms.read(&c.memory.searched_text())))
+                .collect(),
+        });
+        // Another query's terms stay: a caller asking of two queries in turn reads each
+        // time, which is no worse than without the cache.
+        let _ = self.terms.0.set(Arc::clone(&read));
+        read
     }
 
     /// Records how many memories the query searched (the active memories its filter admits,
@@ -221,8 +294,10 @@ impl Candidates {
         self.items.retain(keep);
     }
 
-    /// Mutable access to the candidates. Do not change ids.
+    /// Mutable access to the candidates. Do not change ids. Forgets what was read of their
+    /// terms ([`Candidates::terms`]), since their texts may change.
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Candidate> {
+        self.terms = TermsRead::default();
         self.items.iter_mut()
     }
 
@@ -410,6 +485,29 @@ mod tests {
         assert_eq!(c.signal("lexical").unwrap().get(1), Some(1.0));
         assert!(!c.signal("lexical").unwrap().unjudged(1));
         assert_eq!(c.unscore("nonexistent", |_| true), 0);
+    }
+
+    #[test]
+    fn each_candidate_is_read_once_per_query_until_its_text_changes() {
+        let mut c = Candidates::new([
+            Candidate::new(crate::test_support::memory(1, "the writer holds the lock")),
+            Candidate::new(crate::test_support::memory(2, "pnpm installs packages")),
+        ]);
+        let read = c.terms("writer holding a lock");
+        assert_eq!((read.len(), read.word_terms()), (3, 3));
+        assert_eq!(read.of(1).unwrap().held, [true, true, true]);
+        assert_eq!(read.of(2).unwrap().coverage, 0.0);
+        assert!(read.of(3).is_none());
+        assert!(Arc::ptr_eq(&read, &c.terms("writer holding a lock")));
+        // Another query is read for itself.
+        assert_eq!(c.terms("pnpm").of(2).unwrap().held, [true]);
+        assert!(Arc::ptr_eq(&read, &c.terms("writer holding a lock")));
+        // Reading again after the texts may have changed.
+        for m in c.iter_mut() {
+            m.memory.content = "pnpm".into();
+        }
+        let again = c.terms("writer holding a lock");
+        assert_eq!(again.of(1).unwrap().held, [false, false, false]);
     }
 
     fn memory(id: MemoryId) -> Memory {

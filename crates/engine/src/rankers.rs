@@ -2,9 +2,8 @@
 //! the distance from a point the query names (spatial), and the query-term rankers `coord`
 //! and `proximity`.
 
-use oro_mem_core::{Candidates, MemoryId, Query, Ranker, Ranking, Result};
-
-use crate::pipeline::QueryTerms;
+use oro_mem_core::{CandidateTerms, Candidates, MemoryId, Query, Ranker, Ranking, Result};
+use oro_mem_text::Held;
 
 /// Newest first: scored by the seconds a memory is newer than the oldest candidate, so the
 /// oldest scores 0 and a fuser that divides by the best (`weighted_max`) gets min-max.
@@ -98,7 +97,7 @@ impl Ranker for Spatial {
 /// list rewards holding them all, and the rarer ones most. A term held by `n` of `N`
 /// candidates weighs `ln(1 + N / n)`; terms no candidate holds are left out (no candidate
 /// could gain them). Terms are matched stemmed, as the index matches them, over everything it
-/// searches ([`QueryTerms::held`]). It is a lexical list: it ranks the candidates that the
+/// searches ([`Candidates::terms`]). It is a lexical list: it ranks the candidates that the
 /// lexical source matched (signal `lexical`), so it runs where that source does, not in
 /// vector-only mode. Without query terms the list is empty, and so it is when it ties every
 /// candidate (all hold the same terms, or there is one): like a prior's, such a list tells
@@ -119,11 +118,11 @@ impl Ranker for Coord {
     }
 
     fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
-        let terms = QueryTerms::new(query.text);
+        let terms = candidates.terms(query.text);
         if terms.is_empty() {
             return Ok(Ranking::default());
         }
-        let held = lexical_candidates(candidates, |text| terms.held(text));
+        let held = lexical_candidates(candidates, &terms, |held| held.held.clone());
         Ok(rare_share(held, terms.len(), candidates.len(), true))
     }
 }
@@ -159,20 +158,20 @@ impl Ranker for Proximity {
     }
 
     fn rank(&self, query: &Query<'_>, candidates: &Candidates) -> Result<Ranking> {
-        let terms = QueryTerms::new(query.text);
+        let terms = candidates.terms(query.text);
         let pairs = terms.word_terms().saturating_sub(1);
         if pairs == 0 {
             return Ok(Ranking::default());
         }
-        let held = lexical_candidates(candidates, |text| {
-            close_pairs(&terms.positions(text), pairs, Proximity::WINDOW)
+        let held = lexical_candidates(candidates, &terms, |held| {
+            close_pairs(&held.positions, pairs, Proximity::WINDOW)
         });
         Ok(rare_share(held, pairs, candidates.len(), false))
     }
 }
 
 /// Which of the `pairs` pairs of neighbouring query terms (`i`, `i + 1`) `at` (positions of
-/// query terms, in increasing position, as [`QueryTerms::positions`] gives them) holds within
+/// query terms, in increasing position, as [`Held::positions`] gives them) holds within
 /// `window` words of each other.
 fn close_pairs(at: &[(usize, usize)], pairs: usize, window: usize) -> Vec<bool> {
     let mut held = vec![false; pairs];
@@ -186,11 +185,12 @@ fn close_pairs(at: &[(usize, usize)], pairs: usize, window: usize) -> Vec<bool> 
     held
 }
 
-/// For each candidate that the lexical source matched, what `items` says of everything it
-/// searches.
+/// For each candidate that the lexical source matched, what `items` says of what it holds
+/// of the query's `terms`.
 fn lexical_candidates(
     candidates: &Candidates,
-    items: impl Fn(&str) -> Vec<bool>,
+    terms: &CandidateTerms,
+    items: impl Fn(&Held) -> Vec<bool>,
 ) -> Vec<(MemoryId, Vec<bool>)> {
     let Some(lexical) = candidates.signal(LEXICAL) else {
         return Vec::new();
@@ -198,7 +198,7 @@ fn lexical_candidates(
     candidates
         .iter()
         .filter(|c| lexical.get(c.id()).is_some())
-        .map(|c| (c.id(), items(&c.memory.searched_text())))
+        .filter_map(|c| Some((c.id(), items(terms.of(c.id())?))))
         .collect()
 }
 

@@ -10,6 +10,8 @@
 //! - [`Analyzer`]: the index's own tokenizer (`porter unicode61`) run in memory, for what
 //!   must score outside FTS5 exactly as FTS5 does (the PostgreSQL store, the SQLite store's
 //!   warm copy of its index). Feature `analyzer`.
+//! - [`QueryTerms`]: a query's terms as the index matches them (stemmed), and what a text
+//!   holds of them ([`Held`]: which terms, where, and its coverage of the query).
 //! - [`bm25`]: FTS5's BM25, its parameters and the bound MaxScore pruning needs.
 //! - [`LEXICAL_FIELDS`]: the fields an index searches and their weights.
 //! - Small helpers: negation ([`is_negated`], [`same_polarity`]), a word-set Jaccard
@@ -41,10 +43,12 @@ pub mod bm25;
 mod error;
 mod stem;
 mod stopwords;
+mod terms;
 mod words;
 
 #[cfg(feature = "analyzer")]
 pub use analyze::{Analyzer, Document, Fields};
 pub use error::{Error, ErrorKind, Result};
 pub use stem::Stemmer;
+pub use terms::{Held, QueryTerms};
 pub use words::*;

@@ -7,6 +7,7 @@
 //! the same over SQLite, an in-memory index or a test fixture.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use oro_mem_core::calibration::{
     Calibration, Features, BEST_SUFFIX, COVERAGE, COVERAGE_BEST, FUSED, MEMORIES, QUERY_TERMS,
@@ -14,15 +15,11 @@ use oro_mem_core::calibration::{
 };
 use oro_mem_core::config::{Boost, DecayConfig, Order, RecallConfig};
 use oro_mem_core::{
-    Candidates, Fuser, Memory, MemoryId, Query, Ranker, Ranking, Result, Signal, Timestamp,
-    Weighted,
+    CandidateTerms, Candidates, Fuser, Memory, MemoryId, Query, Ranker, Ranking, Result, Signal,
+    Timestamp, Weighted,
 };
 use oro_mem_text::{jaccard, word_set};
 use serde::Serialize;
-
-pub use self::terms::QueryTerms;
-
-mod terms;
 
 /// Estimated tokens of `text`: bytes / 4, rounded up.
 pub fn estimate_tokens(text: &str) -> usize {
@@ -428,7 +425,7 @@ impl Pipeline {
         out.above_threshold = scored.len();
         let estimator = self.estimator(query, &candidates, &inputs);
         if let (Order::Relevance, Some(e)) = (self.recall.order, &estimator) {
-            order_by_relevance(&mut scored, e, &by_id);
+            order_by_relevance(&mut scored, e);
         }
         out.answerable = estimator.as_ref().and_then(|e| e.answerable);
         let mut below = Below::default();
@@ -669,7 +666,7 @@ impl Pipeline {
             // Estimated last, so a recall estimates only what it would otherwise return.
             if let Some(e) = estimator {
                 if s.probability.is_none() {
-                    e.estimate(&mut s, by_id);
+                    e.estimate(&mut s);
                 }
                 let p = s.probability.unwrap_or(0.0);
                 if p < self.recall.min_relevance {
@@ -766,13 +763,9 @@ impl Pipeline {
 
 /// Estimates every candidate of `scored` and orders them by estimated relevance × confidence ×
 /// decay (`recall.order = "relevance"`), best first, ties by ascending id.
-fn order_by_relevance(
-    scored: &mut [Scored],
-    estimator: &Estimator<'_>,
-    by_id: &HashMap<MemoryId, &Memory>,
-) {
+fn order_by_relevance(scored: &mut [Scored], estimator: &Estimator<'_>) {
     for s in scored.iter_mut() {
-        estimator.estimate(s, by_id);
+        estimator.estimate(s);
         s.raw = s.probability.unwrap_or(0.0) * s.confidence * s.decay;
     }
     scored.sort_by(|a, b| b.raw.total_cmp(&a.raw).then(a.id.cmp(&b.id)));
@@ -870,10 +863,8 @@ struct Below {
 struct Estimator<'a> {
     calibration: &'a Calibration,
     unjudged_calibration: &'a Calibration,
-    terms: QueryTerms,
-    /// Every candidate's [`COVERAGE`], when a model reads [`COVERAGE_BEST`] (else each is
-    /// computed as it is estimated).
-    coverage: HashMap<MemoryId, f64>,
+    /// What each candidate holds of the query's terms: its [`COVERAGE`].
+    terms: Arc<CandidateTerms>,
     /// The features of the query, the same for every candidate.
     query: Features,
     /// The [`Pipeline::answerable`] model's probability for the query (none without a
@@ -943,7 +934,7 @@ impl<'a> Estimator<'a> {
         candidates: &'a Candidates,
         lists: Lists<'a>,
     ) -> Estimator<'a> {
-        let terms = QueryTerms::new(query.text);
+        let terms = candidates.terms(query.text);
         let signals: Vec<SignalFeatures<'a>> = candidates
             .signal_names()
             .filter_map(|name| {
@@ -966,23 +957,17 @@ impl<'a> Estimator<'a> {
         ];
         let mut features = Features::default();
         features.set(QUERY_TERMS, (1.0 + terms.len() as f64).ln());
-        // Every candidate's coverage costs a tenth of a millisecond or two at 50 candidates
-        // per list: only when a model reads the best of them, or which terms they hold.
-        let mut coverage = HashMap::new();
         let reads = |feature| models.iter().any(|m| m.reads(feature));
         if reads(COVERAGE_BEST) || reads(TERMS_FOUND) {
             let mut found = vec![false; terms.len()];
-            for c in candidates.iter() {
-                let (covered, held) = terms.coverage_held(&c.memory.searched_text());
-                for (f, h) in found.iter_mut().zip(held) {
+            let mut best = 0.0f64;
+            for held in candidates.iter().filter_map(|c| terms.of(c.id())) {
+                for (f, h) in found.iter_mut().zip(&held.held) {
                     *f |= h;
                 }
-                coverage.insert(c.id(), covered);
+                best = best.max(held.coverage);
             }
-            features.set(
-                COVERAGE_BEST,
-                coverage.values().copied().fold(0.0f64, f64::max),
-            );
+            features.set(COVERAGE_BEST, best);
             let all_found = !terms.is_empty() && found.iter().all(|&f| f);
             features.set(TERMS_FOUND, f64::from(u8::from(all_found)));
         }
@@ -999,7 +984,6 @@ impl<'a> Estimator<'a> {
             calibration,
             unjudged_calibration,
             terms,
-            coverage,
             answerable: answerable.probability(&features),
             unjudged_answerable: unjudged_answerable.probability(&features),
             query: features,
@@ -1009,8 +993,9 @@ impl<'a> Estimator<'a> {
     }
 
     /// Sets `s`'s features and probability.
-    fn estimate(&self, s: &mut Scored, by_id: &HashMap<MemoryId, &Memory>) {
-        let Some(memory) = by_id.get(&s.id) else {
+    fn estimate(&self, s: &mut Scored) {
+        // Every candidate's terms were read: an id without them is no candidate.
+        let Some(held) = self.terms.of(s.id) else {
             return;
         };
         // The signals that could not judge it, when there is a model for such a candidate.
@@ -1038,11 +1023,7 @@ impl<'a> Estimator<'a> {
             };
             f.set(sf.share.as_str(), share);
         }
-        let coverage = match self.coverage.get(&s.id) {
-            Some(&c) => c,
-            None => self.terms.coverage(&memory.searched_text()),
-        };
-        f.set(COVERAGE, coverage);
+        f.set(COVERAGE, held.coverage);
         let Lists {
             inputs,
             signals,

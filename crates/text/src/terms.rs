@@ -1,12 +1,12 @@
-//! The query's terms as the full-text index matches them, and how much of them a memory
-//! holds: the coverage features of the relevance models and the query-term rankers
-//! (`coord`, `proximity`).
+//! The query's terms as the full-text index matches them, and what a text holds of them:
+//! the coverage features of the relevance models and the query-term rankers (`coord`,
+//! `proximity`).
 
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use oro_mem_text::{is_cjk, is_stopword, query_terms, words, Stemmer, Term};
+use crate::{is_cjk, is_stopword, query_terms, words, Stemmer, Term};
 
 /// The query's terms as the full-text index matches them: stemmed words, and CJK terms as
 /// they are. Built once per query, then [`QueryTerms::coverage`] per candidate.
@@ -82,78 +82,65 @@ impl QueryTerms {
         self.len() == 0
     }
 
-    /// [`COVERAGE`](oro_mem_core::calibration::COVERAGE) of `content`: the larger of the share of the query's terms that
-    /// `content` contains and the share of `content`'s own distinct terms (words but
-    /// stopwords and single letters, as [`query_terms`] takes them, but all of them) that the
-    /// query contains; 0 for a query without terms.
+    /// How much of the query `content` covers (the relevance models' `coverage` feature):
+    /// the larger of the share of the query's terms that `content` contains and the share of
+    /// `content`'s own distinct terms (words but stopwords and single letters, as
+    /// [`query_terms`] takes them, but all of them) that the query contains; 0 for a query
+    /// without terms.
     pub fn coverage(&self, content: &str) -> f64 {
-        self.coverage_held(content).0
+        self.read(content).coverage
     }
 
-    /// [`QueryTerms::coverage`] of `content`, and which of the query's terms it holds (as
-    /// [`QueryTerms::held`]).
-    pub fn coverage_held(&self, content: &str) -> (f64, Vec<bool>) {
-        if self.is_empty() {
-            return (0.0, Vec::new());
-        }
-        // The English stemmer keeps a word's first letter, so a memory whose own terms begin
-        // with as many different letters as the query has terms has at least that many
-        // terms, and the share of them the query holds is at most the share of the query's
-        // terms the memory holds: the coverage is the latter, and only the words that begin
-        // as a query term does are stemmed ([`QueryTerms::held`]). A long memory (an
-        // abstract) costs a pass over its words instead of a stem for each distinct one.
-        if self.own_initials_at_least(content, self.len()) {
-            let held = self.held(content);
-            return (share(&held), held);
-        }
-        let (held, of_content) = self.analyse(content);
-        (share(&held).max(of_content), held)
+    /// How many of the query's terms are words (the rest are CJK terms).
+    pub fn word_terms(&self) -> usize {
+        self.stems.len()
     }
 
-    /// True when `content`'s own terms (words but stopwords and single letters, as
-    /// [`QueryTerms::coverage`] counts them) begin with at least `n` different letters.
-    fn own_initials_at_least(&self, content: &str, n: usize) -> bool {
-        let mut initials: Vec<char> = Vec::with_capacity(n);
-        for w in words(content) {
-            let mut chars = w.chars();
-            let (Some(first), Some(_)) = (chars.next(), chars.next()) else {
-                continue;
-            };
-            if is_cjk(first) {
-                continue;
-            }
-            let Some(first) = first.to_lowercase().next() else {
-                continue;
-            };
-            if initials.contains(&first) || is_stopword(&w.to_lowercase()) {
-                continue;
-            }
-            initials.push(first);
-            if initials.len() >= n {
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Which of the query's terms `content` contains, in the query's order (words, then CJK
-    /// terms). As [`QueryTerms::coverage`]'s side of the query, but it stems only the words
-    /// that begin as some query term does: the English stemmer keeps a word's first letter
-    /// (not always its second: "dying" stems to "die"), so no other word can stem to a query
-    /// term.
-    pub fn held(&self, content: &str) -> Vec<bool> {
+    /// What `content` holds of the query, read in one pass over its words ([`Held`]): which
+    /// terms, where its word terms occur, and its [`QueryTerms::coverage`]. The coverage
+    /// features and the query-term rankers read the same memories, so a recall reads each
+    /// once for all of them.
+    ///
+    /// Only the words that begin as some query term does are stemmed, each distinct one
+    /// once for the query: the English stemmer keeps a word's first letter (not always its
+    /// second: "dying" stems to "die"), so no other word can stem to a query term. And when
+    /// `content`'s own terms begin with as many different letters as the query has terms, it
+    /// has at least that many terms, so the share of them the query holds is at most the
+    /// share of the query's terms it holds: the coverage is the latter, and a long memory (an
+    /// abstract) costs one pass over its words instead of a stem for each distinct one.
+    pub fn read(&self, content: &str) -> Held {
         let mut held = vec![false; self.len()];
-        if !self.stems.is_empty() {
-            // Stems are lower case and never CJK, so this also passes over CJK words.
-            let firsts: Vec<char> = self.stems.iter().filter_map(|s| s.chars().next()).collect();
-            for w in words(content) {
-                let first = w.chars().next().and_then(|c| c.to_lowercase().next());
-                if !first.is_some_and(|c| firsts.contains(&c)) {
-                    continue;
+        let mut positions = Vec::new();
+        if self.is_empty() {
+            return Held {
+                held,
+                positions,
+                coverage: 0.0,
+            };
+        }
+        let firsts: Vec<char> = self.stems.iter().filter_map(|s| s.chars().next()).collect();
+        // The initials of the content's own terms (no stopwords, no single letters), until
+        // there are as many as the query has terms.
+        let mut initials: Vec<char> = Vec::with_capacity(self.len());
+        let mut enough = false;
+        for (p, w) in words(content).enumerate() {
+            let mut chars = w.chars();
+            let Some(first) = chars.next() else { continue };
+            let lower = first.to_lowercase().next();
+            if !enough && chars.next().is_some() && !is_cjk(first) {
+                if let Some(l) = lower.filter(|l| !initials.contains(l)) {
+                    if !is_stopword(&w.to_lowercase()) {
+                        initials.push(l);
+                        enough = initials.len() >= self.len();
+                    }
                 }
-                if let Some(i) = self.term_of(w) {
-                    held[i] = true;
-                }
+            }
+            if !lower.is_some_and(|c| firsts.contains(&c)) {
+                continue;
+            }
+            if let Some(t) = self.term_of(w) {
+                held[t] = true;
+                positions.push((p, t));
             }
         }
         if !self.cjk.is_empty() {
@@ -162,35 +149,16 @@ impl QueryTerms {
                 held[self.stems.len() + i] = spaced.contains(c.as_str());
             }
         }
-        held
-    }
-
-    /// Where the query's word terms occur in `content`: `(position, term)` for every word of
-    /// `content` that stems to word term `term` (an index below [`QueryTerms::word_terms`],
-    /// in the query's order), by increasing position; positions count every word, stopwords
-    /// too. CJK terms are not placed. As [`QueryTerms::held`], it stems only the words that
-    /// begin as some query term does, each distinct word once for the query.
-    pub fn positions(&self, content: &str) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        if self.stems.is_empty() {
-            return out;
+        let coverage = if enough {
+            share(&held)
+        } else {
+            share(&held).max(self.analyse(content).1)
+        };
+        Held {
+            held,
+            positions,
+            coverage,
         }
-        let firsts: Vec<char> = self.stems.iter().filter_map(|s| s.chars().next()).collect();
-        for (p, w) in words(content).enumerate() {
-            let first = w.chars().next().and_then(|c| c.to_lowercase().next());
-            if !first.is_some_and(|c| firsts.contains(&c)) {
-                continue;
-            }
-            if let Some(t) = self.term_of(w) {
-                out.push((p, t));
-            }
-        }
-        out
-    }
-
-    /// How many of the query's terms are words (the rest are CJK terms).
-    pub fn word_terms(&self) -> usize {
-        self.stems.len()
     }
 
     /// Which query terms `content` holds, and the share of its own terms the query holds.
@@ -233,6 +201,21 @@ impl QueryTerms {
     }
 }
 
+/// What one text holds of a query's terms ([`QueryTerms::read`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Held {
+    /// Which of the query's terms it holds, in the query's order (words, then CJK terms),
+    /// matched stemmed as the index matches them.
+    pub held: Vec<bool>,
+    /// Where the query's word terms occur: `(position, term)` for every word that stems to
+    /// word term `term` (an index below [`QueryTerms::word_terms`], in the query's order), by
+    /// increasing position; positions count every word, stopwords too. CJK terms are not
+    /// placed.
+    pub positions: Vec<(usize, usize)>,
+    /// Its [`QueryTerms::coverage`].
+    pub coverage: f64,
+}
+
 /// The share of `held` that is true (0 for none).
 fn share(held: &[bool]) -> f64 {
     if held.is_empty() {
@@ -254,7 +237,7 @@ mod tests {
             content in "[a-zA-Z' .,]{0,120}",
         ) {
             let q = QueryTerms::new(&query);
-            prop_assert_eq!(q.held(&content), q.analyse(&content).0);
+            prop_assert_eq!(q.read(&content).held, q.analyse(&content).0);
         }
 
         #[test]
@@ -263,14 +246,15 @@ mod tests {
             content in "[a-zA-Z' .,]{0,120}",
         ) {
             let q = QueryTerms::new(&query);
-            let at = q.positions(&content);
+            let read = q.read(&content);
+            let at = &read.positions;
             prop_assert!(at.windows(2).all(|w| w[0].0 < w[1].0), "positions increase");
             let mut placed = vec![false; q.word_terms()];
-            for &(p, t) in &at {
+            for &(p, t) in at {
                 prop_assert!(p < words(&content).count());
                 placed[t] = true;
             }
-            prop_assert_eq!(placed, q.held(&content)[..q.word_terms()].to_vec());
+            prop_assert_eq!(placed, read.held[..q.word_terms()].to_vec());
         }
 
         #[test]
@@ -293,15 +277,13 @@ mod tests {
         }
 
         #[test]
-        fn coverage_held_holds_what_held_does(
+        fn held_agrees_with_the_stems_of_every_word_for_real_words(
             query in proptest::collection::vec(proptest::sample::select(WORDS), 0..6),
             content in proptest::collection::vec(proptest::sample::select(WORDS), 0..30),
         ) {
             let q = QueryTerms::new(&query.join(" "));
             let content = content.join(" ");
-            let (coverage, held) = q.coverage_held(&content);
-            prop_assert_eq!(coverage, q.coverage(&content));
-            prop_assert_eq!(held, q.held(&content));
+            prop_assert_eq!(q.read(&content).held, q.analyse(&content).0);
         }
 
         #[test]
@@ -381,9 +363,10 @@ mod tests {
         assert_eq!(q.coverage("a sunrise"), 1.0);
         assert_eq!(q.coverage("painted sunrise, blue bay"), 0.5);
         // The query's side alone.
-        assert_eq!(q.held("a sunrise"), [false, false, false, true]);
+        assert_eq!(q.read("a sunrise").held, [false, false, false, true]);
         assert_eq!(
-            q.held("She studied and researches: painted a sunrise."),
+            q.read("She studied and researches: painted a sunrise.")
+                .held,
             [true; 4]
         );
         assert_eq!(q.coverage(""), 0.0);
@@ -411,9 +394,9 @@ mod tests {
             "sky die lie tie idl gentl ugli earli onli news yell studi run",
         ] {
             let q = QueryTerms::new(query);
-            assert_eq!(q.held(text), q.analyse(text).0, "{query}");
+            assert_eq!(q.read(text).held, q.analyse(text).0, "{query}");
         }
         let q = QueryTerms::new("studies of sunrises");
-        assert_eq!(q.held("a study of the sunrise"), vec![true, true]);
+        assert_eq!(q.read("a study of the sunrise").held, vec![true, true]);
     }
 }
