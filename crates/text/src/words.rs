@@ -136,6 +136,10 @@ pub fn is_invisible(c: char) -> bool {
 /// English embedding model (all-MiniLM-L6-v2) does not cover, so a cosine with it means
 /// nothing.
 pub fn is_mostly_cjk(text: &str) -> bool {
+    // ASCII holds no CJK character, and most memories are ASCII: one fast scan decides them.
+    if text.is_ascii() {
+        return false;
+    }
     let (mut cjk, mut all) = (0usize, 0usize);
     for c in text.chars().filter(|c| c.is_alphanumeric()) {
         all += 1;
@@ -359,6 +363,7 @@ mod tests {
         assert!(!is_mostly_cjk("SQLite 锁 contention"));
         assert!(!is_mostly_cjk("database timeout"));
         assert!(!is_mostly_cjk("?!"));
+        assert!(!is_mostly_cjk("Café naïve résumé"));
     }
 
     #[test]
