@@ -447,8 +447,21 @@ pub enum Hook {
 #[command(after_help = crate::eval::after_help())]
 pub struct EvalArgs {
     /// Benchmark directory: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv
-    #[arg(long, value_name = "DIR")]
-    pub dataset: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "updates")]
+    pub dataset: Option<PathBuf>,
+    /// Instead of a benchmark, replay edits through the write path: JSON lines of pairs
+    /// (`id`, `old`, `new`, and `label` when judged: update, duplicate or distinct), each
+    /// pair's old statement written into a fresh namespace, then its new one; reports what
+    /// the write path decided against the labels (with --mode and --set; --json: each pair)
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = [
+            "dataset", "grid", "as_recalled", "queries", "cross_validate", "tune_on",
+            "unrelated", "fit_calibration", "skip_category",
+        ]
+    )]
+    pub updates: Option<PathBuf>,
     /// Which qrels file to score against
     #[arg(long, default_value = "test")]
     pub split: String,

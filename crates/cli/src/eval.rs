@@ -1,10 +1,13 @@
 //! `oro-mem eval`: the command's flags as an evaluation [`Plan`], run over a scratch store by
-//! [`oro_mem_eval::run`], and its report printed.
+//! [`oro_mem_eval::run`], and its report printed; or, with `--updates`, a file of edits
+//! replayed through the write path ([`oro_mem_eval::updates`]).
+
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use oro_mem_core::Config;
 use oro_mem_eval::grid::{self, Axis};
-use oro_mem_eval::{EmbeddingCache, Fit, Holdout, Plan};
+use oro_mem_eval::{updates, EmbeddingCache, Fit, Holdout, Plan};
 
 use crate::args::EvalArgs;
 use crate::stores;
@@ -18,20 +21,11 @@ pub fn after_help() -> String {
     )
 }
 
-/// The evaluation `a` asks for.
-fn plan(a: &EvalArgs) -> Result<Plan> {
-    let mut plan = Plan::new(&a.dataset, &a.split);
+/// The evaluation `a` asks for, of `dataset`.
+fn plan(a: &EvalArgs, dataset: &Path) -> Result<Plan> {
+    let mut plan = Plan::new(dataset, &a.split);
     plan.mode = a.mode;
-    plan.set = a
-        .set
-        .iter()
-        .map(|s| {
-            let (k, v) = s
-                .split_once('=')
-                .with_context(|| format!("--set {s:?}: expected KEY=VALUE"))?;
-            Ok((k.trim().to_string(), v.trim().to_string()))
-        })
-        .collect::<Result<_>>()?;
+    plan.set = settings(&a.set)?;
     plan.grid = a
         .grid
         .iter()
@@ -68,9 +62,45 @@ fn plan(a: &EvalArgs) -> Result<Plan> {
     Ok(plan)
 }
 
+/// `--set`'s `KEY=VALUE`s, as pairs.
+fn settings(set: &[String]) -> Result<Vec<(String, String)>> {
+    set.iter()
+        .map(|s| {
+            let (k, v) = s
+                .split_once('=')
+                .with_context(|| format!("--set {s:?}: expected KEY=VALUE"))?;
+            Ok((k.trim().to_string(), v.trim().to_string()))
+        })
+        .collect()
+}
+
+/// Runs `oro-mem eval --updates FILE`: the pairs replayed in a scratch store.
+fn run_updates(a: &EvalArgs, file: &Path, mut config: Config) -> Result<()> {
+    let pairs = updates::read_pairs(file)?;
+    if let Some(mode) = a.mode {
+        config.mode = mode;
+    }
+    for (k, v) in settings(&a.set)? {
+        grid::set(&mut config, &k, &v)?;
+    }
+    let (mut store, _scratch) = stores::scratch(a.postgres.as_deref())?;
+    let report = updates::replay(file, &pairs, config, &mut *store)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{report}");
+    }
+    Ok(())
+}
+
 /// Runs `oro-mem eval`.
 pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
-    let plan = plan(a)?;
+    let dataset = match (&a.updates, &a.dataset) {
+        (Some(file), _) => return run_updates(a, file, base),
+        (None, Some(dataset)) => dataset,
+        (None, None) => anyhow::bail!("eval needs --dataset DIR or --updates FILE"),
+    };
+    let plan = plan(a, dataset)?;
     // The scratch schema outlives the store that writes in it.
     let (store, _scratch) = stores::scratch(a.postgres.as_deref())?;
     let report = oro_mem_eval::run(&plan, base, store, &mut |event| eprintln!("eval: {event}"))?;

@@ -2418,6 +2418,136 @@ fn eval_refuses_bad_datasets_and_settings_clearly() {
 }
 
 #[test]
+fn eval_replays_edits_through_the_write_path_and_scores_its_decisions() {
+    let env = Env::new();
+    let pairs = env.dir.path().join("pairs.jsonl");
+    let line = |id: &str, old: &str, new: &str, label: Option<&str>| {
+        let mut v = serde_json::json!({"id": id, "old": old, "new": new, "repo": "r/r"});
+        if let Some(label) = label {
+            v["label"] = label.into();
+        }
+        v.to_string()
+    };
+    let judged = [
+        // Today's write path loses the new value: the digits are no index terms.
+        line(
+            "port",
+            "The staging API runs on port 8080",
+            "The staging API runs on port 9090",
+            Some("update"),
+        ),
+        line(
+            "typo",
+            "Synchronize with the offical repository before coding",
+            "Synchronize with the official repository before coding",
+            Some("duplicate"),
+        ),
+        line(
+            "other",
+            "Deploys use pnpm workspaces",
+            "The robot arm must be homed before each calibration run",
+            Some("distinct"),
+        ),
+    ];
+    std::fs::write(&pairs, judged.join("\n")).unwrap();
+    let file = pairs.to_str().unwrap();
+    let v = env.eval_json(&["--updates", file]);
+    let decisions: Vec<(String, &str)> = v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["id"].as_str().unwrap().to_string(),
+                p["decision"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    // What `remember` does with the same statements, one namespace a pair, in another store.
+    let user = Env::new();
+    let expected: Vec<(String, &str)> = judged
+        .iter()
+        .map(|l| {
+            let p: serde_json::Value = serde_json::from_str(l).unwrap();
+            let id = p["id"].as_str().unwrap();
+            let ns = ["--namespace", id];
+            user.ok(&[&["remember", p["old"].as_str().unwrap()][..], &ns].concat());
+            let out =
+                user.ok(&[&["remember", p["new"].as_str().unwrap(), "--json"][..], &ns].concat());
+            let outcome: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let decision = match outcome["outcome"].as_str().unwrap() {
+                "inserted" => "distinct",
+                "skipped" | "merged" => "duplicate",
+                other => panic!("outcome {other}"),
+            };
+            (id.to_string(), decision)
+        })
+        .collect();
+    assert_eq!(decisions, expected);
+    // Today's write path loses the new port (digits are no index terms), and leaves the
+    // unrelated statement alone.
+    assert_eq!(decisions[0].1, "duplicate");
+    assert_eq!(decisions[2].1, "distinct");
+    let share = |label: &str, decision: &str| {
+        let of: Vec<_> = decisions
+            .iter()
+            .zip(["update", "duplicate", "distinct"])
+            .filter(|(_, l)| *l == label)
+            .collect();
+        of.iter().filter(|((_, d), _)| *d == decision).count() as f64 / of.len() as f64
+    };
+    assert_eq!(v["by_label"]["update"]["duplicate"], 1);
+    assert_eq!(v["update_recall"], 0.0);
+    assert!(
+        v["update_precision"].is_null(),
+        "no pair was decided an update"
+    );
+    assert_eq!(v["duplicates_caught"], share("duplicate", "duplicate"));
+    assert_eq!(v["distinct_left_alone"], 1.0);
+    let table = env.ok(&["eval", "--updates", file]);
+    assert!(table.contains("3 pairs replayed, fts mode"), "{table}");
+    assert!(table.contains("update recall 0.00"), "{table}");
+    // The replay writes in a scratch store, not the project's.
+    assert_eq!(env.count(), 0);
+
+    // Unjudged pairs are replayed and counted.
+    let unjudged = env.dir.path().join("unjudged.jsonl");
+    std::fs::write(
+        &unjudged,
+        line("a", "Use tabs", "Use spaces for YAML files", None),
+    )
+    .unwrap();
+    let v = env.eval_json(&["--updates", unjudged.to_str().unwrap()]);
+    assert_eq!(v["pairs"][0]["label"], serde_json::Value::Null);
+    assert!(v["update_recall"].is_null());
+
+    // Bad input says where.
+    let bad = env.dir.path().join("bad.jsonl");
+    for (text, says) in [
+        (
+            format!("{}\n{{\"id\": \"b\", \"old\": \"x\"}}", judged[0]),
+            "bad.jsonl:2",
+        ),
+        (
+            format!("{}\n{}", judged[0], judged[0]),
+            "\"port\" appears twice",
+        ),
+        (line("e", " ", "x", None), "empty statement"),
+        (line("l", "x", "y", Some("rewrite")), "bad.jsonl:1"),
+    ] {
+        std::fs::write(&bad, text).unwrap();
+        let out = env.run(&["eval", "--updates", bad.to_str().unwrap()]);
+        assert!(!out.status.success());
+        assert!(stderr(&out).contains(says), "{says}: {}", stderr(&out));
+    }
+    let out = env.run(&["eval", "--updates", file, "--dataset", file]);
+    assert!(
+        !out.status.success(),
+        "--updates and --dataset are one or the other"
+    );
+}
+
+#[test]
 fn eval_vector_and_hybrid_on_the_real_model_with_a_disk_cache() {
     let env = Env::new();
     let dataset = fixture("eval-mini");

@@ -289,7 +289,10 @@ fn read_file(path: &Path) -> Result<String> {
     })
 }
 
-fn read_jsonl<R, T>(path: &Path, mut convert: impl FnMut(R, &str) -> Result<T>) -> Result<Vec<T>>
+pub(crate) fn read_jsonl<R, T>(
+    path: &Path,
+    mut convert: impl FnMut(R, &str) -> Result<T>,
+) -> Result<Vec<T>>
 where
     R: serde::de::DeserializeOwned,
 {

@@ -8,6 +8,8 @@
 //! - [`calibration`]: fitting a relevance model (`recall.calibration`) on judged queries.
 //! - [`tune`]: choosing a setting out of sample: leave one group (conversation) out, or
 //!   pick on one split and score another.
+//! - [`updates`]: real edits (a statement before and after) replayed through the write path,
+//!   and what it decided against what each edit was.
 //! - [`CachedEmbedder`]: wraps an [`Embedder`](oro_mem_rank_vector::Embedder) with an SQLite
 //!   cache keyed by model id and a hash of the text, so a corpus is embedded once per model.
 //!
@@ -49,6 +51,7 @@ mod plan;
 mod report;
 mod session;
 pub mod tune;
+pub mod updates;
 
 pub use cache::{CacheStats, CachedEmbedder, EmbeddingCache};
 pub use dataset::{Dataset, Doc, EvalQuery, Qrels};
