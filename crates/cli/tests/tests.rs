@@ -297,6 +297,61 @@ fn a_negation_is_no_duplicate_and_strict_says_when_a_write_was_one() {
 }
 
 #[test]
+fn a_changed_value_is_no_duplicate_and_a_reworded_statement_still_is() {
+    let env = Env::new();
+    let outcome = |text: &str| -> serde_json::Value {
+        serde_json::from_str(&env.ok(&["remember", text, "--type", "decision", "--json"])).unwrap()
+    };
+    // The issue's own example: the digits are no index terms, so the words alone matched.
+    for (old, new) in [
+        (
+            "The staging API runs on port 8080",
+            "The staging API runs on port 9090",
+        ),
+        ("Deploys use pnpm 8", "Deploys use pnpm 9"),
+        (
+            "Format with `cargo +nightly fmt --all`",
+            "Format with `cargo fmt --all`",
+        ),
+    ] {
+        assert_eq!(outcome(old)["outcome"], "inserted", "{old}");
+        assert_eq!(outcome(new)["outcome"], "inserted", "{new} after {old}");
+    }
+    // The same value reworded, or a value mentioned in passing dropped: still a duplicate.
+    for text in ["the staging API runs on port 9090.", "Deploys use pnpm 9."] {
+        assert_eq!(outcome(text)["outcome"], "skipped", "{text}");
+    }
+    assert_eq!(env.count(), 6);
+}
+
+#[test]
+fn an_exact_copy_resolves_to_its_exact_twin() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "ruff --fix must run before pyright",
+        "--tags",
+        "python,lint",
+    ]);
+    env.ok(&[
+        "remember",
+        "ruff --fix has to run before pyright runs",
+        "--no-dedup",
+    ]);
+    let out = env.ok(&["remember", "ruff --fix must run before pyright", "--json"]);
+    let outcome: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(outcome["outcome"], "skipped", "{out}");
+    assert_eq!(outcome["duplicate_of"], 1, "{out}");
+    let out = env.ok(&[
+        "remember",
+        "ruff --fix has to run before pyright runs",
+        "--json",
+    ]);
+    let outcome: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(outcome["duplicate_of"], 2, "{out}");
+}
+
+#[test]
 fn hostile_queries_get_sensible_answers() {
     let env = Env::new();
     env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);
@@ -2429,7 +2484,6 @@ fn eval_replays_edits_through_the_write_path_and_scores_its_decisions() {
         v.to_string()
     };
     let judged = [
-        // Today's write path loses the new value: the digits are no index terms.
         line(
             "port",
             "The staging API runs on port 8080",
@@ -2484,9 +2538,9 @@ fn eval_replays_edits_through_the_write_path_and_scores_its_decisions() {
         })
         .collect();
     assert_eq!(decisions, expected);
-    // Today's write path loses the new port (digits are no index terms), and leaves the
-    // unrelated statement alone.
-    assert_eq!(decisions[0].1, "duplicate");
+    // The new port is not lost as a duplicate of the old (the values differ), and the
+    // unrelated statement is left alone.
+    assert_eq!(decisions[0].1, "distinct");
     assert_eq!(decisions[2].1, "distinct");
     let share = |label: &str, decision: &str| {
         let of: Vec<_> = decisions
@@ -2496,7 +2550,7 @@ fn eval_replays_edits_through_the_write_path_and_scores_its_decisions() {
             .collect();
         of.iter().filter(|((_, d), _)| *d == decision).count() as f64 / of.len() as f64
     };
-    assert_eq!(v["by_label"]["update"]["duplicate"], 1);
+    assert_eq!(v["by_label"]["update"]["distinct"], 1);
     assert_eq!(v["update_recall"], 0.0);
     assert!(
         v["update_precision"].is_null(),

@@ -105,8 +105,9 @@ fn consolidated(
 }
 
 /// Whether two memories alike in words say the same thing: a memory and its negation ("must
-/// not" against "must") do not, nor do two whose metadata differ (two runs of a robot with
-/// other parameters).
+/// not" against "must") do not, nor do two that name different values ("port 8080" against
+/// "port 9090": [`oro_mem_text::same_values`]), nor two whose metadata differ (two runs of a
+/// robot with other parameters).
 pub fn is_alike(a: &Memory, b: &Memory) -> bool {
     says_the_same(&a.content, &a.metadata, &b.content, &b.metadata)
 }
@@ -118,7 +119,7 @@ pub(crate) fn says_the_same(
     b: &str,
     b_metadata: &serde_json::Map<String, serde_json::Value>,
 ) -> bool {
-    oro_mem_text::same_polarity(a, b) && a_metadata == b_metadata
+    oro_mem_text::same_polarity(a, b) && oro_mem_text::same_values(a, b) && a_metadata == b_metadata
 }
 
 /// Whether `a` is kept over `b` when they are merged: the higher confidence, then the pinned

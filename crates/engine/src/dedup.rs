@@ -117,21 +117,29 @@ fn write_checked(
     }
 }
 
-/// The first of `hits` (by descending similarity) above `above` that says what `m` says.
+/// The memory of `hits` (by descending similarity) above `above` that `m` duplicates: its
+/// exact twin (the same content) when there is one, else the first that says what `m` says.
+/// A shorter rewording can score above the twin itself, and an exact copy must resolve to
+/// its twin.
 fn first_alike(
     tx: &mut dyn WriteTransaction,
     m: &NewMemory,
     hits: Vec<(MemoryId, f64)>,
     above: f64,
 ) -> Result<Option<(Memory, f64)>> {
+    let mut first = None;
     for (other, similarity) in hits {
         if similarity <= above {
             continue;
         }
         let o = tx.memory(other)?;
-        if says_the_same(&m.content, &m.metadata, &o.content, &o.metadata) {
+        if !says_the_same(&m.content, &m.metadata, &o.content, &o.metadata) {
+            continue;
+        }
+        if o.content == m.content {
             return Ok(Some((o, similarity)));
         }
+        first.get_or_insert((o, similarity));
     }
-    Ok(None)
+    Ok(first)
 }

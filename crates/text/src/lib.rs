@@ -14,6 +14,8 @@
 //!   holds of them ([`Held`]: which terms, where, and its coverage of the query).
 //! - [`bm25`]: FTS5's BM25, its parameters and the bound MaxScore pruning needs.
 //! - [`LEXICAL_FIELDS`]: the fields an index searches and their weights.
+//! - [`values`]: the values a statement names (numbers, versions, paths, commands,
+//!   identifiers), compared exactly ([`same_values`]): a changed fact against a reworded one.
 //! - Small helpers: negation ([`is_negated`], [`same_polarity`]), a word-set Jaccard
 //!   ([`jaccard`]), an English [`Stemmer`].
 //!
@@ -44,6 +46,7 @@ mod error;
 mod stem;
 mod stopwords;
 mod terms;
+mod values;
 mod words;
 
 #[cfg(feature = "analyzer")]
@@ -51,4 +54,5 @@ pub use analyze::{Analyzer, Document, Fields};
 pub use error::{Error, ErrorKind, Result};
 pub use stem::Stemmer;
 pub use terms::{Held, QueryTerms};
+pub use values::{same_values, values};
 pub use words::*;
