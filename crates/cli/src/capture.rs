@@ -174,7 +174,7 @@ pub fn merge(ctx: &mut Ctx, a: &MergeArgs) -> Result<()> {
     }
     let theirs = stores::read_other(&other)?;
     let merged = copy_missing(ctx, theirs, a.dry_run)?;
-    print_merged(&a.other.display().to_string(), &merged, a.dry_run, a.json);
+    print_merged(&a.other.display().to_string(), &merged, a.dry_run, a.json)?;
     Ok(())
 }
 
@@ -278,7 +278,7 @@ fn exact_keys(store: &dyn MemoryStore) -> Result<HashSet<(String, String, String
 }
 
 /// Prints what a merge from `other` did (or would do, on a dry run).
-fn print_merged(other: &str, m: &Merged, dry_run: bool, json: bool) {
+fn print_merged(other: &str, m: &Merged, dry_run: bool, json: bool) -> std::io::Result<()> {
     let Merged {
         total,
         present,
@@ -302,14 +302,14 @@ fn print_merged(other: &str, m: &Merged, dry_run: bool, json: bool) {
             v["embeddings_reused"] = reused.into();
             v["reembedded"] = reembedded.into();
         }
-        println!("{v}");
+        outln!("{v}")?;
     } else if dry_run {
-        println!(
+        outln!(
             "{other}: {total} memories, {present} already here; would add up to {would_add} \
              (before dedup)"
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "{other}: {total} memories, {present} already here; copied {}, merged {} into \
              near-duplicates, skipped {} duplicates{}{}",
             tally.stored,
@@ -328,6 +328,7 @@ fn print_merged(other: &str, m: &Merged, dry_run: bool, json: bool) {
             } else {
                 String::new()
             }
-        );
+        )?;
     }
+    Ok(())
 }

@@ -86,9 +86,9 @@ fn run_updates(a: &EvalArgs, file: &Path, mut config: Config) -> Result<()> {
     let (mut store, _scratch) = stores::scratch(a.postgres.as_deref())?;
     let report = updates::replay(file, &pairs, config, &mut *store)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{report}");
+        out!("{report}")?;
     }
     Ok(())
 }
@@ -105,9 +105,9 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
     let (store, _scratch) = stores::scratch(a.postgres.as_deref())?;
     let report = oro_mem_eval::run(&plan, base, store, &mut |event| eprintln!("eval: {event}"))?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{report}");
+        out!("{report}")?;
     }
     Ok(())
 }

@@ -1,5 +1,23 @@
 //! `oro-mem`: remember and recall an AI agent's memories from one SQLite file.
 
+/// `println!` for a command's output that returns the error instead of panicking: a reader
+/// that stops reading (`oro-mem stats | head -1`) closes the pipe, and the command then ends
+/// quietly ([`is_broken_pipe`]).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
+/// `print!` as [`outln!`] is `println!`.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
 mod args;
 mod capture;
 mod config_file;
@@ -44,9 +62,22 @@ fn main() {
         if let Some(Exit(code)) = e.downcast_ref::<Exit>() {
             std::process::exit(*code);
         }
+        if is_broken_pipe(&e) {
+            // The reader has what it wanted, as `head` does: no error, as in ripgrep.
+            std::process::exit(0);
+        }
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }
+}
+
+/// True when `e` is (or was caused by) writing to a pipe whose reader has gone.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// An exit status other than 0 or 1 for a command that did what it says on stdout: `remember
@@ -202,7 +233,7 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
         }
         Command::Config => {
             let ctx = open(&cli, Access::Read)?;
-            print!("{}", toml::to_string(ctx.engine.config())?);
+            out!("{}", toml::to_string(ctx.engine.config())?)?;
             Ok(())
         }
     }
@@ -241,7 +272,7 @@ fn init(cli: &Cli, global: bool) -> Result<()> {
     }
     let existed = db.exists();
     stores::open(&Db::File(db.clone()), Access::Write)?;
-    println!(
+    outln!(
         "{} {}{}",
         if existed { "found" } else { "created" },
         db.display(),
@@ -250,7 +281,7 @@ fn init(cli: &Cli, global: bool) -> Result<()> {
         } else {
             String::new()
         }
-    );
+    )?;
     Ok(())
 }
 
@@ -720,7 +751,7 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
     }
     flush(&mut batch, &mut ctx)?;
     bar.finish_and_clear();
-    println!("imported: {inserted} inserted, {merged} merged, {skipped} skipped");
+    outln!("imported: {inserted} inserted, {merged} merged, {skipped} skipped")?;
     Ok(())
 }
 
@@ -771,21 +802,22 @@ fn embed(mut ctx: Ctx, a: &args::EmbedArgs) -> Result<()> {
         "stopped; every finished batch is saved, run `oro-mem embed` again to go on"
     })?;
     if a.json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({
                 "model": model,
                 "embedded": done.done,
                 "embedded_by_other_runs": done.by_others,
             })
-        );
+        )?;
     } else if done.by_others > 0 {
-        println!(
+        outln!(
             "embedded {} memories with {model} ({} more by another run at the same time)",
-            done.done, done.by_others
-        );
+            done.done,
+            done.by_others
+        )?;
     } else {
-        println!("embedded {} memories with {model}", done.done);
+        outln!("embedded {} memories with {model}", done.done)?;
     }
     Ok(())
 }
@@ -824,7 +856,7 @@ fn export(ctx: Ctx, a: &args::ExportArgs) -> Result<()> {
     out.flush()?;
     bar.finish_and_clear();
     if a.output.is_some() {
-        println!("exported {n} memories");
+        outln!("exported {n} memories")?;
     }
     Ok(())
 }
@@ -865,29 +897,32 @@ fn stats(ctx: Ctx, json: bool) -> Result<()> {
     if json {
         let mut v = serde_json::to_value(&s)?;
         v["store"] = store.into();
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
     }
-    println!("store:      {store}");
-    println!(
+    outln!("store:      {store}")?;
+    outln!(
         "memories:   {} ({} active, {} archived, {} pinned)",
-        s.total, s.active, s.archived, s.pinned
-    );
-    println!("embedded:   {}", s.embedded);
+        s.total,
+        s.active,
+        s.archived,
+        s.pinned
+    )?;
+    outln!("embedded:   {}", s.embedded)?;
     for (model, n) in &s.embedded_by_model {
-        println!("  {model:<12} {n}");
+        outln!("  {model:<12} {n}")?;
     }
     for (t, n) in &s.by_type {
-        println!("  {t:<12} {n}");
+        outln!("  {t:<12} {n}")?;
     }
-    println!("namespaces: {}", s.by_namespace.len());
+    outln!("namespaces: {}", s.by_namespace.len())?;
     for (ns, n) in s.by_namespace.iter().take(10) {
-        println!("  {ns:<12} {n}");
+        outln!("  {ns:<12} {n}")?;
     }
     if let Some((a, b)) = s.created_range {
-        println!("created:    {a} .. {b}");
+        outln!("created:    {a} .. {b}")?;
     }
-    println!("schema:     v{}", s.schema_version);
-    println!("size:       {:.1} KiB", s.size_bytes as f64 / 1024.0);
+    outln!("schema:     v{}", s.schema_version)?;
+    outln!("size:       {:.1} KiB", s.size_bytes as f64 / 1024.0)?;
     Ok(())
 }

@@ -419,7 +419,7 @@ fn process(
     }
     state.files.insert(key, seen);
     state.save(state_path)?;
-    println!(
+    outln!(
         "{}: session {}: stored {}, merged {}, skipped {}, rejected {}",
         path.display(),
         read.session,
@@ -427,7 +427,7 @@ fn process(
         tally.merged,
         tally.skipped,
         rejected.len()
-    );
+    )?;
     Ok(())
 }
 

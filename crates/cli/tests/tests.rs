@@ -352,6 +352,31 @@ fn an_exact_copy_resolves_to_its_exact_twin() {
 }
 
 #[test]
+fn a_closed_pipe_ends_a_command_quietly() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "SQLite allows one writer at a time; set busy_timeout",
+    ]);
+    for args in [
+        &["stats"][..],
+        &["stats", "--json"],
+        &["config"],
+        &["memories", "list"],
+        &["memories", "show", "1"],
+        &["export", "--all"],
+        &["recall", "sqlite writer"],
+    ] {
+        // The reader is gone before the command writes (`oro-mem stats | true`).
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = env.cmd(args).stdout(writer).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).is_empty(), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
 fn hostile_queries_get_sensible_answers() {
     let env = Env::new();
     env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);
