@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use oro_mem_core::{Mode, Scoring};
 use oro_mem_engine::Registry;
 use oro_mem_eval::tune::Metric;
@@ -63,6 +63,25 @@ pub struct Cli {
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// The variables that stand for an option ([`Cli::db`], [`Cli::config`]).
+    const ENV: [(&'static str, &'static str); 2] =
+        [("db", "ORO_MEM_DB"), ("config", "ORO_MEM_CONFIG")];
+
+    /// [`Parser::parse`], with a variable set to the empty string (`ORO_MEM_DB=`) taken as
+    /// unset, as most tools take it, rather than as an option without a value.
+    pub fn parse_with_empty_env_unset() -> Cli {
+        let mut command = Cli::command();
+        for (id, var) in Cli::ENV {
+            if std::env::var_os(var).is_some_and(|v| v.is_empty()) {
+                command = command.mut_arg(id, |a| a.env(None::<&str>));
+            }
+        }
+        let mut matches = command.get_matches();
+        Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.exit())
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -36,7 +36,6 @@ use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use oro_mem_core::config::{DedupConfig, RecallRequest};
 use oro_mem_core::memory::normalize_tags;
@@ -50,7 +49,7 @@ use crate::args::{Cli, Command, FilterArgs, Format, MemoriesCommand, Sort};
 use crate::stores::{Access, AnyStore, Db};
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = Cli::parse_with_empty_env_unset();
     // What a server was handed from standard input, if it then did not answer.
     #[allow(unused_mut)]
     let mut stdin = None;

@@ -377,6 +377,30 @@ fn a_closed_pipe_ends_a_command_quietly() {
 }
 
 #[test]
+fn an_empty_store_or_config_variable_is_unset() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "SQLite allows one writer at a time; set busy_timeout",
+    ]);
+    for var in ["ORO_MEM_DB", "ORO_MEM_CONFIG"] {
+        let out = env.cmd(&["stats", "--json"]).env(var, "").output().unwrap();
+        assert!(out.status.success(), "{var}=: {}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(v["active"], 1, "{var}= reads the project's store");
+    }
+    // A value, or the option given empty, is still what it says.
+    let out = env
+        .cmd(&["stats"])
+        .env("ORO_MEM_DB", "/nonexistent/x.db")
+        .output()
+        .unwrap();
+    assert!(stderr(&out).contains("/nonexistent"), "{}", stderr(&out));
+    let out = env.run(&["--db", "", "stats"]);
+    assert!(!out.status.success());
+}
+
+#[test]
 fn hostile_queries_get_sensible_answers() {
     let env = Env::new();
     env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);
