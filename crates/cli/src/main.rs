@@ -624,8 +624,25 @@ fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()>
             }
         }
         MemoriesCommand::Forget { ids, archive } => {
+            // Every id is checked before any is touched: all are forgotten, or none. An id
+            // given twice is one memory.
+            let mut seen = HashSet::new();
+            let ids: Vec<i64> = ids.iter().copied().filter(|id| seen.insert(*id)).collect();
+            let found = ctx.store.get_many(&ids)?;
+            let missing: Vec<String> = ids
+                .iter()
+                .filter(|id| !found.iter().any(|m| m.id == **id))
+                .map(i64::to_string)
+                .collect();
+            if !missing.is_empty() {
+                bail!(
+                    "no memory with id {}: nothing {}",
+                    missing.join(", "),
+                    if *archive { "archived" } else { "forgotten" }
+                );
+            }
             let mut unembedded = Vec::new();
-            for id in ids {
+            for id in &ids {
                 if *archive {
                     unembedded.extend(ctx.store.set_status(*id, Status::Archived)?);
                     writeln!(io.out, "archived {id}")?;

@@ -401,6 +401,35 @@ fn an_empty_store_or_config_variable_is_unset() {
 }
 
 #[test]
+fn forget_checks_every_id_first_and_acts_on_all_or_none() {
+    let env = Env::new();
+    for text in ["one memory", "another memory", "a third memory"] {
+        env.ok(&["remember", text, "--no-dedup"]);
+    }
+    for args in [
+        &["memories", "forget", "1", "999"][..],
+        &["memories", "forget", "--archive", "3", "998", "999"],
+    ] {
+        let out = env.run(args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            stderr(&out).contains("no memory with id 99"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(stdout(&out).is_empty(), "{args:?}: {}", stdout(&out));
+    }
+    let listed = env.ok(&["memories", "list", "--status", "active"]);
+    assert_eq!(
+        listed.lines().count(),
+        3,
+        "nothing forgotten or archived: {listed}"
+    );
+    assert_eq!(env.ok(&["memories", "forget", "2", "2"]), "forgot 2\n");
+    assert_eq!(env.count(), 2);
+}
+
+#[test]
 fn hostile_queries_get_sensible_answers() {
     let env = Env::new();
     env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);
