@@ -41,7 +41,7 @@ use oro_mem_core::config::{DedupConfig, RecallRequest};
 use oro_mem_core::memory::normalize_tags;
 use oro_mem_core::store::{Embedding, ListOrder, WriteOutcome};
 use oro_mem_core::{
-    Config, Filter, MetaCondition, Near, NewMemory, Query, Source, Status, Timestamp,
+    Config, Filter, MemoryType, MetaCondition, Near, NewMemory, Query, Source, Status, Timestamp,
 };
 use oro_mem_engine::{Answer, Engine, Remembered};
 
@@ -668,13 +668,64 @@ fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()>
 
 /// Parses one JSONL line of an import: a memory as `export` writes it (extra fields such as
 /// `id` are ignored); `source` defaults to `import`.
+/// How many bad lines of an import are listed; the rest are counted.
+const MAX_BAD_LINES_SHOWN: usize = 20;
+
+/// The fields an import line may have: a memory to store ([`NewMemory`]'s), and those
+/// `export` writes beside them, which say where the memory was (`id`, `updated_at`).
+const IMPORT_FIELDS: [&str; 21] = [
+    "access_count",
+    "bead_id",
+    "confidence",
+    "content",
+    "created_at",
+    "entities",
+    "files",
+    "id",
+    "last_accessed",
+    "metadata",
+    "namespace",
+    "pinned",
+    "return_count",
+    "session",
+    "source",
+    "status",
+    "summary",
+    "tags",
+    "type",
+    "updated_at",
+    "worker_id",
+];
+
+/// A memory from one line of an import: a JSON object with at least `content`; `type`
+/// defaults to `lesson`, as for `remember`, and `source` to `import`. A field it does not
+/// know is an error, not dropped: a misspelt `"tgas"` would lose the tags.
 fn parse_import_line(line: &str) -> Result<NewMemory> {
-    let mut value: serde_json::Value = serde_json::from_str(line)?;
+    let mut value: serde_json::Value = serde_json::from_str(line).context("not JSON")?;
     let obj = value
         .as_object_mut()
-        .context("expected a JSON object with at least \"content\" and \"type\"")?;
+        .context("expected a JSON object with at least \"content\"")?;
+    let unknown: Vec<&str> = obj
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !IMPORT_FIELDS.contains(k))
+        .collect();
+    if !unknown.is_empty() {
+        bail!(
+            "unknown field{} {} (known: {})",
+            if unknown.len() == 1 { "" } else { "s" },
+            unknown
+                .iter()
+                .map(|k| format!("{k:?}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            IMPORT_FIELDS.join(", ")
+        );
+    }
     obj.entry("source")
         .or_insert_with(|| serde_json::Value::String("import".into()));
+    obj.entry("type")
+        .or_insert_with(|| serde_json::Value::String(MemoryType::Lesson.to_string()));
     let mut m: NewMemory = serde_json::from_value(value)?;
     m.validate()?;
     Ok(m)
@@ -725,15 +776,31 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
         Some(f) => (f.path(), "standard input".to_string()),
         None => (a.file.as_path(), a.file.display().to_string()),
     };
-    // Validate the whole input first, so bad input writes nothing.
+    // Validate the whole input first, so bad input writes nothing, and say what is wrong with
+    // every bad line at once, so a file is fixed in one go.
     let (reader, _) = open_input(path)?;
+    let mut bad = Vec::new();
     for (i, line) in reader.lines().enumerate() {
         let line = line.with_context(|| format!("{name}: cannot read line {}", i + 1))?;
         if line.trim().is_empty() {
             continue;
         }
-        parse_import_line(&line)
-            .with_context(|| format!("{name} line {}: nothing was imported", i + 1))?;
+        if let Err(e) = parse_import_line(&line) {
+            bad.push(format!("line {}: {e:#}", i + 1));
+        }
+    }
+    if !bad.is_empty() {
+        let shown = bad.len().min(MAX_BAD_LINES_SHOWN);
+        let more = match bad.len() - shown {
+            0 => String::new(),
+            n => format!("\n  ... and {n} more"),
+        };
+        bail!(
+            "{name}: {} bad line{}, nothing was imported:\n  {}{more}",
+            bad.len(),
+            if bad.len() == 1 { "" } else { "s" },
+            bad[..shown].join("\n  ")
+        );
     }
     let (reader, len) = open_input(path)?;
     let bar = progress(len, "importing");
@@ -941,4 +1008,26 @@ fn stats(ctx: Ctx, json: bool) -> Result<()> {
     outln!("schema:     v{}", s.schema_version)?;
     outln!("size:       {:.1} KiB", s.size_bytes as f64 / 1024.0)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn import_knows_every_field_of_a_memory_to_store() {
+        let mut m = NewMemory::new("x", MemoryType::Lesson);
+        m.summary = Some("s".into());
+        m.files = vec!["f".into()];
+        m.entities = vec!["e".into()];
+        m.created_at = Some(Timestamp::now());
+        let v = serde_json::to_value(&m).unwrap();
+        for key in v.as_object().unwrap().keys() {
+            assert!(IMPORT_FIELDS.contains(&key.as_str()), "{key}");
+        }
+        assert!(
+            IMPORT_FIELDS.windows(2).all(|w| w[0] < w[1]),
+            "sorted, once each"
+        );
+    }
 }

@@ -58,6 +58,12 @@ impl Env {
         child.wait_with_output().unwrap()
     }
 
+    fn ok_stdin(&self, args: &[&str], input: &[u8]) -> String {
+        let out = self.run_stdin(args, input);
+        assert!(out.status.success(), "{args:?} failed: {}", stderr(&out));
+        stdout(&out)
+    }
+
     fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
         assert!(out.status.success(), "{args:?} failed: {}", stderr(&out));
@@ -427,6 +433,43 @@ fn forget_checks_every_id_first_and_acts_on_all_or_none() {
     );
     assert_eq!(env.ok(&["memories", "forget", "2", "2"]), "forgot 2\n");
     assert_eq!(env.count(), 2);
+}
+
+#[test]
+fn import_names_every_bad_line_refuses_unknown_fields_and_defaults_the_type() {
+    let env = Env::new();
+    let lines = [
+        r#"{"content":"a good line"}"#,
+        r#"{"content":"tags misspelt","tgas":["a"],"colour":1}"#,
+        "not json",
+        r#"{"content":"no such type","type":"nonsense"}"#,
+        r#"{"type":"lesson"}"#,
+    ];
+    let out = env.run_stdin(&["import", "-"], lines.join("\n").as_bytes());
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("4 bad lines, nothing was imported"), "{err}");
+    for says in [
+        "line 2: unknown fields \"colour\", \"tgas\"",
+        "line 3: not JSON",
+        "line 4: unknown variant `nonsense`",
+        "line 5: missing field `content`",
+    ] {
+        assert!(err.contains(says), "{says}: {err}");
+    }
+    assert!(!err.contains("line 1:"), "{err}");
+    assert_eq!(env.count(), 0);
+    // Without `type`, a lesson, as `remember` stores it; an export imports as it is.
+    env.ok_stdin(&["import", "-"], lines[0].as_bytes());
+    let listed = env.ok(&["memories", "list"]);
+    assert!(
+        listed.contains("lesson") && listed.contains("a good line"),
+        "{listed}"
+    );
+    let exported = env.ok(&["export", "--all"]);
+    let other = Env::new();
+    other.ok_stdin(&["import", "-"], exported.as_bytes());
+    assert_eq!(other.count(), 1);
 }
 
 #[test]
@@ -1464,7 +1507,8 @@ fn import_from_standard_input_writes_nothing_when_a_late_line_is_bad() {
     assert!(!out.status.success());
     let err = stderr(&out);
     assert!(
-        err.contains("standard input line 1201") && err.contains("nothing was imported"),
+        err.contains("standard input: 1 bad line, nothing was imported")
+            && err.contains("line 1201: memory content is empty"),
         "{err}"
     );
     assert_eq!(env.count(), 0);
