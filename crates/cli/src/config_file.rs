@@ -273,6 +273,9 @@ prune_after_days = 90.0       # ... unused for this long are archived
 
 [serve]
 idle_minutes = 30.0     # `oro-mem serve` stops after this long without a request; 0: never
+
+[memory]
+max_bytes = 65536       # a memory's content may have at most this many bytes
 "#;
 
 #[cfg(test)]

@@ -785,7 +785,8 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
         if line.trim().is_empty() {
             continue;
         }
-        if let Err(e) = parse_import_line(&line) {
+        let limits = &ctx.engine.config().memory;
+        if let Err(e) = parse_import_line(&line).and_then(|m| Ok(limits.check(&m.content)?)) {
             bad.push(format!("line {}: {e:#}", i + 1));
         }
     }

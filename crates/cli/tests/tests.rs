@@ -473,6 +473,34 @@ fn import_names_every_bad_line_refuses_unknown_fields_and_defaults_the_type() {
 }
 
 #[test]
+fn a_memory_past_the_size_limit_is_refused_naming_the_key() {
+    let env = Env::new();
+    let big = "word ".repeat(14_000); // 70,000 bytes, past the default 65,536
+    let out = env.run(&["remember", &big]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("70000 bytes, more than memory.max_bytes = 65536"),
+        "{}",
+        stderr(&out)
+    );
+    let lines = format!("{{\"content\":\"fine\"}}\n{{\"content\":\"{big}\"}}\n");
+    let out = env.run_stdin(&["import", "-"], lines.as_bytes());
+    assert!(
+        stderr(&out).contains("line 2: memory content is 70000 bytes"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(env.count(), 0);
+    // The limit is a setting.
+    let config = env.dir.path().join(".oro").join("config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text = text.replace("max_bytes = 65536", "max_bytes = 100000");
+    std::fs::write(&config, text).unwrap();
+    env.ok(&["remember", &big]);
+    assert_eq!(env.count(), 1);
+}
+
+#[test]
 fn hostile_queries_get_sensible_answers() {
     let env = Env::new();
     env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);

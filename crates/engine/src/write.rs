@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use oro_mem_core::config::DedupConfig;
-use oro_mem_core::memory::{embedded_text, places_before, validate_batch, CONTEXT_MEMORIES};
+use oro_mem_core::memory::{
+    check_batch, embedded_text, places_before, validate_batch, CONTEXT_MEMORIES,
+};
 use oro_mem_core::store::ToEmbed;
 use oro_mem_core::{
     CandidateSearch, Embedding, Error, ErrorKind, MemoryId, MemoryWrite, NewMemory, Result,
@@ -84,7 +86,8 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::InvalidInput`] naming the bad memory, before the model runs;
+    /// [`ErrorKind::InvalidInput`] naming the bad memory (one past `memory.max_bytes`
+    /// among them), before the model runs;
     /// [`ErrorKind::Embedding`] when the model fails; [`ErrorKind::Storage`] when the store
     /// fails. Nothing is written then.
     pub fn remember<S: CandidateSearch + MemoryWrite + ?Sized>(
@@ -94,6 +97,8 @@ impl Engine {
         dedup: &DedupConfig,
     ) -> Result<Remembered> {
         validate_batch(batch.iter_mut().map(|(m, _)| m))?;
+        let limits = &self.config().memory;
+        check_batch(batch.iter(), |(m, _)| limits.check(&m.content))?;
         let mut done = Remembered::default();
         let model = if self.config().mode.uses_vectors() {
             match self.embedder() {

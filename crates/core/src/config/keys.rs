@@ -352,6 +352,12 @@ pub const KEYS: &[Key] = &[
         |c| c.serve.idle_minutes,
         |c, v| c.serve.idle_minutes = v,
     ),
+    whole(
+        "memory.max_bytes",
+        Domain::Count,
+        |c| c.memory.max_bytes,
+        |c, v| c.memory.max_bytes = v,
+    ),
 ];
 
 /// The key named `name`, if it is one of [`KEYS`].

@@ -137,6 +137,8 @@ pub struct Config {
     pub consolidate: ConsolidateConfig,
     /// `oro-mem serve`.
     pub serve: ServeConfig,
+    /// What one memory may hold.
+    pub memory: MemoryConfig,
 }
 
 impl Default for Config {
@@ -150,6 +152,7 @@ impl Default for Config {
             dedup: DedupConfig::default(),
             consolidate: ConsolidateConfig::default(),
             serve: ServeConfig::default(),
+            memory: MemoryConfig::default(),
         }
     }
 }
@@ -735,6 +738,47 @@ pub struct ServeConfig {
 impl Default for ServeConfig {
     fn default() -> ServeConfig {
         ServeConfig { idle_minutes: 30.0 }
+    }
+}
+
+/// What one memory may hold.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MemoryConfig {
+    /// The most bytes a memory's content may have: a memory is a statement an agent learned,
+    /// injected into a prompt, not a document (one of 5 MB took 467 MB of memory to embed).
+    /// A larger one is refused with an error naming this key.
+    pub max_bytes: usize,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> MemoryConfig {
+        MemoryConfig {
+            max_bytes: DEFAULT_MAX_MEMORY_BYTES,
+        }
+    }
+}
+
+/// `memory.max_bytes`' default: 64 KiB, about 16,000 tokens, far more than a prompt's
+/// memories get (`recall.budget_tokens`, 500) and far less than what strains the model.
+pub const DEFAULT_MAX_MEMORY_BYTES: usize = 64 * 1024;
+
+impl MemoryConfig {
+    /// Checks `content` against `max_bytes`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput) naming the size and the
+    /// key.
+    pub fn check(&self, content: &str) -> Result<()> {
+        if content.len() > self.max_bytes {
+            return Err(Error::invalid_input(format!(
+                "memory content is {} bytes, more than memory.max_bytes = {}",
+                content.len(),
+                self.max_bytes
+            )));
+        }
+        Ok(())
     }
 }
 
