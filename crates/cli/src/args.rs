@@ -79,9 +79,34 @@ impl Cli {
                 command = command.mut_arg(id, |a| a.env(None::<&str>));
             }
         }
-        let mut matches = command.get_matches();
-        Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.exit())
+        let parsed = command
+            .try_get_matches()
+            .and_then(|mut matches| Cli::from_arg_matches_mut(&mut matches));
+        parsed.unwrap_or_else(|e| {
+            if is_hook_call() && e.use_stderr() {
+                // Exit status 2 from a hook blocks the user's prompt (Claude Code's
+                // `UserPromptSubmit`): a hook call that cannot even be read fails as any other
+                // error of `inject --hook` does, with one line on stderr and status 1.
+                let message = e.to_string();
+                let first = message.lines().next().unwrap_or("invalid arguments");
+                eprintln!("{}", first.trim());
+                std::process::exit(1);
+            }
+            e.exit()
+        })
     }
+}
+
+/// True when the command line is `oro-mem ... inject ... --hook ...`: a call from an agent's
+/// hook, which must never exit with status 2.
+fn is_hook_call() -> bool {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let inject = args.iter().position(|a| a == "inject");
+    inject.is_some_and(|i| {
+        args[i + 1..]
+            .iter()
+            .any(|a| a == "--hook" || a.to_string_lossy().starts_with("--hook="))
+    })
 }
 
 #[derive(Debug, Subcommand)]
@@ -442,8 +467,8 @@ pub struct InjectArgs {
     pub task: Option<String>,
     /// Read the task from an agent's hook on standard input: `claude` takes Claude Code's
     /// UserPromptSubmit (the prompt) and SessionStart (the last user message of the
-    /// transcript) JSON
-    #[arg(long, value_enum, conflicts_with = "task")]
+    /// transcript) JSON; the name in any case
+    #[arg(long, value_enum, ignore_case = true, conflicts_with = "task")]
     pub hook: Option<Hook>,
     /// fts, hybrid or vector [default: from config]
     #[arg(long, value_parser = parse_mode)]

@@ -501,6 +501,81 @@ fn a_memory_past_the_size_limit_is_refused_naming_the_key() {
 }
 
 #[test]
+fn a_hook_call_never_exits_with_the_status_that_blocks_the_prompt() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "SQLite allows one writer at a time; set busy_timeout",
+    ]);
+    let prompt = r#"{"hook_event_name": "UserPromptSubmit", "prompt": "sqlite writer locked"}"#;
+    // The agent's name in any case.
+    for name in ["claude", "Claude", "CLAUDE"] {
+        let out = env.run_stdin(&["inject", "--hook", name], prompt.as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+        assert!(stdout(&out).contains("busy_timeout"), "{name}");
+    }
+    let no_store = tempfile::tempdir().unwrap();
+    for (args, input, dir) in [
+        (&["inject", "--hook", "claude"][..], "{not json", None),
+        (
+            &["inject", "--hook", "claude"],
+            r#"{"hook_event_name": "Stop"}"#,
+            None,
+        ),
+        (&["inject", "--hook", "codex"], prompt, None),
+        (
+            &["inject", "--hook", "claude", "--mode", "psychic"],
+            prompt,
+            None,
+        ),
+        (&["inject", "--hook=claude", "--no-such-flag"], prompt, None),
+        (
+            &["inject", "--hook", "claude"],
+            prompt,
+            Some(no_store.path()),
+        ),
+    ] {
+        let mut cmd = env.cmd(args);
+        if let Some(dir) = dir {
+            cmd.current_dir(dir);
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{args:?} {input}: {}",
+            stderr(&out)
+        );
+        assert!(stdout(&out).is_empty(), "{args:?}: {}", stdout(&out));
+        assert_eq!(
+            stderr(&out).trim().lines().count(),
+            1,
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    // Outside a hook, a usage error is still status 2, as for any command-line tool.
+    assert_eq!(
+        env.run(&["inject", "--task", "x", "--no-such-flag"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
 fn hostile_queries_get_sensible_answers() {
     let env = Env::new();
     env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);
