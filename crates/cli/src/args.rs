@@ -174,10 +174,14 @@ pub struct RememberArgs {
     #[arg(long = "type", short = 't', default_value = "lesson")]
     pub memory_type: String,
     /// Comma-separated tags
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, visible_alias = "tag", value_delimiter = ',')]
     pub tags: Vec<String>,
     /// How much to trust it, 0..1
-    #[arg(long, default_value_t = oro_mem_core::memory::DEFAULT_CONFIDENCE)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        default_value_t = oro_mem_core::memory::DEFAULT_CONFIDENCE
+    )]
     pub confidence: f64,
     /// Namespace
     #[arg(long, default_value = oro_mem_core::memory::DEFAULT_NAMESPACE)]
@@ -248,7 +252,7 @@ pub struct FilterArgs {
     pub worker_id: Option<String>,
     /// Only memories with at least this confidence, 0..1 [recall and inject: default from
     /// config, 0.3]
-    #[arg(long, value_name = "C")]
+    #[arg(long, value_name = "C", allow_negative_numbers = true)]
     pub min_confidence: Option<f64>,
     /// Only memories from these sources (comma-separated)
     #[arg(long, value_delimiter = ',')]
@@ -290,7 +294,7 @@ pub struct RecallArgs {
     #[arg(long)]
     pub decay: bool,
     /// The decay's half-life in days (decay.half_life_days); turns decay on
-    #[arg(long, value_name = "DAYS", value_parser = parse_days)]
+    #[arg(long, value_name = "DAYS", value_parser = parse_days, allow_negative_numbers = true)]
     pub decay_half_life: Option<f64>,
     /// At most this many results, 1 to 100 [default: from config, 3]
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
@@ -301,7 +305,12 @@ pub struct RecallArgs {
     pub budget: Option<usize>,
     /// Drop results whose estimated probability of relevance is below this, 0 to 1; 0 keeps
     /// all [default: from config, 0.02]
-    #[arg(long, value_name = "P", value_parser = parse_probability)]
+    #[arg(
+        long,
+        value_name = "P",
+        value_parser = parse_probability,
+        allow_negative_numbers = true
+    )]
     pub min_relevance: Option<f64>,
     /// Lexical candidates fetched before ranking [default: from config, 50]
     #[arg(long)]
@@ -320,7 +329,12 @@ pub struct RecallArgs {
     pub near: Option<String>,
     /// With --near: leave out memories farther than this from the point (those without
     /// coordinates stay)
-    #[arg(long, value_name = "D", requires = "near")]
+    #[arg(
+        long,
+        value_name = "D",
+        requires = "near",
+        allow_negative_numbers = true
+    )]
     pub max_distance: Option<f64>,
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -605,7 +619,7 @@ pub struct ExtractArgs {
     #[arg(long, default_value = oro_mem_core::memory::DEFAULT_NAMESPACE)]
     pub namespace: String,
     /// Tags added to every stored memory (comma-separated)
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, visible_alias = "tag", value_delimiter = ',')]
     pub tags: Vec<String>,
     /// The work item the output belongs to
     #[arg(long)]
@@ -637,7 +651,7 @@ pub struct WatchArgs {
     #[arg(long, default_value = oro_mem_core::memory::DEFAULT_NAMESPACE)]
     pub namespace: String,
     /// Tags added to every stored memory (comma-separated)
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, visible_alias = "tag", value_delimiter = ',')]
     pub tags: Vec<String>,
     /// The worker whose sessions these are
     #[arg(long)]

@@ -576,6 +576,28 @@ fn a_hook_call_never_exits_with_the_status_that_blocks_the_prompt() {
 }
 
 #[test]
+fn a_negative_confidence_is_read_then_refused_and_remember_takes_tag() {
+    let env = Env::new();
+    for (args, says) in [
+        (
+            &["remember", "x", "--confidence", "-0.5"][..],
+            "confidence must be a number between 0 and 1, got -0.5",
+        ),
+        (
+            &["recall", "x", "--min-confidence", "-1"],
+            "between 0 and 1, got -1",
+        ),
+    ] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+    env.ok(&["remember", "tagged with the singular flag", "--tag", "a,b"]);
+    let listed = env.ok(&["memories", "list", "--tag", "b"]);
+    assert!(listed.contains("tagged with the singular flag"), "{listed}");
+}
+
+#[test]
 fn hostile_queries_get_sensible_answers() {
     let env = Env::new();
     env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);
