@@ -65,9 +65,27 @@ fn main() {
             // The reader has what it wanted, as `head` does: no error, as in ripgrep.
             std::process::exit(0);
         }
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", error_line(&e));
         std::process::exit(1);
     }
+}
+
+/// `e` and its causes in one line, as `{e:#}` prints them, but without a cause whose text
+/// the line already holds: an error that quotes its cause in its own message
+/// (`... is not a usable SQLite database: file is not a database`) says it once.
+fn error_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }
 
 /// True when `e` is (or was caused by) writing to a pipe whose reader has gone.
@@ -996,6 +1014,7 @@ fn stats(ctx: Ctx, json: bool) -> Result<()> {
     for (model, n) in &s.embedded_by_model {
         outln!("  {model:<12} {n}")?;
     }
+    outln!("types:      {}", s.by_type.len())?;
     for (t, n) in &s.by_type {
         outln!("  {t:<12} {n}")?;
     }
@@ -1014,6 +1033,15 @@ fn stats(ctx: Ctx, json: bool) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_says_each_cause_once() {
+        let io = std::io::Error::other("file is not a database");
+        let e = anyhow::Error::new(io).context("x.db is not usable: file is not a database");
+        assert_eq!(error_line(&e), "x.db is not usable: file is not a database");
+        let e = anyhow::anyhow!("disk full").context("cannot write x.db");
+        assert_eq!(error_line(&e), "cannot write x.db: disk full");
+    }
 
     #[test]
     fn import_knows_every_field_of_a_memory_to_store() {

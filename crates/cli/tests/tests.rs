@@ -598,6 +598,24 @@ fn a_negative_confidence_is_read_then_refused_and_remember_takes_tag() {
 }
 
 #[test]
+fn an_error_says_its_cause_once_and_stats_heads_the_types() {
+    let env = Env::new();
+    let garbage = env.dir.path().join("garbage.db");
+    std::fs::write(
+        &garbage,
+        "not a database at all, but long enough to have a header",
+    )
+    .unwrap();
+    let out = env.run(&["--db", garbage.to_str().unwrap(), "stats"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert_eq!(err.matches("file is not a database").count(), 1, "{err}");
+    env.ok(&["remember", "a gotcha", "--type", "gotcha"]);
+    let stats = env.ok(&["stats"]);
+    assert!(stats.contains("types:      1\n  gotcha"), "{stats}");
+}
+
+#[test]
 fn hostile_queries_get_sensible_answers() {
     let env = Env::new();
     env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);
