@@ -47,15 +47,7 @@ impl Env {
     }
 
     fn run_stdin(&self, args: &[&str], input: &[u8]) -> Output {
-        let mut child = self
-            .cmd(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input).unwrap();
-        child.wait_with_output().unwrap()
+        output_with_stdin(&mut self.cmd(args), input)
     }
 
     fn ok_stdin(&self, args: &[&str], input: &[u8]) -> String {
@@ -89,6 +81,18 @@ impl Env {
         all.push("--json");
         serde_json::from_str(&self.ok(&all)).unwrap()
     }
+}
+
+/// Runs `cmd` with `input` on its standard input (then closed), capturing its output.
+fn output_with_stdin(cmd: &mut Command, input: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
 }
 
 fn stdout(o: &Output) -> String {
@@ -539,19 +543,7 @@ fn a_hook_call_never_exits_with_the_status_that_blocks_the_prompt() {
         if let Some(dir) = dir {
             cmd.current_dir(dir);
         }
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = output_with_stdin(&mut cmd, input.as_bytes());
         assert_eq!(
             out.status.code(),
             Some(1),
@@ -831,19 +823,7 @@ fn mcp_session(mut cmd: Command, requests: &[String]) -> (Output, Vec<serde_json
         .into_iter()
         .chain(requests.iter().map(String::as_str))
         .collect();
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.join("\n").as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = output_with_stdin(&mut cmd, input.join("\n").as_bytes());
     let answers = stdout(&out)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -3544,16 +3524,7 @@ fn a_warm_server_writes_as_the_commands_would() {
             if std::ptr::eq(env, &alone) {
                 c.env("ORO_MEM_SERVER", "off");
             }
-            let mut child = c
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut stdin = child.stdin.take().unwrap();
-            stdin.write_all(input.unwrap_or_default()).unwrap();
-            drop(stdin);
-            child.wait_with_output().unwrap()
+            output_with_stdin(&mut c, input.unwrap_or_default())
         });
         // Timestamps in --json lists differ by when each store was written.
         let same = |o: &Output| -> (Option<i32>, String, String) {
