@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use oro_mem_core::{Memory, Timestamp};
-use oro_mem_engine::{Recall, Recalled};
+use oro_mem_engine::{Abstention, Recall, Recalled};
 
 /// One line, for places that need one: newlines and runs of whitespace become one space.
 fn one_line(text: &str) -> String {
@@ -109,6 +109,17 @@ pub fn text(results: &[Recalled], explain: bool, now: Timestamp) -> String {
 /// For `--explain`: how many candidates each stage kept, so an empty or short answer says why.
 pub fn funnel(recall: &Recall, min_similarity: f64) -> String {
     let mut s = format!("{} candidates", recall.candidates);
+    if let Some(Abstention::BelowConfidence {
+        memories,
+        min_confidence,
+    }) = &recall.abstained
+    {
+        let _ = write!(
+            s,
+            " ({memories} more below the minimum confidence {})",
+            trim_float(*min_confidence)
+        );
+    }
     if recall.dissimilar > 0 {
         let _ = write!(
             s,

@@ -608,6 +608,31 @@ fn an_error_says_its_cause_once_and_stats_heads_the_types() {
 }
 
 #[test]
+fn the_funnel_says_when_the_minimum_confidence_hid_what_matched() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "The deploy script needs AWS_PROFILE set",
+        "--confidence",
+        "0.2",
+    ]);
+    let explained = env.ok(&["recall", "deploy script", "--explain"]);
+    assert!(
+        explained.contains("0 candidates (1 more below the minimum confidence 0.3)"),
+        "{explained}"
+    );
+    let v = env.recall_json(&["deploy script"]);
+    assert_eq!(v["abstained"]["reason"], "below_confidence", "{v}");
+    assert_eq!(v["abstained"]["memories"], 1, "{v}");
+    // Nothing matches at all: said as before.
+    let v = env.recall_json(&["kubernetes helm chart"]);
+    assert_eq!(v["abstained"]["reason"], "no_candidates", "{v}");
+    // A lower minimum recalls it.
+    let shown = env.ok(&["recall", "deploy script", "--min-confidence", "0.1"]);
+    assert!(shown.contains("AWS_PROFILE"), "{shown}");
+}
+
+#[test]
 fn hostile_queries_get_sensible_answers() {
     let env = Env::new();
     env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);

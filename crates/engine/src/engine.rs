@@ -15,7 +15,7 @@ use oro_mem_rank_vector::{Embedder, VectorRanker};
 use oro_mem_text::is_mostly_cjk;
 use serde::Serialize;
 
-use crate::pipeline::{Pipeline, Recall};
+use crate::pipeline::{Abstention, Pipeline, Recall};
 use crate::registry::Registry;
 use crate::source::{CandidateSource, QueryEmbedding, SourceContext};
 
@@ -266,6 +266,9 @@ impl Engine {
     ) -> Result<Answer> {
         let (candidates, mode, mut warnings) = self.gather(store, query)?;
         let mut recall = self.pipeline(mode).recall(query, candidates)?;
+        if recall.abstained == Some(Abstention::NoCandidates) {
+            recall.abstained = Some(self.why_no_candidates(store, query)?);
+        }
         let answered_by = answered_by(mode, &recall, min_similarity(&self.config, mode));
         if let Some(why) = answered_by.1 {
             warnings.push(why);
@@ -307,6 +310,46 @@ impl Engine {
                 .map(|s| s.name().to_string())
                 .collect(),
             warnings,
+        })
+    }
+
+    /// Why a recall of `query` found no candidates: none match it, or some do but are below
+    /// its minimum confidence ([`Abstention::BelowConfidence`]: a memory stored with a low
+    /// confidence is never recalled by default, and the funnel says so). Asks the sources
+    /// again without the minimum, which costs a second search on this path only.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::recall`].
+    fn why_no_candidates(
+        &mut self,
+        store: &dyn CandidateSearch,
+        query: &Query<'_>,
+    ) -> Result<Abstention> {
+        let min_confidence = query
+            .filter
+            .min_confidence
+            .unwrap_or(self.config.recall.min_confidence);
+        if min_confidence <= 0.0 {
+            return Ok(Abstention::NoCandidates);
+        }
+        let any = Filter {
+            min_confidence: Some(0.0),
+            ..query.filter.clone()
+        };
+        let (candidates, _, _) = self.gather(
+            store,
+            &Query {
+                filter: &any,
+                ..query.clone()
+            },
+        )?;
+        Ok(match candidates.len() {
+            0 => Abstention::NoCandidates,
+            memories => Abstention::BelowConfidence {
+                memories,
+                min_confidence,
+            },
         })
     }
 

@@ -108,6 +108,14 @@ pub struct Recalled {
 pub enum Abstention {
     /// No memory matched the query (under its filter).
     NoCandidates,
+    /// No memory matched the query under its filter, but some would have without its
+    /// minimum confidence (`recall.min_confidence`, or the query's own).
+    BelowConfidence {
+        /// How many memories matched without the minimum (as far as the sources read).
+        memories: usize,
+        /// The minimum they were below.
+        min_confidence: f64,
+    },
     /// Memories matched, but none was similar enough to the query (`min_similarity`) or
     /// scored at least the minimum score.
     FilteredOut {
@@ -132,10 +140,12 @@ pub enum Abstention {
 }
 
 impl Abstention {
-    /// The reason's name: `no_candidates`, `filtered_out` or `below_relevance`.
+    /// The reason's name: `no_candidates`, `below_confidence`, `filtered_out` or
+    /// `below_relevance`.
     pub fn reason(&self) -> &'static str {
         match self {
             Abstention::NoCandidates => "no_candidates",
+            Abstention::BelowConfidence { .. } => "below_confidence",
             Abstention::FilteredOut { .. } => "filtered_out",
             Abstention::BelowRelevance { .. } | Abstention::Unsure { .. } => "below_relevance",
         }
@@ -150,6 +160,13 @@ impl Serialize for Abstention {
         m.serialize_entry("message", &self.to_string())?;
         match self {
             Abstention::NoCandidates => {}
+            Abstention::BelowConfidence {
+                memories,
+                min_confidence,
+            } => {
+                m.serialize_entry("memories", memories)?;
+                m.serialize_entry("min_confidence", min_confidence)?;
+            }
             Abstention::FilteredOut { candidates } => {
                 m.serialize_entry("candidates", candidates)?
             }
@@ -176,6 +193,14 @@ impl std::fmt::Display for Abstention {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Abstention::NoCandidates => f.write_str("no memory matches the query"),
+            Abstention::BelowConfidence {
+                memories,
+                min_confidence,
+            } => write!(
+                f,
+                "no memory matches the query at confidence {min_confidence} or more; \
+                 {memories} below it do (recall.min_confidence, or --min-confidence)"
+            ),
             Abstention::FilteredOut { candidates } => write!(
                 f,
                 "{candidates} memories matched, but none was similar enough to the query or \
