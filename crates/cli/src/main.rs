@@ -749,6 +749,36 @@ fn parse_import_line(line: &str) -> Result<NewMemory> {
     Ok(m)
 }
 
+/// The `id` an exported line carries, if any.
+fn exported_id(line: &str) -> Option<i64> {
+    serde_json::from_str::<serde_json::Value>(line).ok()?["id"].as_i64()
+}
+
+/// `batch` without the memories whose exported id names a memory of `store` with the same
+/// content, namespace and status: copies of what is here.
+fn still_here(
+    store: &dyn oro_mem_core::store::MemoryStore,
+    batch: Vec<(NewMemory, Option<i64>)>,
+) -> Result<Vec<(NewMemory, Option<i64>)>> {
+    let ids: Vec<i64> = batch.iter().filter_map(|(_, id)| *id).collect();
+    if ids.is_empty() {
+        return Ok(batch);
+    }
+    let here: std::collections::HashMap<i64, oro_mem_core::Memory> = store
+        .get_many(&ids)?
+        .into_iter()
+        .map(|m| (m.id, m))
+        .collect();
+    Ok(batch
+        .into_iter()
+        .filter(|(m, id)| {
+            !id.and_then(|id| here.get(&id)).is_some_and(|h| {
+                h.content == m.content && h.namespace == m.namespace && h.status == m.status
+            })
+        })
+        .collect())
+}
+
 fn open_input(path: &Path) -> Result<(Box<dyn BufRead>, Option<u64>)> {
     if path == Path::new("-") {
         return Ok((Box::new(BufReader::new(std::io::stdin())), None));
@@ -826,8 +856,17 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
     let dedup = dedup_config(ctx.engine.config(), a.no_dedup);
     let (mut inserted, mut merged, mut skipped) = (0u64, 0u64, 0u64);
     let mut batch = Vec::with_capacity(a.batch_size);
-    let mut flush = |batch: &mut Vec<NewMemory>, ctx: &mut Ctx| -> Result<()> {
-        let memories = std::mem::take(batch).into_iter().map(|m| (m, None));
+    let mut flush = |batch: &mut Vec<(NewMemory, Option<i64>)>, ctx: &mut Ctx| -> Result<()> {
+        let mut memories = std::mem::take(batch);
+        if dedup.enabled {
+            // A line exported from this store, whatever its status, is skipped when its memory
+            // is still here as it was: `export` then `import` into the same store changes
+            // nothing (the duplicate check reads active memories only).
+            let before = memories.len();
+            memories = still_here(&*ctx.store, memories)?;
+            skipped += (before - memories.len()) as u64;
+        }
+        let memories = memories.into_iter().map(|(m, _)| (m, None));
         for o in ctx
             .remember(memories.collect(), &dedup, &mut std::io::stderr())?
             .outcomes
@@ -846,7 +885,8 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
         if line.trim().is_empty() {
             continue;
         }
-        batch.push(parse_import_line(&line).with_context(|| format!("line {}", i + 1))?);
+        let memory = parse_import_line(&line).with_context(|| format!("line {}", i + 1))?;
+        batch.push((memory, exported_id(&line)));
         if batch.len() >= a.batch_size {
             flush(&mut batch, &mut ctx)?;
         }

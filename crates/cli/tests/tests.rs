@@ -633,6 +633,26 @@ fn the_funnel_says_when_the_minimum_confidence_hid_what_matched() {
 }
 
 #[test]
+fn exporting_then_importing_into_the_same_store_changes_nothing() {
+    let env = Env::new();
+    for text in ["one memory", "another, archived", "a third"] {
+        env.ok(&["remember", text]);
+    }
+    env.ok(&["memories", "forget", "--archive", "2"]);
+    let exported = env.ok(&["export", "--all"]);
+    for _ in 0..2 {
+        let out = env.ok_stdin(&["import", "-"], exported.as_bytes());
+        assert_eq!(out, "imported: 0 inserted, 0 merged, 3 skipped\n");
+    }
+    assert_eq!(env.count(), 3);
+    assert_eq!(env.ok(&["export", "--all"]), exported);
+    // Into another store, the same lines are new.
+    let other = Env::new();
+    let out = other.ok_stdin(&["import", "-"], exported.as_bytes());
+    assert_eq!(out, "imported: 3 inserted, 0 merged, 0 skipped\n");
+}
+
+#[test]
 fn hostile_queries_get_sensible_answers() {
     let env = Env::new();
     env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);
