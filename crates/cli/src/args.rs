@@ -131,6 +131,13 @@ pub enum Command {
     Embed(EmbedArgs),
     /// Show counts and sizes
     Stats(JsonFlag),
+    /// Print the shell completion script for SHELL (bash, zsh, fish, powershell or elvish)
+    Completions {
+        /// The shell
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), for `man`
+    Man,
     /// Measure retrieval quality on a benchmark in BEIR layout (nDCG@10, Recall@k, MRR@10)
     Eval(EvalArgs),
     /// Store the memories an agent marked in its output (`[MEMORY]` lines, or "Note:" phrases)

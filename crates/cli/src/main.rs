@@ -220,6 +220,19 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
         }),
         Command::Embed(a) => embed(open(&cli, Access::Write)?, a),
         Command::Stats(a) => stats(open(&cli, Access::Read)?, a.json),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(*shell, &mut command, "oro-mem", &mut script);
+            std::io::stdout().lock().write_all(&script)?;
+            Ok(())
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut page)?;
+            std::io::stdout().lock().write_all(&page)?;
+            Ok(())
+        }
         Command::Extract(a) => with_stdio(stdin, |io| {
             capture::extract(&mut open(&cli, Access::Write)?, a, io)
         }),

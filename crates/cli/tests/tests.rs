@@ -653,6 +653,33 @@ fn exporting_then_importing_into_the_same_store_changes_nothing() {
 }
 
 #[test]
+fn completions_and_the_manual_page_are_generated() {
+    let env = Env::new();
+    let bash = env.ok(&["completions", "bash"]);
+    assert!(
+        bash.contains("complete -F _oro__mem") && bash.contains("recall"),
+        "{bash}"
+    );
+    // The script is one the shell reads.
+    let out = output_with_stdin(Command::new("bash").arg("-n"), bash.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(env
+        .ok(&["completions", "zsh"])
+        .starts_with("#compdef oro-mem"));
+    assert!(env
+        .ok(&["completions", "fish"])
+        .contains("complete -c oro-mem"));
+    assert!(env.ok(&["completions", "powershell"]).contains("oro-mem"));
+    let man = env.ok(&["man"]);
+    assert!(
+        man.contains(".TH oro-mem 1") && man.contains("remember"),
+        "{man}"
+    );
+    let out = env.run(&["completions", "tcsh"]);
+    assert!(!out.status.success());
+}
+
+#[test]
 fn hostile_queries_get_sensible_answers() {
     let env = Env::new();
     env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);
