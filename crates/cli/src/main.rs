@@ -643,10 +643,11 @@ fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()>
         MemoriesCommand::List(a) => list(ctx, a, io)?,
         MemoriesCommand::Consolidate(a) => return consolidate(ctx, a, io),
         MemoriesCommand::Show { id, json, no_touch } => {
-            let m = ctx.store.get(*id)?;
-            // Read in full: a use, as MCP's memory_get is.
+            let mut m = ctx.store.get(*id)?;
+            // Read in full: a use, as MCP's memory_get is; shown as it is after this read.
             if !no_touch && !ctx.store.is_read_only() {
                 ctx.store.record_used(&[*id], now)?;
+                m = ctx.store.get(*id)?;
             }
             if *json {
                 writeln!(io.out, "{}", serde_json::to_string_pretty(&m)?)?;

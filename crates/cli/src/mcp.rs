@@ -252,10 +252,12 @@ impl MemoryServer {
         // An agent reading a memory in full uses it: counted, unless the store is read-only.
         let got = self.with(|s| -> oro_mem_core::Result<oro_mem_core::Memory> {
             let m = s.store.get(a.id)?;
-            if !s.store.is_read_only() {
-                s.store.record_used(&[a.id], Timestamp::now())?;
+            if s.store.is_read_only() {
+                return Ok(m);
             }
-            Ok(m)
+            s.store.record_used(&[a.id], Timestamp::now())?;
+            // As it is after this read: its use counted.
+            s.store.get(a.id)
         });
         match got {
             Ok(m) => ok(serde_json::json!(m)),

@@ -680,6 +680,19 @@ fn completions_and_the_manual_page_are_generated() {
 }
 
 #[test]
+fn memories_show_reports_the_use_it_counts() {
+    let env = Env::new();
+    env.ok(&["remember", "a memory read in full"]);
+    let uses = |args: &[&str]| -> serde_json::Value {
+        let v: serde_json::Value = serde_json::from_str(&env.ok(args)).unwrap();
+        v["access_count"].clone()
+    };
+    assert_eq!(uses(&["memories", "show", "1", "--json"]), 1);
+    assert_eq!(uses(&["memories", "show", "1", "--json"]), 2);
+    assert_eq!(uses(&["memories", "show", "1", "--json", "--no-touch"]), 2);
+}
+
+#[test]
 fn hostile_queries_get_sensible_answers() {
     let env = Env::new();
     env.ok(&["remember", "quoted \"text\" AND NOT operators* here"]);
