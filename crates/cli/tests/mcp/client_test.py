@@ -77,12 +77,12 @@ async def run(binary, workdir):
             ))
             assert only["results"] == [], only
 
-            # The search returned it (once); getting it is a use, counted from the next read.
+            # The search returned it (once); getting it is a use, shown with that use counted.
             got = ok(await session.call_tool("memory_get", {"id": mid}))
             assert got["content"] == "ruff --fix must run before pyright", got
-            assert got["return_count"] == 1 and got["access_count"] == 0, got
+            assert got["return_count"] == 1 and got["access_count"] == 1, got
             got = ok(await session.call_tool("memory_get", {"id": mid}))
-            assert got["access_count"] == 1, got
+            assert got["access_count"] == 2, got
 
             # Bad arguments: tool errors that say what was wrong; the server lives on.
             fails(await session.call_tool(
