@@ -731,8 +731,9 @@ const IMPORT_FIELDS: [&str; 21] = [
 
 /// A memory from one line of an import: a JSON object with at least `content`; `type`
 /// defaults to `lesson`, as for `remember`, and `source` to `import`. A field it does not
-/// know is an error, not dropped: a misspelt `"tgas"` would lose the tags.
-fn parse_import_line(line: &str) -> Result<NewMemory> {
+/// know is an error, not dropped: a misspelt `"tgas"` would lose the tags. Also returns the
+/// `id` the line carries when `export` wrote it.
+fn parse_import_line(line: &str) -> Result<(NewMemory, Option<i64>)> {
     let mut value: serde_json::Value = serde_json::from_str(line).context("not JSON")?;
     let obj = value
         .as_object_mut()
@@ -758,14 +759,10 @@ fn parse_import_line(line: &str) -> Result<NewMemory> {
         .or_insert_with(|| serde_json::Value::String("import".into()));
     obj.entry("type")
         .or_insert_with(|| serde_json::Value::String(MemoryType::Lesson.to_string()));
+    let exported_id = obj.get("id").and_then(serde_json::Value::as_i64);
     let mut m: NewMemory = serde_json::from_value(value)?;
     m.validate()?;
-    Ok(m)
-}
-
-/// The `id` an exported line carries, if any.
-fn exported_id(line: &str) -> Option<i64> {
-    serde_json::from_str::<serde_json::Value>(line).ok()?["id"].as_i64()
+    Ok((m, exported_id))
 }
 
 /// `batch` without the memories whose exported id names a memory of `store` with the same
@@ -848,7 +845,7 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
             continue;
         }
         let limits = &ctx.engine.config().memory;
-        if let Err(e) = parse_import_line(&line).and_then(|m| Ok(limits.check(&m.content)?)) {
+        if let Err(e) = parse_import_line(&line).and_then(|(m, _)| Ok(limits.check(&m.content)?)) {
             bad.push(format!("line {}: {e:#}", i + 1));
         }
     }
@@ -899,8 +896,7 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
         if line.trim().is_empty() {
             continue;
         }
-        let memory = parse_import_line(&line).with_context(|| format!("line {}", i + 1))?;
-        batch.push((memory, exported_id(&line)));
+        batch.push(parse_import_line(&line).with_context(|| format!("line {}", i + 1))?);
         if batch.len() >= a.batch_size {
             flush(&mut batch, &mut ctx)?;
         }
