@@ -9,7 +9,7 @@
 //! The transport is this crate's own ([`stdio`]): rmcp's drops lines it cannot parse without
 //! an answer, and a client waits forever on that request.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{Context, Result};
 use oro_mem_core::config::RecallRequest;
@@ -140,18 +140,31 @@ impl MemoryServer {
         }
     }
 
-    /// Runs `f` on the state; a poisoned lock (a panic in an earlier call) is taken over,
-    /// since every write is its own transaction and leaves nothing half-done.
-    fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
-        let mut guard = self
-            .state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        f(&mut guard)
+    /// Runs `f` on the state, on a thread of its own: a store may block (the PostgreSQL
+    /// client drives a runtime of its own, which cannot run inside this one) and a model may
+    /// take seconds. A poisoned lock (a panic in an earlier call) is taken over, since every
+    /// write is its own transaction and leaves nothing half-done; a panic in `f` is this
+    /// call's error, not the server's end.
+    async fn with<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut State) -> anyhow::Result<T> + Send + 'static,
+    ) -> anyhow::Result<T> {
+        let state = Arc::clone(&self.state);
+        let call = tokio::task::spawn_blocking(move || {
+            let mut guard = state.lock().unwrap_or_else(PoisonError::into_inner);
+            f(&mut guard)
+        });
+        match call.await {
+            Ok(done) => done,
+            Err(e) => match e.try_into_panic() {
+                Ok(panic) => Err(anyhow::anyhow!("internal error: {}", panic_message(&panic))),
+                Err(e) => Err(anyhow::anyhow!("internal error: {e}")),
+            },
+        }
     }
 
-    fn search_impl(&self, a: SearchArgs) -> anyhow::Result<serde_json::Value> {
-        self.with(|s| {
+    async fn search_impl(&self, a: SearchArgs) -> anyhow::Result<serde_json::Value> {
+        self.with(move |s| {
             let config = RecallRequest {
                 mode: a.mode.as_deref().map(str::parse).transpose()?,
                 limit: a.limit,
@@ -185,9 +198,10 @@ impl MemoryServer {
                 .recall(&mut s.store, &query, touch)?;
             Ok(answer_json(&answer, a.explain.unwrap_or(false)))
         })
+        .await
     }
 
-    fn remember_impl(&self, a: RememberArgs) -> anyhow::Result<serde_json::Value> {
+    async fn remember_impl(&self, a: RememberArgs) -> anyhow::Result<serde_json::Value> {
         let memory_type = a.memory_type.as_deref().unwrap_or("lesson").parse()?;
         let mut m = NewMemory::new(a.content, memory_type)
             .tags(a.tags.unwrap_or_default())
@@ -202,7 +216,7 @@ impl MemoryServer {
         m.summary = a.summary;
         m.files = a.files.unwrap_or_default();
         m.entities = a.entities.unwrap_or_default();
-        self.with(|s| {
+        self.with(move |s| {
             let dedup = s.engine.config().dedup.clone();
             let done = s.remember(vec![(m, None)], &dedup, &mut std::io::stderr())?;
             let mut out = match done.outcomes[0] {
@@ -217,6 +231,7 @@ impl MemoryServer {
             }
             Ok(out)
         })
+        .await
     }
 }
 
@@ -226,59 +241,66 @@ impl MemoryServer {
         description = "Find the stored memories (lessons, gotchas, decisions, patterns, \
                        preferences) most relevant to a task. Returns id, type, content, score."
     )]
-    fn memory_search(
+    async fn memory_search(
         &self,
         Parameters(a): Parameters<SearchArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        match self.search_impl(a) {
+        match self.search_impl(a).await {
             Ok(v) => ok(v),
             Err(e) => tool_error(format!("{e:#}")),
         }
     }
 
     #[tool(description = "Store a memory worth keeping for future tasks. Duplicates are merged.")]
-    fn memory_remember(
+    async fn memory_remember(
         &self,
         Parameters(a): Parameters<RememberArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        match self.remember_impl(a) {
+        match self.remember_impl(a).await {
             Ok(v) => ok(v),
             Err(e) => tool_error(format!("{e:#}")),
         }
     }
 
     #[tool(description = "Get one memory by id, with its metadata.")]
-    fn memory_get(&self, Parameters(a): Parameters<IdArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn memory_get(
+        &self,
+        Parameters(a): Parameters<IdArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
         // An agent reading a memory in full uses it: counted, unless the store is read-only.
-        let got = self.with(|s| -> oro_mem_core::Result<oro_mem_core::Memory> {
-            let m = s.store.get(a.id)?;
-            if s.store.is_read_only() {
-                return Ok(m);
-            }
-            s.store.record_used(&[a.id], Timestamp::now())?;
-            // As it is after this read: its use counted.
-            s.store.get(a.id)
-        });
+        let got = self
+            .with(move |s| {
+                let m = s.store.get(a.id)?;
+                if s.store.is_read_only() {
+                    return Ok(m);
+                }
+                s.store.record_used(&[a.id], Timestamp::now())?;
+                // As it is after this read: its use counted.
+                Ok(s.store.get(a.id)?)
+            })
+            .await;
         match got {
             Ok(m) => ok(serde_json::json!(m)),
-            Err(e) => tool_error(e),
+            Err(e) => tool_error(format!("{e:#}")),
         }
     }
 
     #[tool(description = "Delete a memory by id (or archive it with archive=true).")]
-    fn memory_forget(
+    async fn memory_forget(
         &self,
         Parameters(a): Parameters<ForgetArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let archive = a.archive.unwrap_or(false);
-        let done = self.with(|s| {
-            let unembedded = if archive {
-                s.store.set_status(a.id, oro_mem_core::Status::Archived)?
-            } else {
-                s.store.forget(a.id)?
-            };
-            s.engine.reembed(&mut s.store, &unembedded)
-        });
+        let done = self
+            .with(move |s| {
+                let unembedded = if archive {
+                    s.store.set_status(a.id, oro_mem_core::Status::Archived)?
+                } else {
+                    s.store.forget(a.id)?
+                };
+                Ok(s.engine.reembed(&mut s.store, &unembedded)?)
+            })
+            .await;
         match done {
             Ok(r) => {
                 let mut out = if archive {
@@ -292,9 +314,18 @@ impl MemoryServer {
                 }
                 ok(out)
             }
-            Err(e) => tool_error(e),
+            Err(e) => tool_error(format!("{e:#}")),
         }
     }
+}
+
+/// What a panic said, when it said it with a string.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic")
 }
 
 #[tool_handler]
@@ -321,14 +352,20 @@ pub fn serve(mut ctx: Ctx) -> Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(async {
-        let service = MemoryServer::new(ctx)
+    let server = MemoryServer::new(ctx);
+    // The store is dropped here, outside the runtime: closing a PostgreSQL client blocks.
+    let state = Arc::clone(&server.state);
+    let served = runtime.block_on(async {
+        let service = server
             .serve(stdio::Stdio::new())
             .await
             .context("MCP initialization failed")?;
         service.waiting().await.context("MCP server stopped")?;
         Ok(())
-    })
+    });
+    drop(runtime);
+    drop(state);
+    served
 }
 
 impl SearchArgs {

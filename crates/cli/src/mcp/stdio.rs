@@ -9,9 +9,15 @@
 //!   [`MAX_MESSAGE_BYTES`]): `-32700` Parse error;
 //! - JSON that is not a JSON-RPC request the server knows: `-32600` Invalid Request;
 //!
-//! each with the request's `id` whenever it can be read (from the parsed object, or from the
-//! line's start when the rest is broken or too long), else `null`. Notifications (no `id`) that
-//! cannot be decoded are dropped, as JSON-RPC says. Text is decoded leniently, as a UTF-8
+//! - an `id` that is not a string or a number (`null`, `true`, an object): `-32600` with id
+//!   `null`; a number rmcp cannot hold as the `i64` it echoes (`2^64`, `1e30`, `1.0`):
+//!   `-32600`, since served it would come back as another token;
+//! - a batch: batches are not served (MCP dropped them in 2025-06-18); each request in it gets
+//!   its own `-32600`, in one array, as JSON-RPC asks;
+//!
+//! each with the request's `id` as the exact token it sent whenever it can be read (from the
+//! object, or from the line's start when the rest is broken or too long), else `null`.
+//! Notifications (no `id` member) that cannot be decoded are dropped, as JSON-RPC says. Text is decoded leniently, as a UTF-8
 //! encoder would: bytes that are not UTF-8 and `\uXXXX` escapes of lone UTF-16 surrogates
 //! (which JavaScript clients produce when they cut a string in the middle of an emoji) become
 //! U+FFFD, so such a request is served rather than refused.
@@ -240,48 +246,110 @@ fn decode(line: &[u8]) -> Decoded {
             }
         },
     };
-    let id = value.get("id").filter(|id| is_id(id)).cloned();
-    let notification = id.is_none() && value.get("method").is_some();
+    if let Value::Array(members) = &value {
+        return batch(line, members.len());
+    }
+    let Some(id) = value.get("id") else {
+        // A notification: served when it decodes, else dropped, as JSON-RPC says.
+        return match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
+            Ok(message) => Decoded::Message(Box::new(message)),
+            Err(_) => Decoded::Ignore,
+        };
+    };
+    if !is_served_id(id) {
+        return Decoded::Reply(error(leading_id(line), INVALID_REQUEST, BAD_ID));
+    }
+    let raw_id = leading_id(line);
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
         Ok(message) => Decoded::Message(Box::new(message)),
-        Err(_) if notification => Decoded::Ignore,
         Err(e) => {
             let message = format!("Invalid request: {e}");
-            Decoded::Reply(error(id, INVALID_REQUEST, &message))
+            Decoded::Reply(error(raw_id, INVALID_REQUEST, &message))
         }
     }
 }
 
-/// A JSON-RPC error response, serialised.
-fn error(id: Option<Value>, code: i64, message: &str) -> Vec<u8> {
-    #[derive(Serialize)]
-    struct Response<'a> {
-        jsonrpc: &'static str,
-        id: Value,
-        error: Error<'a>,
+/// What an id the server cannot serve gets.
+const BAD_ID: &str = "Invalid request: the id must be a string or an integer from -2^63 to 2^63-1";
+
+/// The answer to a batch (`members` long, the parsed line's top-level array): batches are not
+/// served, and JSON-RPC wants each member answered, so each request in it gets its own
+/// `-32600` (with its id as sent), in one array; notifications get nothing, and a batch of
+/// notifications gets no answer at all. An empty batch is one `-32600`.
+fn batch(line: &[u8], members: usize) -> Decoded {
+    if members == 0 {
+        return Decoded::Reply(error(
+            None,
+            INVALID_REQUEST,
+            "Invalid request: an empty batch",
+        ));
     }
+    let mut answers = Vec::new();
+    let mut scan = Scan { text: line, at: 0 };
+    scan.skip_whitespace();
+    let mut next = scan.eat(b'[');
+    while next.is_some() {
+        scan.skip_whitespace();
+        let start = scan.at;
+        if scan.value().is_none() {
+            break;
+        }
+        let member = &line[start..scan.at];
+        let is_notification = member.first() == Some(&b'{') && !has_id(member);
+        if !is_notification {
+            let message = "Invalid request: batches are not supported; send each request on \
+                           its own line";
+            answers.push(error(leading_id(member), INVALID_REQUEST, message));
+        }
+        scan.skip_whitespace();
+        next = scan.eat(b',');
+    }
+    if answers.is_empty() {
+        return Decoded::Ignore;
+    }
+    let mut reply = b"[".to_vec();
+    reply.extend_from_slice(&answers.join(&b','));
+    reply.push(b']');
+    Decoded::Reply(reply)
+}
+
+/// Whether the JSON object `member` has an `id` member.
+fn has_id(member: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(member).is_ok_and(|v| v.get("id").is_some())
+}
+
+/// A JSON-RPC error response, serialised, its id written as `id` (the exact JSON text the
+/// request sent) or `null`.
+fn error(id: Option<&[u8]>, code: i64, message: &str) -> Vec<u8> {
     #[derive(Serialize)]
     struct Error<'a> {
         code: i64,
         message: &'a str,
     }
-    let response = Response {
-        jsonrpc: "2.0",
-        id: id.unwrap_or(Value::Null),
-        error: Error { code, message },
-    };
-    serde_json::to_vec(&response).expect("an error response serialises")
+    let mut out = br#"{"jsonrpc":"2.0","id":"#.to_vec();
+    out.extend_from_slice(id.unwrap_or(b"null"));
+    out.extend_from_slice(br#","error":"#);
+    serde_json::to_writer(&mut out, &Error { code, message }).expect("an error object serialises");
+    out.push(b'}');
+    out
 }
 
-/// A request id is a string or a number.
-fn is_id(value: &Value) -> bool {
-    matches!(value, Value::String(_) | Value::Number(_))
+/// Whether the server serves a request with this id: a string, or an integer it can echo
+/// exactly (rmcp holds ids as `i64`; one written as `1.0` or `1e2`, or past the range, would
+/// come back as another token, which its client could not match).
+fn is_served_id(id: &Value) -> bool {
+    match id {
+        Value::String(_) => true,
+        Value::Number(n) => n.is_i64() || (n.is_u64() && n.as_u64() <= Some(i64::MAX as u64)),
+        _ => false,
+    }
 }
 
-/// The `id` member of the JSON object `text` starts with, read without parsing anything after
-/// it, so a message that is broken, too deep or too long after its id still gets an answer
-/// its client can match. Members before the id are skipped without recursion.
-fn leading_id(text: &[u8]) -> Option<Value> {
+/// The `id` member of the JSON object `text` starts with, as written, when it is a string or
+/// a number; read without parsing anything after it, so a message that is broken, too deep or
+/// too long after its id still gets an answer its client can match. Members before the id are
+/// skipped without recursion.
+fn leading_id(text: &[u8]) -> Option<&[u8]> {
     let mut scan = Scan { text, at: 0 };
     scan.skip_whitespace();
     scan.eat(b'{')?;
@@ -294,8 +362,9 @@ fn leading_id(text: &[u8]) -> Option<Value> {
         let start = scan.at;
         scan.value()?;
         if key == b"\"id\"" {
-            let id: Value = serde_json::from_slice(&text[start..scan.at]).ok()?;
-            return is_id(&id).then_some(id);
+            let raw = &text[start..scan.at];
+            let id: Value = serde_json::from_slice(raw).ok()?;
+            return matches!(id, Value::String(_) | Value::Number(_)).then_some(raw);
         }
         scan.skip_whitespace();
         scan.eat(b',')?;
@@ -388,7 +457,11 @@ fn without_lone_surrogates(text: &str) -> Option<String> {
     let mut out: Option<Vec<u8>> = None;
     let mut copied = 0;
     let mut at = 0;
-    while let Some(offset) = bytes[at..].iter().position(|&b| b == b'\\') {
+    // `at` may pass the end: a line can end in a backslash.
+    while let Some(offset) = bytes
+        .get(at..)
+        .and_then(|rest| rest.iter().position(|&b| b == b'\\'))
+    {
         at += offset;
         let Some(high) = unit(&bytes[at..]) else {
             at += 2; // any other escape, or a broken one the parser reports
@@ -505,15 +578,72 @@ mod tests {
         ));
         assert_eq!(answer["id"], 4);
         assert_eq!(answer["error"]["code"], INVALID_REQUEST);
-        let batch = reply(decode(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#));
-        assert_eq!(batch["id"], Value::Null);
-        assert_eq!(batch["error"]["code"], INVALID_REQUEST);
+        // A batch: each request answered, by its id as sent; notifications are not.
+        let batch = reply(decode(
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}, {"method":"x"}, 2, {"id":1.50}]"#,
+        ));
+        let ids: Vec<_> = batch.as_array().unwrap().iter().map(|m| &m["id"]).collect();
+        assert_eq!(ids, [&json!(1), &Value::Null, &json!(1.5)]);
+        assert!(batch[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("batches are not supported"));
+        assert!(matches!(decode(br#"[{"method":"x"}]"#), Decoded::Ignore));
+        assert_eq!(reply(decode(b" [ ] "))["error"]["code"], INVALID_REQUEST);
         // A notification gets no answer, even a broken one; neither does a blank line.
         assert!(matches!(
             decode(br#"{"jsonrpc":"2.0","method":"notifications/unknown","params":[1]}"#),
             Decoded::Ignore
         ));
         assert!(matches!(decode(b"  \r"), Decoded::Ignore));
+    }
+
+    #[test]
+    fn an_id_is_echoed_as_sent_and_one_that_cannot_be_is_refused() {
+        let ping = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        for id in ["null", "true", "{}", "[1]"] {
+            let Decoded::Reply(answer) = decode(ping(id).as_bytes()) else {
+                panic!("{id} was served");
+            };
+            let answer = String::from_utf8(answer).unwrap();
+            assert!(answer.starts_with(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600"#));
+        }
+        for id in [
+            "18446744073709551616",
+            "1e30",
+            "1.0",
+            "-9223372036854775809",
+        ] {
+            let Decoded::Reply(answer) = decode(ping(id).as_bytes()) else {
+                panic!("{id} was served");
+            };
+            let answer = String::from_utf8(answer).unwrap();
+            assert!(answer.contains(&format!(r#""id":{id},"#)), "{answer}");
+        }
+        for id in [
+            "9223372036854775807",
+            "-9223372036854775808",
+            "0",
+            r#""x\"y""#,
+        ] {
+            assert!(
+                matches!(decode(ping(id).as_bytes()), Decoded::Message(_)),
+                "{id}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_line_ending_in_a_backslash_is_a_parse_error() {
+        for line in [
+            &b"x\\"[..],
+            b"\\",
+            br#"{"id":1,"a":"\"#,
+            b"\\u",
+            b"\\ud800\\",
+        ] {
+            assert_eq!(reply(decode(line))["error"]["code"], PARSE_ERROR);
+        }
     }
 
     #[test]
@@ -527,7 +657,8 @@ mod tests {
             (r#"  {"jsonrpc":"2.0" , "id" : "q" ,"#, json!("q")),
         ];
         for (text, id) in cases {
-            assert_eq!(leading_id(text.as_bytes()), Some(id), "{text}");
+            let read = leading_id(text.as_bytes()).map(|raw| serde_json::from_slice(raw).unwrap());
+            assert_eq!(read, Some(id), "{text}");
         }
         for text in [
             r#"{"id":null}"#,
@@ -616,6 +747,16 @@ mod tests {
     }
 
     proptest! {
+        /// No line makes the reader panic: each is served, answered or ignored.
+        #[test]
+        fn any_line_is_decoded_without_a_panic(line in proptest::collection::vec(
+            prop_oneof![Just(b'\\'), Just(b'"'), Just(b'{'), Just(b'['), Just(b'u'),
+                        any::<u8>()], 0..40)
+        ) {
+            let _ = decode(&line);
+            let _ = leading_id(&line);
+        }
+
         /// Any sequence of UTF-16 units, escaped, reads as a UTF-16 decoder would read it
         /// leniently.
         #[test]

@@ -1,4 +1,7 @@
-"""Drives `oro-mem mcp` with the official Python MCP client (the `mcp` package).
+"""Drives `oro-mem mcp` with the official Python MCP client (the `mcp` package), on a SQLite
+store and, when ORO_MEM_TEST_PG_URL names a PostgreSQL server (as scripts/test does), on a
+schema of that server too; then sends it raw lines no client library would (a line ending in
+a backslash, ids JSON-RPC allows but rmcp cannot hold, batches).
 
 Usage: python client_test.py PATH/TO/oro-mem
 Run by scripts/test-mcp, which installs the client into a virtual environment.
@@ -32,11 +35,14 @@ def fails(result, says):
     assert says in text(result), f"{says!r} not in {text(result)!r}"
 
 
-async def run(binary, workdir):
-    db = os.path.join(workdir, ".oro", "state.db")
-    subprocess.run([binary, "--db", db, "init"], check=True, capture_output=True)
+def server_env(db):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ORO_MEM_")}
     env["ORO_MEM_DB"] = db
+    return env
+
+
+async def run(binary, workdir, db):
+    env = server_env(db)
     server = StdioServerParameters(command=binary, args=["mcp"], env=env, cwd=workdir)
     async with stdio_client(server) as (read, write):
         async with ClientSession(read, write) as session:
@@ -108,14 +114,94 @@ async def run(binary, workdir):
             fails(await session.call_tool("memory_forget", {"id": mid}), "no memory with id")
             after = ok(await session.call_tool("memory_search", {"query": "pyright"}))
             assert all(r["id"] != mid for r in after["results"]), after
-    print("mcp client test: ok")
+
+
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                   "clientInfo": {"name": "raw", "version": "0"}}}
+
+
+def raw(binary, workdir, db, lines):
+    """Sends `lines` (text, one message each) after the handshake; returns the replies' text
+    without the handshake's. Errors the transport answers itself may come before the
+    answers of earlier requests: callers do not rely on the order."""
+    text = "\n".join([json.dumps(INIT),
+                      '{"jsonrpc":"2.0","method":"notifications/initialized"}', *lines]) + "\n"
+    done = subprocess.run(["timeout", "60", binary, "mcp"], input=text.encode(),
+                          capture_output=True, env=server_env(db), cwd=workdir)
+    assert done.returncode == 0, (done.returncode, done.stderr.decode())
+    replies = done.stdout.decode().splitlines()
+    handshake = [r for r in replies if r.startswith('{"jsonrpc":"2.0","id":0,"result"')]
+    assert len(handshake) == 1, replies
+    return [r for r in replies if r not in handshake]
+
+
+def raw_lines(binary, workdir, db):
+    ping = '{"jsonrpc":"2.0","id":%s,"method":"ping"}'
+    # A line ending in a backslash is a parse error, and the server reads on.
+    replies = raw(binary, workdir, db, [ping % 1, "x\\", ping % 2])
+    assert sorted(replies) == sorted([
+        '{"jsonrpc":"2.0","id":1,"result":{}}',
+        '{"jsonrpc":"2.0","id":2,"result":{}}',
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":'
+        '"Parse error: expected value at line 1 column 1"}}']), replies
+
+    # Ids: an invalid one is answered with null; a number rmcp cannot hold comes back as the
+    # exact token sent; the largest i64 is served.
+    lines = [ping % "null", ping % "true", ping % "{}", ping % "[]",
+             ping % "18446744073709551616", ping % "1e30", ping % "9223372036854775807",
+             ping % '"s"']
+    replies = raw(binary, workdir, db, lines)
+    assert len(replies) == len(lines), replies
+    invalid = [r for r in replies if '"id":null' in r]
+    assert len(invalid) == 4, replies
+    assert all(json.loads(r)["error"]["code"] == -32600 for r in invalid), invalid
+    assert any('"id":18446744073709551616,' in r for r in replies), replies
+    assert any('"id":1e30,' in r for r in replies), replies
+    assert any(r == '{"jsonrpc":"2.0","id":9223372036854775807,"result":{}}'
+               for r in replies), replies
+    assert any(r == '{"jsonrpc":"2.0","id":"s","result":{}}' for r in replies), replies
+
+    # A batch: each request in it answered (not served), notifications not; a batch of
+    # notifications gets nothing, an empty one a single error.
+    replies = raw(binary, workdir, db, [
+        '[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","method":"x"},1]',
+        '[{"jsonrpc":"2.0","method":"x"}]',
+        "[]",
+        ping % 8,
+    ])
+    assert len(replies) == 3, replies
+    batch = json.loads(next(r for r in replies if r.startswith("[")))
+    assert [m["id"] for m in batch] == [7, None], batch
+    assert all(m["error"]["code"] == -32600 for m in batch), batch
+    assert {"jsonrpc": "2.0", "id": None, "error": {
+        "code": -32600, "message": "Invalid request: an empty batch"}} in map(json.loads, replies)
+    assert {"jsonrpc": "2.0", "id": 8, "result": {}} in map(json.loads, replies), replies
+
+
+def postgres_schema(url):
+    """A schema of its own on the test server (left to the throwaway server to drop)."""
+    name = f"oro_mcp_test_{os.getpid()}"
+    sep = "&" if "?" in url else "?"
+    return f"{url}{sep}options=-csearch_path%3D{name}"
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: client_test.py PATH/TO/oro-mem")
+    binary = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as workdir:
-        asyncio.run(run(os.path.abspath(sys.argv[1]), workdir))
+        db = os.path.join(workdir, ".oro", "state.db")
+        subprocess.run([binary, "--db", db, "init"], check=True, capture_output=True)
+        asyncio.run(run(binary, workdir, db))
+        raw_lines(binary, workdir, db)
+        print("mcp client test, SQLite store: ok")
+        url = os.environ.get("ORO_MEM_TEST_PG_URL")
+        if url:
+            asyncio.run(run(binary, workdir, postgres_schema(url)))
+            print("mcp client test, PostgreSQL store: ok")
+        else:
+            print("mcp client test, PostgreSQL store: skipped (no ORO_MEM_TEST_PG_URL)")
 
 
 if __name__ == "__main__":
