@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use oro_mem_core::Config;
-use oro_mem_store_postgres::is_postgres_url;
+use oro_mem_store_postgres::is_postgres_location;
 
 /// The directory holding the database and configuration.
 pub const DIR: &str = ".oro";
@@ -75,7 +75,7 @@ fn store_in(path: &Path) -> Result<Option<PathBuf>> {
     let table = read_table(path)?;
     match table.get(STORE_KEY) {
         None => Ok(None),
-        Some(toml::Value::String(s)) if is_postgres_url(s) => Ok(Some(PathBuf::from(s))),
+        Some(toml::Value::String(s)) if is_postgres_location(s) => Ok(Some(PathBuf::from(s))),
         Some(toml::Value::String(s)) => Ok(Some(path.parent().unwrap_or(Path::new(".")).join(s))),
         Some(_) => bail!(
             "invalid configuration {}: `{STORE_KEY}` must be a string (a path or a \
@@ -91,7 +91,7 @@ pub fn resolve_config(explicit: Option<&Path>, db: &Path) -> Option<PathBuf> {
     if let Some(p) = explicit {
         return Some(p.to_path_buf());
     }
-    let dir = if db.to_str().is_some_and(is_postgres_url) {
+    let dir = if db.to_str().is_some_and(is_postgres_location) {
         find_oro_dir(&std::env::current_dir().ok()?)?
     } else {
         db.parent()?.to_path_buf()

@@ -27,7 +27,7 @@ use clap::Parser;
 use serde::{Deserialize, Serialize};
 
 use crate::args::{Cli, Command, MemoriesCommand};
-use oro_mem_store_postgres::is_postgres_url;
+use oro_mem_store_postgres::is_postgres_location;
 
 use crate::stores::{Access, Db};
 use crate::{config_file, Ctx, Io};
@@ -55,7 +55,7 @@ pub fn socket_path(db: &Path) -> PathBuf {
 /// are in the project's `.oro/` (found by walking up), else in the user-level store's
 /// directory, named after a hash of its URL.
 pub fn side_file(db: &Path, extension: &str) -> PathBuf {
-    if let Some(url) = db.to_str().filter(|s| is_postgres_url(s)) {
+    if let Some(url) = db.to_str().filter(|s| is_postgres_location(s)) {
         // FNV-1a: the same name from every build, unlike the standard library's hasher.
         let hash = url.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
@@ -103,7 +103,7 @@ struct Reply {
 /// A path made absolute and resolved, so that a client and the server compare the same; a
 /// PostgreSQL URL as it is.
 fn canonical(path: &Path) -> PathBuf {
-    if path.to_str().is_some_and(is_postgres_url) {
+    if path.to_str().is_some_and(is_postgres_location) {
         return path.to_path_buf();
     }
     std::fs::canonicalize(path).unwrap_or_else(|_| std::path::absolute(path).unwrap_or_default())

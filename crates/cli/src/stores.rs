@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use oro_mem_core::store::{MemoryStore, OtherMemory};
 use oro_mem_core::ErrorKind;
-use oro_mem_store_postgres::{is_postgres_url, Location};
+use oro_mem_store_postgres::{is_postgres_location, Location};
 
 /// A store of either kind, as the commands hold it.
 pub type AnyStore = Box<dyn MemoryStore + Send>;
@@ -39,7 +39,9 @@ impl Db {
     /// file path.
     pub fn parse(location: &Path) -> Result<Db> {
         match location.to_str() {
-            Some(url) if is_postgres_url(url) => Ok(Db::Postgres(Box::new(Location::parse(url)?))),
+            Some(url) if is_postgres_location(url) => {
+                Ok(Db::Postgres(Box::new(Location::parse(url)?)))
+            }
             _ => Ok(Db::File(location.to_path_buf())),
         }
     }

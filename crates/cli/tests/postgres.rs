@@ -193,6 +193,54 @@ fn a_password_never_shows_and_a_bad_server_is_a_clear_error() {
     assert!(!err.contains("hunter2"), "{err}");
     let config = pg.ok(&["config"]);
     assert!(!config.contains("hunter2"));
+
+    // libpq's keyword/value form names the same store, and its password never shows either.
+    let out = pg
+        .cmd(&["stats"])
+        .env(
+            "ORO_MEM_DB",
+            "host=127.0.0.1 port=1 dbname=memory user=team password='hunter2 secret'",
+        )
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot connect to postgres://team@127.0.0.1:1/memory"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    // The test server's URL is postgres://USER@HOST:PORT/DB?options=-csearch_path%3DSCHEMA.
+    let rest = pg
+        .url
+        .strip_prefix("postgres://")
+        .expect("a postgres:// URL");
+    let (user, rest) = rest.split_once('@').expect("a user");
+    let (host_port, rest) = rest.split_once('/').expect("a database");
+    let (host, port) = host_port.split_once(':').expect("a port");
+    let (db, query) = rest.split_once("?options=").expect("the schema's options");
+    let options = query.replace("%3D", "=");
+    let keywords = format!(
+        "host={host} port={port} dbname={db} user={user} password=hunter2 options='{options}'"
+    );
+    pg.ok(&[
+        "remember",
+        "Deploys go out on Tuesdays",
+        "--type",
+        "decision",
+    ]);
+    let shown = pg
+        .cmd(&["stats"])
+        .env("ORO_MEM_DB", &keywords)
+        .output()
+        .expect("run");
+    let stats = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    assert!(stats.contains("memories:   1"), "{stats}");
+    assert!(!stats.contains("hunter2"), "{stats}");
 }
 
 /// Writers spawned at once, each writing the same `n` memories in its own order (so that

@@ -937,7 +937,8 @@ fn mcp_tool_text(answers: &[serde_json::Value], id: i64) -> serde_json::Value {
 
 /// Every request sent to `oro-mem mcp` gets exactly one answer carrying its id, whatever its
 /// bytes: a lone surrogate (a JavaScript client cutting a string mid-emoji), broken JSON, deep
-/// nesting, a line over the size limit, a well-formed message of the wrong shape.
+/// nesting, a line over the size limit, a well-formed message of the wrong shape, a line
+/// ending in a backslash.
 #[test]
 fn the_mcp_server_answers_every_request_it_cannot_decode() {
     let env = Env::new();
@@ -954,6 +955,8 @@ fn the_mcp_server_answers_every_request_it_cannot_decode() {
         format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":[1]}"#.to_string(),
         too_long,
+        // A line ending in a backslash: nothing after it to escape.
+        r"x\".to_string(),
         search(6, "still serving"),
     ];
     let (out, answers) = mcp_session(env.cmd(&["mcp"]), &lines);
@@ -975,8 +978,10 @@ fn the_mcp_server_answers_every_request_it_cannot_decode() {
         .as_str()
         .unwrap()
         .contains("longer than"));
-    // The nested arrays have no id to read: their answer has a null one.
-    assert_eq!(answer(serde_json::Value::Null)["error"]["code"], -32700);
+    // The nested arrays and the backslash have no id to read: their answers have a null one.
+    let unread: Vec<_> = answers.iter().filter(|a| a["id"].is_null()).collect();
+    assert_eq!(unread.len(), 2, "{answers:?}");
+    assert!(unread.iter().all(|a| a["error"]["code"] == -32700));
     assert_eq!(env.count(), 0, "the oversized memory must not be stored");
 }
 

@@ -1,5 +1,6 @@
-//! Where the database is: a `postgres://` URL, its password from the URL, `PGPASSWORD` or the
-//! password file, and how it is shown (never with the password).
+//! Where the database is: a `postgres://` URL or a libpq keyword/value string
+//! (`host=… dbname=…`), its password from there, `PGPASSWORD` or the password file, and how it
+//! is shown (never with the password).
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -11,10 +12,67 @@ use postgres::Config;
 use crate::store::pg_error;
 use crate::tls::{Mode, Tls};
 
-/// True when `location` names a PostgreSQL database (`postgres://…` or `postgresql://…`)
-/// rather than a file.
-pub fn is_postgres_url(location: &str) -> bool {
-    location.starts_with("postgres://") || location.starts_with("postgresql://")
+/// True when `location` names a PostgreSQL database rather than a file: a URL
+/// (`postgres://…` or `postgresql://…`), or a libpq keyword/value string, which starts with
+/// one of libpq's connection keywords and `=` (`host=db user=team`).
+pub fn is_postgres_location(location: &str) -> bool {
+    location.starts_with("postgres://")
+        || location.starts_with("postgresql://")
+        || is_keyword_form(location)
+}
+
+/// The connection keywords of libpq (PostgreSQL 16), by which a keyword/value string is told
+/// from a file path.
+const KEYWORDS: &[&str] = &[
+    "host",
+    "hostaddr",
+    "port",
+    "dbname",
+    "user",
+    "password",
+    "passfile",
+    "channel_binding",
+    "connect_timeout",
+    "client_encoding",
+    "options",
+    "application_name",
+    "fallback_application_name",
+    "keepalives",
+    "keepalives_idle",
+    "keepalives_interval",
+    "keepalives_count",
+    "tcp_user_timeout",
+    "replication",
+    "gssencmode",
+    "sslmode",
+    "requiressl",
+    "sslcompression",
+    "sslcert",
+    "sslkey",
+    "sslpassword",
+    "sslcertmode",
+    "sslrootcert",
+    "sslcrl",
+    "sslcrldir",
+    "sslsni",
+    "requirepeer",
+    "ssl_min_protocol_version",
+    "ssl_max_protocol_version",
+    "krbsrvname",
+    "gsslib",
+    "gssdelegation",
+    "service",
+    "target_session_attrs",
+    "load_balance_hosts",
+];
+
+/// Whether `location` starts as a libpq keyword/value string does: a keyword, spaces, `=`.
+fn is_keyword_form(location: &str) -> bool {
+    let text = location.trim_start();
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    KEYWORDS.contains(&&text[..end]) && text[end..].trim_start().starts_with('=')
 }
 
 /// A parsed database URL.
@@ -38,23 +96,28 @@ impl std::fmt::Display for Location {
 }
 
 impl Location {
-    /// Parses `url` (`postgres://user[:password]@host[:port]/database[?options]`, as libpq
-    /// takes it). Without a password in the URL, `PGPASSWORD` is used, else the matching line
-    /// of the password file (`PGPASSFILE`, else `~/.pgpass`).
+    /// Parses `url`: `postgres://user[:password]@host[:port]/database[?options]`, or the same
+    /// as keywords (`host=h port=5432 dbname=d user=u`), as libpq takes them. Without a
+    /// password there, `PGPASSWORD` is used, else the matching line of the password file
+    /// (`PGPASSFILE`, else `~/.pgpass`).
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::InvalidInput`](oro_mem_core::ErrorKind::InvalidInput) for a URL that does
-    /// not parse; the message never repeats the URL, which may hold a password.
+    /// [`ErrorKind::InvalidInput`](oro_mem_core::ErrorKind::InvalidInput) for a location that
+    /// does not parse; the message never repeats it, since it may hold a password.
     pub fn parse(url: &str) -> Result<Location> {
-        if !is_postgres_url(url) {
-            return Err(Error::invalid_input(
-                "a PostgreSQL location starts with postgres:// or postgresql://",
-            ));
-        }
         // The client library knows `sslmode` up to `require` and no `sslrootcert`: both are
         // read here, and TLS set up by this crate (see `tls`).
-        let (url, mode, root_cert) = take_tls_params(url)?;
+        let (url, mode, root_cert) = if is_keyword_form(url) {
+            take_tls_keywords(url)?
+        } else if is_postgres_location(url) {
+            take_tls_params(url)?
+        } else {
+            return Err(Error::invalid_input(
+                "a PostgreSQL location starts with postgres:// or postgresql://, or is a \
+                 keyword/value string such as host=db dbname=memory",
+            ));
+        };
         let tls = Tls {
             mode: match mode.or_else(|| std::env::var("PGSSLMODE").ok()) {
                 Some(m) => Mode::parse(&m)?,
@@ -65,8 +128,9 @@ impl Location {
                 .filter(|p| !p.is_empty())
                 .map(PathBuf::from),
         };
-        let mut config = Config::from_str(&url)
-            .map_err(|e| Error::invalid_input(format!("the PostgreSQL URL is malformed: {e}")))?;
+        let mut config = Config::from_str(&url).map_err(|e| {
+            Error::invalid_input(format!("the PostgreSQL location is malformed: {e}"))
+        })?;
         config.ssl_mode(tls.mode.ssl_mode());
         if config.get_password().is_none() {
             if let Some(password) = std::env::var_os("PGPASSWORD") {
@@ -147,6 +211,67 @@ fn take_tls_params(url: &str) -> Result<(String, Option<String>, Option<String>)
         format!("{base}?{}", kept.join("&"))
     };
     Ok((url, mode, root))
+}
+
+/// The keyword/value string `text` without its `sslmode` and `sslrootcert`, and their values.
+/// Values are read as libpq reads them: bare up to a space, or single-quoted, with `\` escaping
+/// the next character in both.
+fn take_tls_keywords(text: &str) -> Result<(String, Option<String>, Option<String>)> {
+    let malformed = |what: &str| {
+        Error::invalid_input(format!(
+            "the PostgreSQL keyword/value string is malformed: {what}"
+        ))
+    };
+    let (mut mode, mut root) = (None, None);
+    let mut kept = Vec::new();
+    let mut chars = text.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        if chars.peek().is_none() {
+            break;
+        }
+        let mut key = String::new();
+        while let Some(c) = chars.next_if(|c| *c != '=' && !c.is_whitespace()) {
+            key.push(c);
+        }
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        if chars.next() != Some('=') {
+            return Err(malformed(&format!("`{key}` has no `=`")));
+        }
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        let mut value = String::new();
+        if chars.next_if_eq(&'\'').is_some() {
+            loop {
+                match chars.next() {
+                    Some('\'') => break,
+                    Some('\\') => value.extend(chars.next()),
+                    Some(c) => value.push(c),
+                    None => {
+                        return Err(malformed(&format!(
+                            "the value of `{key}` has no closing quote"
+                        )))
+                    }
+                }
+            }
+        } else {
+            while let Some(c) = chars.next_if(|c| !c.is_whitespace()) {
+                if c == '\\' {
+                    value.extend(chars.next());
+                } else {
+                    value.push(c);
+                }
+            }
+        }
+        match key.as_str() {
+            "sslmode" => mode = Some(value),
+            "sslrootcert" => root = Some(value),
+            _ => {
+                let quoted = value.replace('\\', "\\\\").replace('\'', "\\'");
+                kept.push(format!("{key}='{quoted}'"));
+            }
+        }
+    }
+    Ok((kept.join(" "), mode, root))
 }
 
 fn percent_decode(s: &str) -> Result<String> {
@@ -254,6 +379,52 @@ mod tests {
         assert!(!format!("{l:?}").contains("s3cr"));
         let e = Location::parse("postgres://team:s3cret@db.example:notaport/x").unwrap_err();
         assert!(!e.to_string().contains("s3cret"), "{e}");
+    }
+
+    #[test]
+    fn a_keyword_value_string_is_a_location_and_its_password_is_never_shown() {
+        for (text, password) in [
+            ("host=127.0.0.1 user=u password=SECRET", "SECRET"),
+            (
+                "  dbname = memory host=db.example port=6543 user=team password='SE \\'CRET'",
+                "SE 'CRET",
+            ),
+            ("password=SECRET host=h", "SECRET"),
+        ] {
+            assert!(is_postgres_location(text), "{text}");
+            let l = Location::parse(text).unwrap();
+            assert_eq!(l.config.get_password(), Some(password.as_bytes()));
+            assert!(!l.to_string().contains("SE"), "{l}");
+            assert!(!format!("{l:?}").contains("SE"), "{l:?}");
+        }
+        let l = Location::parse("dbname = memory host=db.example port=6543 user=team").unwrap();
+        assert_eq!(l.to_string(), "postgres://team@db.example:6543/memory");
+        let l = Location::parse("host=h password='a b\\'c\\\\'").unwrap();
+        assert_eq!(l.config.get_password(), Some(&b"a b'c\\"[..]));
+        let l = Location::parse("host=h sslmode=verify-full sslrootcert='/ca dir/ca.pem'").unwrap();
+        assert_eq!(l.tls.mode, Mode::VerifyFull);
+        assert_eq!(
+            l.tls.root_cert.as_deref(),
+            Some(std::path::Path::new("/ca dir/ca.pem"))
+        );
+        for text in [
+            "host=h password='SECRET",
+            "host=h password",
+            "host=h port=SECRET",
+        ] {
+            let e = Location::parse(text).unwrap_err();
+            assert!(!e.to_string().contains("SECRET"), "{e}");
+        }
+        // A file path is not a location, even with an `=` in it.
+        for path in [
+            "state.db",
+            "a=b.db",
+            "./host=db",
+            "hosts=1",
+            ".oro/state.db",
+        ] {
+            assert!(!is_postgres_location(path), "{path}");
+        }
     }
 
     #[test]

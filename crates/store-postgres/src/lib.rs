@@ -36,7 +36,7 @@ mod tls;
 mod transaction;
 mod write;
 
-pub use connect::{is_postgres_url, Location};
+pub use connect::{is_postgres_location, Location};
 pub use oro_mem_core::store::{ConsolidateReport, Embedding, ListOrder, WriteOutcome};
 pub use schema::SCHEMA_VERSION;
 pub use store::Store;
