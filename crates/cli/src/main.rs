@@ -25,6 +25,7 @@ mod eval;
 mod extract;
 mod hook;
 mod mcp;
+mod private;
 mod render;
 #[cfg(unix)]
 mod serve;
@@ -284,7 +285,7 @@ fn init(cli: &Cli, global: bool) -> Result<()> {
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    private::create_dir(dir)?;
     let config = dir.join(config_file::CONFIG_FILE);
     let wrote_config = if config.exists() {
         false
@@ -978,7 +979,7 @@ fn export(ctx: Ctx, a: &args::ExportArgs) -> Result<()> {
     let filter = build_filter(&a.filter, Timestamp::now())?;
     let mut out: Box<dyn Write> = match &a.output {
         Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+            private::create_file(p).with_context(|| format!("cannot create {}", p.display()))?,
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };

@@ -160,7 +160,7 @@ pub fn serve(cli: &Cli) -> Result<()> {
     let socket = socket_path(&db);
     if let Some(dir) = socket.parent() {
         // The user-level directory, for a PostgreSQL store outside any project.
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        crate::private::create_dir(dir)?;
     }
     let listener = bind(&socket)?;
     let cleanup = socket.clone();

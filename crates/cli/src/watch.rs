@@ -111,7 +111,7 @@ impl State {
         tmp.push(".tmp");
         let tmp = PathBuf::from(tmp);
         let write = || -> std::io::Result<()> {
-            let mut f = File::create(&tmp)?;
+            let mut f = crate::private::create_file(&tmp)?;
             f.write_all(serde_json::to_string_pretty(self)?.as_bytes())?;
             f.sync_all()?;
             std::fs::rename(&tmp, path)

@@ -985,6 +985,69 @@ fn the_mcp_server_answers_every_request_it_cannot_decode() {
     assert_eq!(env.count(), 0, "the oversized memory must not be stored");
 }
 
+/// A store is its owner's alone: `.oro/` is made 0700 and the database 0600 whatever the umask
+/// (and SQLite's side files take the database's mode), exports and the global store too; when
+/// the tests run as root, `nobody` is shown to read nothing.
+#[test]
+fn a_store_is_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let env = Env::new();
+    env.ok(&["remember", "the signing key lives in vault/prod"]);
+    let oro = env.dir.path().join(".oro");
+    assert_eq!(mode(&oro), 0o700);
+    for entry in std::fs::read_dir(&oro).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("state.db") {
+            assert_eq!(mode(&path), 0o600, "{name}");
+        }
+    }
+    env.ok(&["export", "--all", "--output", "all.jsonl"]);
+    assert_eq!(mode(&env.dir.path().join("all.jsonl")), 0o600);
+    let home = env.dir.path().join("home");
+    let out = env
+        .cmd(&["init", "--global"])
+        .env_remove("XDG_DATA_HOME")
+        .env("HOME", &home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let global = home.join(".local/share/oro-mem");
+    assert_eq!(mode(&global), 0o700);
+    assert_eq!(mode(&global.join("state.db")), 0o600);
+
+    // Another user, where permissions stop one (root is not stopped by them).
+    std::fs::set_permissions(env.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let privileged = is_root();
+    if privileged {
+        let bin = env.dir.path().join("oro-mem");
+        std::fs::copy(BIN, &bin).unwrap();
+        let db = env.db();
+        let out = env
+            .cmd_of(&bin, &["--db", db.to_str().unwrap(), "export", "--all"])
+            .uid(65534)
+            .gid(65534)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "another user read the store");
+        assert!(!stdout(&out).contains("vault"), "{}", stdout(&out));
+    }
+}
+
+/// Whether this process runs as root (uid 0), read from /proc: no crate for one number.
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|ids| ids.split_whitespace().nth(1))
+            == Some("0")
+    })
+}
+
 /// A store where the process may not write (a read-only directory and file): the commands
 /// that read work, recall says once that it cannot count the access, writes fail saying why,
 /// and the file is left exactly as it was. Run as `nobody` when the tests run as root, whom

@@ -238,8 +238,26 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// Creates `path` as an empty file only its owner may read and write, unless it exists. An
+/// empty file is an empty SQLite database, which SQLite then fills.
+fn create_private(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        // It exists (on a read-only file system, the error may say that instead).
+        Err(_) if path.exists() => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 impl Store {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    /// A new database is made readable by its owner only (mode 0600 on Unix), and so are the
+    /// files SQLite keeps beside it, which take the database's mode: memories hold what agents
+    /// learned about private code. An existing database keeps the mode it has.
     ///
     /// # Errors
     ///
@@ -247,6 +265,12 @@ impl Store {
     /// written by a newer oro-mem.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
         let path = path.as_ref();
+        create_private(path).map_err(|e| {
+            Error::new(
+                ErrorKind::Storage,
+                format!("cannot create {}: {e}", path.display()),
+            )
+        })?;
         let conn =
             Connection::open(path).context(&format!("cannot open database {}", path.display()))?;
         Store::init(conn, Some(path.to_path_buf()))
