@@ -192,39 +192,43 @@ pub(crate) fn migrate(client: &mut Client) -> Result<i32> {
     Ok(found)
 }
 
-/// Creates the schema `search_path` names first when it does not exist yet, and pgvector when
-/// it is not installed, and adds pgvector's schema to the session's `search_path` when it is
-/// not on it (pgvector installed in `public`, the tables in a team's schema).
-pub(crate) fn ensure_schema(client: &mut Client) -> Result<()> {
-    let current: Option<String> = client
-        .query_one("SELECT current_schema()", &[])
-        .context("cannot read the current schema")?
-        .get(0);
-    if current.is_none() {
-        let first: Option<String> = client
-            .query_one(
-                "SELECT nullif(btrim(split_part(current_setting('search_path'), ',', 1), ' \"'), '')",
-                &[],
-            )
-            .context("cannot read search_path")?
-            .get(0);
-        let Some(first) = first else {
-            return Err(Error::new(
-                ErrorKind::Storage,
-                "search_path names no schema to keep the tables in",
-            ));
-        };
+/// Sets the session up to keep the store in exactly one schema: the one `search_path` names
+/// first, read as PostgreSQL reads it (an unquoted name in lower case, `"$user"` the user's
+/// name), created when it does not exist yet. The session's `search_path` is then that schema
+/// alone, with pgvector's schema after it when they differ, so no table is ever read from or
+/// written to another schema (`public` included). pgvector is installed when it is not.
+///
+/// A leading `"$user"` with no schema of that name is passed over when other names follow, as
+/// PostgreSQL does: the server's default (`"$user", public`) keeps meaning `public`.
+///
+/// # Errors
+///
+/// [`ErrorKind::Config`] when `search_path` names no schema, or one that cannot hold a store
+/// (`pg_temp`, `pg_catalog`, anything `pg_`: temporary or the system's).
+pub(crate) fn ensure_schema(client: &mut Client) -> Result<String> {
+    let row = client
+        .query_one(
+            "SELECT current_setting('search_path'), current_user::text, \
+                    array(SELECT nspname::text FROM pg_namespace)",
+            &[],
+        )
+        .context("cannot read search_path")?;
+    let (path, user, existing): (String, String, Vec<String>) =
+        (row.get(0), row.get(1), row.get(2));
+    let schema = store_schema(&path, &user, |name| existing.iter().any(|e| e == name))?;
+    if !existing.contains(&schema) {
         let create: String = client
             .query_one(
                 "SELECT format('CREATE SCHEMA IF NOT EXISTS %I', $1::text)",
-                &[&first],
+                &[&schema],
             )
             .context("cannot create the schema")?
             .get(0);
         client
             .batch_execute(&create)
-            .map_err(|e| pg_error(&format!("cannot create schema {first}"), e))?;
+            .map_err(|e| pg_error(&format!("cannot create schema {schema}"), e))?;
     }
+    set_search_path(client, &[&schema])?;
     let installed = client
         .query_opt(
             "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace \
@@ -254,13 +258,176 @@ pub(crate) fn ensure_schema(client: &mut Client) -> Result<()> {
                 .get(0)
         }
     };
+    if ext_schema != schema {
+        set_search_path(client, &[&schema, &ext_schema])?;
+    }
+    let current: Option<String> = client
+        .query_one("SELECT current_schema()", &[])
+        .context("cannot read the current schema")?
+        .get(0);
+    if current.as_deref() != Some(schema.as_str()) {
+        return Err(Error::new(
+            ErrorKind::Storage,
+            format!("cannot use schema {schema}: the session's schema is {current:?}"),
+        ));
+    }
+    Ok(schema)
+}
+
+/// Sets the session's `search_path` to `schemas`, each quoted, in this order.
+fn set_search_path(client: &mut Client, schemas: &[&str]) -> Result<()> {
     client
         .execute(
-            "SELECT set_config('search_path', current_setting('search_path') || ', ' || \
-             quote_ident($1::text), false) \
-             WHERE NOT $1::text = ANY(current_schemas(false))",
-            &[&ext_schema],
+            "SELECT set_config('search_path', \
+                    (SELECT string_agg(quote_ident(s), ', ') FROM unnest($1::text[]) s), false)",
+            &[&schemas],
         )
         .context("cannot set search_path")?;
     Ok(())
+}
+
+/// The schema a store with this `search_path` lives in (see [`ensure_schema`]): `exists`
+/// says whether a schema of that name is there.
+fn store_schema(path: &str, user: &str, exists: impl Fn(&str) -> bool) -> Result<String> {
+    let entries = search_path_entries(path)?;
+    let mut names = entries.iter().map(|e| match e {
+        PathEntry::User => user,
+        PathEntry::Name(name) => name.as_str(),
+    });
+    let first = match (entries.first(), entries.len()) {
+        (Some(PathEntry::User), 2..) if !exists(user) => names.nth(1),
+        _ => names.next(),
+    };
+    let Some(schema) = first else {
+        return Err(Error::config(
+            "search_path names no schema to keep the store in (set one, for example \
+             ?options=-csearch_path%3Dteam_a)",
+        ));
+    };
+    if schema.starts_with("pg_") {
+        return Err(Error::config(format!(
+            "search_path names {schema} first, which cannot hold a store (temporary or the \
+             system's): name a schema of your own, for example ?options=-csearch_path%3Dteam_a"
+        )));
+    }
+    if schema.len() > MAX_NAME_BYTES {
+        return Err(Error::config(format!(
+            "the schema name {schema} is longer than PostgreSQL's {MAX_NAME_BYTES} bytes"
+        )));
+    }
+    Ok(schema.to_string())
+}
+
+/// The longest name PostgreSQL keeps whole (`NAMEDATALEN - 1`); a longer one is cut.
+const MAX_NAME_BYTES: usize = 63;
+
+/// One name of a `search_path`.
+#[derive(Debug, PartialEq)]
+enum PathEntry {
+    /// `$user`: the schema named as the session's user.
+    User,
+    /// A schema, its name as PostgreSQL reads it.
+    Name(String),
+}
+
+/// The names of a `search_path` setting, as PostgreSQL reads them: separated by commas,
+/// unquoted ones trimmed and in lower case (ASCII only, as PostgreSQL folds), quoted ones as
+/// written (`""` a quote).
+fn search_path_entries(path: &str) -> Result<Vec<PathEntry>> {
+    let malformed = || Error::config(format!("search_path {path:?} is malformed"));
+    let mut entries = Vec::new();
+    let mut chars = path.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        let Some(&c) = chars.peek() else {
+            break;
+        };
+        let entry = if c == '"' {
+            chars.next();
+            let mut name = String::new();
+            loop {
+                match chars.next().ok_or_else(malformed)? {
+                    '"' if chars.next_if_eq(&'"').is_some() => name.push('"'),
+                    '"' => break,
+                    c => name.push(c),
+                }
+            }
+            if name == "$user" {
+                PathEntry::User
+            } else {
+                PathEntry::Name(name)
+            }
+        } else {
+            let mut name = String::new();
+            while let Some(c) = chars.next_if(|c| *c != ',') {
+                name.push(c);
+            }
+            let name = name.trim_end().to_ascii_lowercase();
+            match name.as_str() {
+                "" => return Err(malformed()),
+                "$user" => PathEntry::User,
+                _ => PathEntry::Name(name),
+            }
+        };
+        entries.push(entry);
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        match chars.next() {
+            Some(',') | None => {}
+            Some(_) => return Err(malformed()),
+        }
+    }
+    Ok(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema_of(path: &str, existing: &[&str]) -> Result<String> {
+        store_schema(path, "oro", |name| existing.contains(&name))
+    }
+
+    #[test]
+    fn a_search_path_is_read_as_postgresql_reads_it() {
+        let name = |n: &str| PathEntry::Name(n.to_string());
+        assert_eq!(
+            search_path_entries(r#""$user", public"#).unwrap(),
+            [PathEntry::User, name("public")]
+        );
+        assert_eq!(search_path_entries("TeamA").unwrap(), [name("teama")]);
+        assert_eq!(
+            search_path_entries(r#" "TeamA" , "a,b", "say ""hi""",Ünï "#).unwrap(),
+            [name("TeamA"), name("a,b"), name(r#"say "hi""#), name("Ünï")]
+        );
+        assert_eq!(search_path_entries("$user").unwrap(), [PathEntry::User]);
+        assert!(search_path_entries("").unwrap().is_empty());
+        for bad in [r#""open"#, "a,,b", r#""a"b"#] {
+            assert!(search_path_entries(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_store_lives_in_the_first_schema_named_and_never_falls_through() {
+        // The server's default keeps meaning public, unless the user has a schema.
+        assert_eq!(
+            schema_of(r#""$user", public"#, &["public"]).unwrap(),
+            "public"
+        );
+        assert_eq!(
+            schema_of(r#""$user", public"#, &["public", "oro"]).unwrap(),
+            "oro"
+        );
+        // A name is the schema it names, made if missing: never the next one, never public.
+        assert_eq!(schema_of("TeamA", &["public"]).unwrap(), "teama");
+        assert_eq!(schema_of(r#""TeamA""#, &["public"]).unwrap(), "TeamA");
+        assert_eq!(schema_of("team_a, public", &["public"]).unwrap(), "team_a");
+        assert_eq!(schema_of(r#""a,b""#, &["public"]).unwrap(), "a,b");
+        assert_eq!(schema_of("$user", &["public"]).unwrap(), "oro");
+        for refused in ["pg_temp", "pg_catalog, public", ""] {
+            let e = schema_of(refused, &["public"]).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Config, "{refused}: {e}");
+        }
+        let long = "x".repeat(64);
+        assert!(schema_of(&long, &[]).is_err());
+    }
 }

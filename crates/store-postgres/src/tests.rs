@@ -135,3 +135,69 @@ fn a_filter_that_drops_the_best_matches_still_gets_its_own_best() {
     assert_eq!(ids(&best), ids(&all_of_b[..5]));
     assert!(best.iter().all(|(m, _)| m.namespace == "b"));
 }
+
+/// A store keeps to the one schema its `search_path` names, as PostgreSQL reads the name:
+/// teams named in mixed case never share `public` or each other's tables, and a schema that
+/// cannot hold a store is refused, not written to.
+#[test]
+fn each_store_keeps_to_the_schema_it_names() {
+    use oro_mem_core::config::DedupConfig;
+    use oro_mem_core::{Filter, MemoryType, NewMemory};
+    use oro_mem_engine::remember_batch;
+
+    let Some(server) = Server::get() else {
+        return;
+    };
+    let pid = std::process::id();
+    let sep = if server.url.contains('?') { '&' } else { '?' };
+    let at = |search_path: &str| {
+        let escaped = search_path.replace('"', "%22").replace(',', "%2C");
+        crate::Location::parse(&format!(
+            "{}{sep}options=-csearch_path%3D{escaped}",
+            server.url
+        ))
+        .expect("a test URL")
+    };
+    let (a, b) = (format!("TeamA_{pid}"), format!("TeamB_{pid}"));
+    let mut team_a = Store::open(&at(&a)).expect("team A's store");
+    remember_batch(
+        &mut team_a,
+        vec![NewMemory::new("team A's secret", MemoryType::Lesson)],
+        &DedupConfig::default(),
+    )
+    .expect("write");
+    let team_b = Store::open(&at(&b)).expect("team B's store");
+    assert_eq!(team_b.count(&Filter::default()).unwrap(), 0, "B sees A's");
+    // Unquoted, the name is folded to lower case, as PostgreSQL folds it.
+    let lower = Store::open(&at(&a.to_lowercase())).expect("the same schema");
+    assert_eq!(lower.count(&Filter::default()).unwrap(), 1);
+    let mut admin = Client::connect(&server.url, NoTls).expect("admin connection");
+    let tables_of = |admin: &mut Client, schema: &str| -> i64 {
+        admin
+            .query_one(
+                "SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename = 'memories'",
+                &[&schema],
+            )
+            .expect("tables")
+            .get(0)
+    };
+    assert_eq!(tables_of(&mut admin, &a.to_lowercase()), 1);
+    assert_eq!(
+        tables_of(&mut admin, &a),
+        0,
+        "a schema of the unfolded name"
+    );
+    // Quoted, the name is kept as written: a schema of its own.
+    let quoted = Store::open(&at(&format!("\"{a}\""))).expect("the quoted schema");
+    assert_eq!(quoted.count(&Filter::default()).unwrap(), 0);
+    assert_eq!(tables_of(&mut admin, &a), 1);
+    for refused in ["pg_temp", "pg_catalog"] {
+        let e = Store::open(&at(refused)).expect_err(refused);
+        assert!(e.to_string().contains("cannot hold a store"), "{e}");
+    }
+    drop((team_a, team_b, lower, quoted));
+    let server_location = crate::Location::parse(&server.url).expect("the server's URL");
+    for schema in [a.to_lowercase(), b.to_lowercase(), a] {
+        server_location.drop_schema(&schema).expect("drop");
+    }
+}
