@@ -24,6 +24,7 @@ mod config_file;
 mod eval;
 mod extract;
 mod hook;
+mod input;
 mod mcp;
 mod private;
 mod render;
@@ -357,11 +358,8 @@ fn build_filter(a: &FilterArgs, now: Timestamp) -> Result<Filter> {
 
 fn read_content(arg: &str, input: &mut dyn Read) -> Result<String> {
     if arg == "-" {
-        let mut s = String::new();
-        input
-            .read_to_string(&mut s)
-            .context("cannot read content from standard input")?;
-        Ok(s.trim_end().to_string())
+        let text = input::read_text(input, "standard input")?;
+        Ok(text.trim_end().to_string())
     } else {
         Ok(arg.to_string())
     }

@@ -29,11 +29,13 @@ use serde::{Deserialize, Serialize};
 use crate::args::{Cli, Command, MemoriesCommand};
 use oro_mem_store_postgres::is_postgres_location;
 
+use crate::input::MAX_INPUT_BYTES;
 use crate::stores::{Access, Db};
 use crate::{config_file, Ctx, Io};
 
-/// The largest request read, in bytes (a task read from standard input included).
-const MAX_REQUEST_BYTES: u64 = 16 << 20;
+/// The largest request read, in bytes: standard input's limit, escaped as JSON, and room for
+/// the rest.
+const MAX_REQUEST_BYTES: u64 = 2 * MAX_INPUT_BYTES as u64 + (1 << 20);
 
 /// How long the server waits for a client's request once it connected; a client that sends
 /// nothing cannot hold the server longer.
@@ -416,9 +418,16 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
     let socket = socket_path(&store);
     let stream = UnixStream::connect(&socket).ok()?;
     if reads_stdin {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).ok()?;
-        *stdin = Some(text);
+        // Bounded: past the limit, the command runs here and says the input is too large.
+        let mut bytes = Vec::new();
+        let read = std::io::stdin()
+            .take(MAX_INPUT_BYTES as u64 + 1)
+            .read_to_end(&mut bytes);
+        let whole = read.is_ok() && bytes.len() <= MAX_INPUT_BYTES;
+        *stdin = Some(crate::input::lossy(bytes));
+        if !whole {
+            return None;
+        }
     }
     let args: Option<Vec<String>> = std::env::args_os()
         .skip(1)
@@ -455,6 +464,10 @@ fn exchange(stream: UnixStream, request: &Request) -> Result<Reply> {
     stream.set_read_timeout(Some(REPLY_TIMEOUT))?;
     let mut text = serde_json::to_string(request)?;
     text.push('\n');
+    if text.len() as u64 > MAX_REQUEST_BYTES {
+        // Escaped, the input grew past what the server reads.
+        bail!("the request is larger than the server reads");
+    }
     (&stream).write_all(text.as_bytes())?;
     let mut line = String::new();
     BufReader::new(&stream).read_line(&mut line)?;

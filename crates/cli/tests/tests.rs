@@ -83,7 +83,8 @@ impl Env {
     }
 }
 
-/// Runs `cmd` with `input` on its standard input (then closed), capturing its output.
+/// Runs `cmd` with `input` on its standard input (then closed), capturing its output. A
+/// command may stop reading early (input past a limit): the rest is not written.
 fn output_with_stdin(cmd: &mut Command, input: &[u8]) -> Output {
     let mut child = cmd
         .stdin(Stdio::piped())
@@ -91,7 +92,10 @@ fn output_with_stdin(cmd: &mut Command, input: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
+    match child.stdin.take().unwrap().write_all(input) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        written => written.unwrap(),
+    }
     child.wait_with_output().unwrap()
 }
 
@@ -566,6 +570,61 @@ fn a_hook_call_never_exits_with_the_status_that_blocks_the_prompt() {
             .code(),
         Some(2)
     );
+}
+
+/// A hook's input is read within bounds, with a warm server and without: a transcript that is
+/// `/dev/zero` or a FIFO is refused without being read (neither ends, and opening the FIFO
+/// would block the server for every other client), a prompt over 16 MiB is "too large", and
+/// one with bytes that are not UTF-8 is read.
+#[test]
+fn a_hook_reads_its_input_within_bounds() {
+    let env = Env::new();
+    env.ok(&["remember", "The café menu is printed on Mondays"]);
+    let fifo = env.dir.path().join("transcript.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let log = env.dir.path().join("serve.log");
+    let mut server = start_server(&env, &log);
+    for warm in [true, false] {
+        let hook = |input: &[u8]| {
+            let mut cmd = env.cmd(&["inject", "--hook", "claude", "--no-touch"]);
+            if !warm {
+                cmd.env("ORO_MEM_SERVER", "off");
+            }
+            output_with_stdin(&mut cmd, input)
+        };
+        for transcript in [Path::new("/dev/zero"), &fifo] {
+            let input = serde_json::json!({
+                "hook_event_name": "SessionStart", "transcript_path": transcript,
+            });
+            let out = hook(input.to_string().as_bytes());
+            assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+            assert!(
+                stderr(&out).contains("not a regular file"),
+                "{}",
+                stderr(&out)
+            );
+            assert!(stdout(&out).is_empty());
+        }
+        let mut big = br#"{"hook_event_name":"UserPromptSubmit","prompt":""#.to_vec();
+        big.resize(24 << 20, b'a');
+        big.extend_from_slice(b"\"}");
+        let out = hook(&big);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(stderr(&out).contains("too large"), "{}", stderr(&out));
+        let mut odd = br#"{"hook_event_name":"UserPromptSubmit","prompt":"caf"#.to_vec();
+        odd.extend_from_slice(b"\xE9 menu on Mondays\"}");
+        let out = hook(&odd);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(stdout(&out).contains("menu is printed"), "{}", stdout(&out));
+    }
+    // The server was never blocked: it still answers.
+    let out = env.run(&["recall", "café menu", "--no-touch"]);
+    assert!(stdout(&out).contains("menu is printed"), "{}", stdout(&out));
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let served = std::fs::read_to_string(&log).unwrap();
+    assert!(served.contains("serving"), "{served}");
 }
 
 #[test]

@@ -1,0 +1,60 @@
+//! Reading standard input: bounded, and lenient about its encoding.
+
+use std::io::Read;
+
+use anyhow::{bail, Context, Result};
+
+/// The most bytes read from standard input for one text (a query, a task, a memory, a hook's
+/// JSON): 16 MiB.
+pub const MAX_INPUT_BYTES: usize = 16 << 20;
+
+/// What `input` holds, up to [`MAX_INPUT_BYTES`] (`what` names it in errors). Bytes that are
+/// not UTF-8 are read as U+FFFD, as the MCP server reads them: a prompt with a stray byte is
+/// still a prompt.
+///
+/// # Errors
+///
+/// When `input` fails, or holds more than [`MAX_INPUT_BYTES`].
+pub fn read_text(input: &mut dyn Read, what: &str) -> Result<String> {
+    let mut bytes = Vec::new();
+    input
+        .take(MAX_INPUT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {what}"))?;
+    if bytes.len() > MAX_INPUT_BYTES {
+        bail!(
+            "{what} is too large: more than {} MiB",
+            MAX_INPUT_BYTES >> 20
+        );
+    }
+    Ok(lossy(bytes))
+}
+
+/// `bytes` as text, each sequence that is not UTF-8 read as U+FFFD.
+pub fn lossy(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_is_read_whole_leniently_and_refused_past_the_limit() {
+        assert_eq!(
+            read_text(&mut &b"caf\xE9 ok"[..], "x").unwrap(),
+            "caf\u{FFFD} ok"
+        );
+        let most = vec![b'a'; MAX_INPUT_BYTES];
+        assert_eq!(
+            read_text(&mut &most[..], "x").unwrap().len(),
+            MAX_INPUT_BYTES
+        );
+        let over = vec![b'a'; MAX_INPUT_BYTES + 1];
+        let e = read_text(&mut &over[..], "the prompt").unwrap_err();
+        assert_eq!(e.to_string(), "the prompt is too large: more than 16 MiB");
+    }
+}
