@@ -11,11 +11,16 @@
 //! configuration, or when it cannot write a store they would write.
 //! The server runs the same code as the command would, so the output is the same.
 //!
-//! The protocol is one JSON line each way per connection: a [`Request`] (the resolved store
-//! and configuration, the arguments, and standard input when the query is `-`), then a
-//! [`Reply`] (standard output and error, and the exit status).
+//! The protocol is JSON lines, per connection: a [`Request`] (the resolved store and
+//! configuration, the arguments, standard input when the query is `-`, and the protocol's
+//! version), then a [`Reply`] saying `ready` (or declining), then the client's `go`, then the
+//! [`Reply`] (standard output and error, and the exit status). The `go` is what makes a
+//! request run at most once: a client that waited too long for `ready` (a stalled or busy
+//! server) closes the connection and answers by itself, and the server, finding no `go`, does
+//! not run the request it finally reads. Once it has sent `go` the client waits for the reply
+//! and never runs the command itself.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -41,11 +46,27 @@ const MAX_REQUEST_BYTES: u64 = 2 * MAX_INPUT_BYTES as u64 + (1 << 20);
 /// nothing cannot hold the server longer.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// How long a client waits for the server's reply before answering by itself.
-const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a client waits for the server to take its request (`ready`) before answering by
+/// itself, unless [`ENV_TIMEOUT`] says otherwise.
+const READY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a client waits for the reply to a request the server took: the command runs
+/// there, so past this the client says so and fails rather than run it a second time.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// How long the server waits for the client's `go` after `ready`.
+const GO_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The version of the protocol: a client and a server of other versions do not talk (the
+/// server declines, and the client answers by itself).
+const PROTOCOL: u32 = 2;
 
 /// Setting `ORO_MEM_SERVER=off` makes the commands answer by themselves.
 pub const ENV_SWITCH: &str = "ORO_MEM_SERVER";
+
+/// `ORO_MEM_SERVER_TIMEOUT=SECONDS` sets how long a command waits for a busy or stalled server
+/// to take its request before answering by itself (30 by default).
+pub const ENV_TIMEOUT: &str = "ORO_MEM_SERVER_TIMEOUT";
 
 /// The socket of the server for the store at `db` ([`side_file`] `sock`).
 pub fn socket_path(db: &Path) -> PathBuf {
@@ -89,6 +110,9 @@ struct Request {
     /// Its working directory, against which a relative file is read (`extract FILE`).
     #[serde(default)]
     cwd: Option<PathBuf>,
+    /// [`PROTOCOL`] as the client speaks it; 0 from a client before versions were sent.
+    #[serde(default)]
+    protocol: u32,
 }
 
 /// What the server answers.
@@ -97,6 +121,10 @@ struct Reply {
     /// Set when the server does not serve this request (another store or configuration, a
     /// command it does not run): the client answers by itself.
     declined: Option<String>,
+    /// Set on the first reply when the server is ready to run the request: it waits for the
+    /// client's `go`, and the reply that follows is the command's.
+    #[serde(default)]
+    ready: bool,
     stdout: String,
     stderr: String,
     status: i32,
@@ -281,26 +309,60 @@ fn answer(
     started: Instant,
 ) -> Result<()> {
     stream.set_read_timeout(Some(REQUEST_TIMEOUT))?;
+    let mut reader = BufReader::new(&stream);
     let mut line = String::new();
-    BufReader::new((&stream).take(MAX_REQUEST_BYTES))
+    (&mut reader)
+        .take(MAX_REQUEST_BYTES)
         .read_line(&mut line)
         .context("cannot read the request")?;
     let request: Request = serde_json::from_str(&line).context("unreadable request")?;
-    let (reply, what) = run(ctx, db, config, request);
+    let (reply, what) = match prepare(db, config, request) {
+        Err(declined) => declined,
+        Ok((args, request, now)) => {
+            // Ready: the request runs only if the client still waits for it.
+            let ready = Reply {
+                ready: true,
+                ..Reply::default()
+            };
+            let mut go = String::new();
+            let went = send(&stream, &ready)
+                .and_then(|()| Ok(stream.set_read_timeout(Some(GO_TIMEOUT))?))
+                .and_then(|()| Ok((&mut reader).take(16).read_line(&mut go)?));
+            if went.is_err() || go.trim_end() != "go" {
+                eprintln!("oro-mem: a request the client gave up on was not run");
+                return Ok(());
+            }
+            run(ctx, config, &args, request, now)
+        }
+    };
     // Logged before the reply is sent, so that a client that has its answer finds it logged.
     eprintln!(
         "oro-mem: {what} in {:.1} ms",
         started.elapsed().as_secs_f64() * 1e3
     );
-    let mut text = serde_json::to_string(&reply)?;
+    send(&stream, &reply)
+}
+
+/// Writes `reply` as one line.
+fn send(stream: &UnixStream, reply: &Reply) -> Result<()> {
+    let mut text = serde_json::to_string(reply)?;
     text.push('\n');
-    (&stream)
+    let mut stream = stream;
+    stream
         .write_all(text.as_bytes())
         .context("cannot write the reply")
 }
 
-/// Runs a request as the command would run: the reply, and what was done.
-fn run(ctx: &mut Ctx, db: &Path, config: &mut ConfigStamp, request: Request) -> (Reply, String) {
+/// A reply declining a request, and what the log says of it.
+type Declined = (Reply, String);
+
+/// Checks that this server can run `request`: its arguments parsed, and the configuration
+/// file as it is now; else the reply declining it.
+fn prepare(
+    db: &Path,
+    config: &ConfigStamp,
+    mut request: Request,
+) -> std::result::Result<(Cli, Request, ConfigStamp), Declined> {
     let decline = |why: String| {
         (
             Reply {
@@ -310,18 +372,46 @@ fn run(ctx: &mut Ctx, db: &Path, config: &mut ConfigStamp, request: Request) -> 
             format!("declined: {why}"),
         )
     };
+    if request.protocol != PROTOCOL {
+        return Err(decline(format!(
+            "the client is of another version of oro-mem (this server is {})",
+            env!("CARGO_PKG_VERSION")
+        )));
+    }
     if request.db != db {
-        return decline(format!("this server serves {}", db.display()));
+        return Err(decline(format!("this server serves {}", db.display())));
     }
-    let args = match Cli::try_parse_from(std::iter::once("oro-mem".to_string()).chain(request.args))
-    {
+    let args = std::mem::take(&mut request.args);
+    let args = match Cli::try_parse_from(std::iter::once("oro-mem".to_string()).chain(args)) {
         Ok(args) => args,
-        Err(e) => return decline(format!("unreadable arguments: {e}")),
+        Err(e) => return Err(decline(format!("unreadable arguments: {e}"))),
     };
-    let now = ConfigStamp::of(request.config);
+    let now = ConfigStamp::of(request.config.take());
     if now.path != config.path {
-        return decline("the client reads another configuration file".to_string());
+        return Err(decline(
+            "the client reads another configuration file".to_string(),
+        ));
     }
+    Ok((args, request, now))
+}
+
+/// Runs a request as the command would run: the reply, and what was done.
+fn run(
+    ctx: &mut Ctx,
+    config: &mut ConfigStamp,
+    args: &Cli,
+    request: Request,
+    now: ConfigStamp,
+) -> Declined {
+    let decline = |why: String| {
+        (
+            Reply {
+                declined: Some(why.clone()),
+                ..Reply::default()
+            },
+            format!("declined: {why}"),
+        )
+    };
     let mut reply = Reply::default();
     let mut out = Vec::new();
     let mut err = Vec::new();
@@ -439,37 +529,103 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
         args: args?,
         stdin: stdin.clone(),
         cwd: std::env::current_dir().ok(),
+        protocol: PROTOCOL,
     };
     match exchange(stream, &request) {
-        Ok(Reply {
+        Ok(Exchange::Replied(Reply {
             declined: Some(_), ..
-        }) => None,
-        Ok(reply) => {
+        })) => None,
+        Ok(Exchange::Replied(reply)) => {
             print!("{}", reply.stdout);
             eprint!("{}", reply.stderr);
             let _ = std::io::stdout().flush();
             Some(reply.status)
         }
-        Err(e) => {
+        Ok(Exchange::NotTaken(e)) => {
             eprintln!(
-                "oro-mem: the server on {} did not answer ({e:#}); answering here",
+                "oro-mem: the server on {} did not take the request ({e:#}); answering here",
                 socket.display()
             );
             None
         }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            Some(1)
+        }
     }
 }
 
-fn exchange(stream: UnixStream, request: &Request) -> Result<Reply> {
-    stream.set_read_timeout(Some(REPLY_TIMEOUT))?;
+/// How a request handed to the server ended.
+enum Exchange {
+    /// The server answered, or declined.
+    Replied(Reply),
+    /// The server did not take it in time (or could not be talked to): it will not run it,
+    /// and the command runs here. Why, for the message.
+    NotTaken(anyhow::Error),
+}
+
+/// Hands `request` to the server on `stream` (see the module's protocol).
+///
+/// # Errors
+///
+/// When the server took the request (`go` was sent) and then did not reply in
+/// [`REPLY_TIMEOUT`], or the connection failed: the request may have run there, so it must
+/// not run here.
+fn exchange(stream: UnixStream, request: &Request) -> Result<Exchange> {
     let mut text = serde_json::to_string(request)?;
     text.push('\n');
     if text.len() as u64 > MAX_REQUEST_BYTES {
         // Escaped, the input grew past what the server reads.
-        bail!("the request is larger than the server reads");
+        return Ok(Exchange::NotTaken(anyhow::anyhow!(
+            "the request is larger than the server reads"
+        )));
     }
-    (&stream).write_all(text.as_bytes())?;
+    let wait = ready_timeout();
+    stream.set_read_timeout(Some(wait))?;
+    let mut reader = BufReader::new(&stream);
+    let first = (&stream)
+        .write_all(text.as_bytes())
+        .map_err(anyhow::Error::from)
+        .and_then(|()| read_reply(&mut reader, wait));
+    let first = match first {
+        Ok(reply) => reply,
+        // Closing the connection (on return) is what tells the server not to run it.
+        Err(e) => return Ok(Exchange::NotTaken(e)),
+    };
+    if !first.ready {
+        return Ok(Exchange::Replied(first));
+    }
+    if let Err(e) = (&stream).write_all(b"go\n") {
+        // The server gave up waiting for it: it will not run the request.
+        return Ok(Exchange::NotTaken(e.into()));
+    }
+    stream.set_read_timeout(Some(REPLY_TIMEOUT))?;
+    let reply = read_reply(&mut reader, REPLY_TIMEOUT).context(
+        "the server took the request and then did not answer; it is not run again here, as \
+         the server may still complete it",
+    )?;
+    Ok(Exchange::Replied(reply))
+}
+
+/// Reads one reply line, a timeout said as one.
+fn read_reply(reader: &mut impl BufRead, waited: Duration) -> Result<Reply> {
     let mut line = String::new();
-    BufReader::new(&stream).read_line(&mut line)?;
+    match reader.read_line(&mut line) {
+        Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+            bail!("no answer within {:.1} s", waited.as_secs_f64())
+        }
+        Err(e) => return Err(e.into()),
+        Ok(0) => bail!("the server closed the connection"),
+        Ok(_) => {}
+    }
     serde_json::from_str(&line).context("unreadable reply")
+}
+
+/// [`READY_TIMEOUT`], or what [`ENV_TIMEOUT`] says.
+fn ready_timeout() -> Duration {
+    std::env::var(ENV_TIMEOUT)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(READY_TIMEOUT, Duration::from_secs_f64)
 }

@@ -3687,6 +3687,65 @@ fn an_idle_server_stops_and_removes_its_socket() {
     assert!(env.ok(&["recall", "ruff", "--no-touch"]).contains("ruff"));
 }
 
+/// A stalled server never runs a request its client gave up on: the client answers by itself
+/// (saying the server did not take it in time), and the server, resumed, finds no `go` and
+/// drops the request it finally reads. Each memory is stored once.
+#[test]
+fn a_stalled_server_never_runs_a_request_twice() {
+    let env = Env::new();
+    let log = env.dir.path().join("serve.log");
+    let mut server = start_server(&env, &log);
+    let signal = |name: &str| {
+        let sent = Command::new("kill")
+            .args([name, &server.id().to_string()])
+            .status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill {name}");
+    };
+    signal("-STOP");
+    let out = env
+        .cmd(&[
+            "remember",
+            "kq1 stored while the server slept",
+            "--no-dedup",
+        ])
+        .env("ORO_MEM_SERVER_TIMEOUT", "0.5")
+        .output()
+        .unwrap();
+    signal("-CONT");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("inserted"), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("did not take the request (no answer within 0.5 s)"),
+        "{}",
+        stderr(&out)
+    );
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&log)
+        .unwrap()
+        .contains("gave up on was not run")
+    {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "{}",
+            std::fs::read_to_string(&log).unwrap()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // The server serves the next request as usual, and the memory is there once.
+    let out = env.run(&["remember", "kq2 stored by the server", "--no-dedup"]);
+    assert!(
+        out.status.success() && stderr(&out).is_empty(),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(env.count(), 2);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(std::fs::read_to_string(&log)
+        .unwrap()
+        .contains("remember in"));
+}
+
 #[test]
 fn a_warm_server_writes_as_the_commands_would() {
     // The same commands in two stores, one with a server, one without: the same output, the
