@@ -89,7 +89,7 @@ impl Cli {
                 // error of `inject --hook` does, with one line on stderr and status 1.
                 let message = e.to_string();
                 let first = message.lines().next().unwrap_or("invalid arguments");
-                eprintln!("{}", first.trim());
+                errln!("{}", first.trim());
                 std::process::exit(1);
             }
             e.exit()

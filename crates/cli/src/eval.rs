@@ -103,7 +103,7 @@ pub fn run(a: &EvalArgs, base: Config) -> Result<()> {
     let plan = plan(a, dataset)?;
     // The scratch schema outlives the store that writes in it.
     let (store, _scratch) = stores::scratch(a.postgres.as_deref())?;
-    let report = oro_mem_eval::run(&plan, base, store, &mut |event| eprintln!("eval: {event}"))?;
+    let report = oro_mem_eval::run(&plan, base, store, &mut |event| errln!("eval: {event}"))?;
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {

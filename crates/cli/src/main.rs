@@ -18,6 +18,23 @@ macro_rules! out {
     }};
 }
 
+/// `eprintln!` without its panic: a diagnostic that cannot be written (standard error on a
+/// full disk, or closed) is lost, and the command goes on.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
+/// `eprint!` as [`errln!`] is `eprintln!`.
+macro_rules! err {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod args;
 mod capture;
 mod config_file;
@@ -67,7 +84,7 @@ fn main() {
             // The reader has what it wanted, as `head` does: no error, as in ripgrep.
             std::process::exit(0);
         }
-        eprintln!("error: {}", error_line(&e));
+        errln!("error: {}", error_line(&e));
         std::process::exit(1);
     }
 }
@@ -251,7 +268,7 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
         Command::Mcp => {
             let mut ctx = open(&cli, Access::Serve)?;
             ctx.store.stay_warm();
-            eprintln!("oro-mem: MCP server on stdio for {}", ctx.store.location());
+            errln!("oro-mem: MCP server on stdio for {}", ctx.store.location());
             mcp::serve(ctx)
         }
         Command::Eval(a) => {
@@ -432,11 +449,27 @@ struct Io<'a> {
 
 /// Runs `f` with this process's own streams; `read` is standard input when it was read
 /// already.
+/// Standard error as a command writes its diagnostics to it: one that cannot be written (a
+/// full disk, a closed stream) is lost, and does not fail the command.
+struct Diagnostics<W>(W);
+
+impl<W: Write> Write for Diagnostics<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let _ = self.0.write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = self.0.flush();
+        Ok(())
+    }
+}
+
 fn with_stdio<T>(read: Option<String>, f: impl FnOnce(&mut Io<'_>) -> Result<T>) -> Result<T> {
     let (mut stdin, mut out, mut err) = (
         std::io::stdin().lock(),
         std::io::stdout().lock(),
-        std::io::stderr().lock(),
+        Diagnostics(std::io::stderr().lock()),
     );
     let mut read = read.map(|text| std::io::Cursor::new(text.into_bytes()));
     f(&mut Io {
@@ -645,8 +678,11 @@ fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()>
             let mut m = ctx.store.get(*id)?;
             // Read in full: a use, as MCP's memory_get is; shown as it is after this read.
             if !no_touch && !ctx.store.is_read_only() {
-                ctx.store.record_used(&[*id], now)?;
-                m = ctx.store.get(*id)?;
+                // A failed count (a full disk) does not fail the read.
+                match ctx.store.record_used(&[*id], now) {
+                    Ok(()) => m = ctx.store.get(*id)?,
+                    Err(e) => writeln!(io.err, "oro-mem: the use is not counted: {e}")?,
+                }
             }
             if *json {
                 writeln!(io.out, "{}", serde_json::to_string_pretty(&m)?)?;
@@ -940,11 +976,11 @@ fn embed(mut ctx: Ctx, a: &args::EmbedArgs) -> Result<()> {
             if tty {
                 bar.println(line);
             } else {
-                eprintln!("{line}");
+                errln!("{line}");
             }
         }
         if !tty && p.total > 0 && (position >= next_line || position == p.total) {
-            eprintln!("embedding: {position}/{}", p.total);
+            errln!("embedding: {position}/{}", p.total);
             next_line = position + p.total.div_ceil(10);
         }
     });

@@ -274,9 +274,15 @@ impl MemoryServer {
                 if s.store.is_read_only() {
                     return Ok(m);
                 }
-                s.store.record_used(&[a.id], Timestamp::now())?;
-                // As it is after this read: its use counted.
-                Ok(s.store.get(a.id)?)
+                // As it is after this read: its use counted, unless counting failed (a full
+                // disk), which does not fail the read.
+                match s.store.record_used(&[a.id], Timestamp::now()) {
+                    Ok(()) => Ok(s.store.get(a.id)?),
+                    Err(e) => {
+                        errln!("oro-mem: the use of memory {} is not counted: {e}", a.id);
+                        Ok(m)
+                    }
+                }
             })
             .await;
         match got {
@@ -345,7 +351,7 @@ pub fn serve(mut ctx: Ctx) -> Result<()> {
     // Load the model once, before the first search.
     if ctx.engine.config().mode.uses_vectors() {
         if let Err(e) = ctx.engine.embedder() {
-            eprintln!("oro-mem: {e}; answering FTS-only and storing without embeddings");
+            errln!("oro-mem: {e}; answering FTS-only and storing without embeddings");
         }
     }
     let runtime = tokio::runtime::Builder::new_current_thread()

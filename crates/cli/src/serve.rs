@@ -180,11 +180,11 @@ pub fn serve(cli: &Cli) -> Result<()> {
     if mode != oro_mem_core::Mode::Fts {
         let started = Instant::now();
         match ctx.engine.embedder() {
-            Ok(_) => eprintln!(
+            Ok(_) => errln!(
                 "oro-mem: model loaded in {:.2} s",
                 started.elapsed().as_secs_f64()
             ),
-            Err(e) => eprintln!("oro-mem: {mode} mode unavailable, answering FTS-only: {e}"),
+            Err(e) => errln!("oro-mem: {mode} mode unavailable, answering FTS-only: {e}"),
         }
     }
     let socket = socket_path(&db);
@@ -199,7 +199,7 @@ pub fn serve(cli: &Cli) -> Result<()> {
         std::process::exit(0);
     })
     .context("cannot handle SIGINT and SIGTERM")?;
-    eprintln!(
+    errln!(
         "oro-mem: serving {shown} on {} ({mode} mode); stop with Ctrl-C",
         socket.display()
     );
@@ -213,13 +213,13 @@ pub fn serve(cli: &Cli) -> Result<()> {
         let stream = match stream {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("oro-mem: cannot accept a connection: {e}");
+                errln!("oro-mem: cannot accept a connection: {e}");
                 continue;
             }
         };
         lock(&activity).busy = true;
         if let Err(e) = answer(&mut ctx, &db, &mut config, stream, Instant::now()) {
-            eprintln!("oro-mem: a request failed: {e:#}");
+            errln!("oro-mem: a request failed: {e:#}");
         }
         let mut a = lock(&activity);
         a.busy = false;
@@ -260,7 +260,7 @@ fn watch_idle(activity: Arc<Mutex<Activity>>, socket: PathBuf) {
             match a.idle {
                 Some(limit) if !a.busy && a.last.elapsed() >= limit => {
                     let _ = std::fs::remove_file(&socket);
-                    eprintln!(
+                    errln!(
                         "oro-mem: no request for {:.1} minutes (serve.idle_minutes); stopping",
                         limit.as_secs_f64() / 60.0
                     );
@@ -329,14 +329,14 @@ fn answer(
                 .and_then(|()| Ok(stream.set_read_timeout(Some(GO_TIMEOUT))?))
                 .and_then(|()| Ok((&mut reader).take(16).read_line(&mut go)?));
             if went.is_err() || go.trim_end() != "go" {
-                eprintln!("oro-mem: a request the client gave up on was not run");
+                errln!("oro-mem: a request the client gave up on was not run");
                 return Ok(());
             }
             run(ctx, config, &args, request, now)
         }
     };
     // Logged before the reply is sent, so that a client that has its answer finds it logged.
-    eprintln!(
+    errln!(
         "oro-mem: {what} in {:.1} ms",
         started.elapsed().as_secs_f64() * 1e3
     );
@@ -537,19 +537,19 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
         })) => None,
         Ok(Exchange::Replied(reply)) => {
             print!("{}", reply.stdout);
-            eprint!("{}", reply.stderr);
+            err!("{}", reply.stderr);
             let _ = std::io::stdout().flush();
             Some(reply.status)
         }
         Ok(Exchange::NotTaken(e)) => {
-            eprintln!(
+            errln!(
                 "oro-mem: the server on {} did not take the request ({e:#}); answering here",
                 socket.display()
             );
             None
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            errln!("error: {e:#}");
             Some(1)
         }
     }

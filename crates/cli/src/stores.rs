@@ -110,7 +110,7 @@ pub struct Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         if let Err(e) = self.location.drop_schema(&self.schema) {
-            eprintln!("oro-mem: cannot drop scratch schema {}: {e}", self.schema);
+            errln!("oro-mem: cannot drop scratch schema {}: {e}", self.schema);
         }
     }
 }

@@ -292,7 +292,7 @@ fn read_once(
         process(ctx, a, state, state_path, path)?;
     }
     if !busy.is_empty() {
-        eprintln!(
+        errln!(
             "oro-mem: watch: {} log{} changed in the last {} s, left for a later run \
              (--idle)",
             busy.len(),
@@ -330,7 +330,7 @@ fn follow(
             .watch(d, RecursiveMode::Recursive)
             .with_context(|| format!("cannot watch {}", d.display()))?;
     }
-    eprintln!(
+    errln!(
         "oro-mem: watching {} for session logs (complete after {} s without a change; \
          Ctrl-C stops)",
         dirs.iter()
@@ -349,7 +349,7 @@ fn follow(
                     }
                 }
             }
-            Ok(Err(e)) => eprintln!("oro-mem: watch: {e}"),
+            Ok(Err(e)) => errln!("oro-mem: watch: {e}"),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => bail!("the file watcher stopped"),
         }
@@ -364,7 +364,7 @@ fn follow(
             if path.is_file() {
                 // One log that cannot be read stops nothing else.
                 if let Err(e) = process(ctx, a, state, state_path, &path) {
-                    eprintln!("oro-mem: watch: {}: {e:#}", path.display());
+                    errln!("oro-mem: watch: {}: {e:#}", path.display());
                 }
             }
         }
@@ -389,7 +389,7 @@ fn process(
     };
     let Extraction { memories, rejected } = find_memories(&read.text);
     for r in &rejected {
-        eprintln!(
+        errln!(
             "oro-mem: watch: {}: [MEMORY] not stored: {}",
             path.display(),
             r.reason
@@ -406,7 +406,7 @@ fn process(
         // of the session is.
         match m.validate() {
             Ok(()) => batch.push((m, None)),
-            Err(e) => eprintln!("oro-mem: watch: {}: not stored: {e}", path.display()),
+            Err(e) => errln!("oro-mem: watch: {}: not stored: {e}", path.display()),
         }
     }
     let mut tally = Tally::default();

@@ -3687,6 +3687,63 @@ fn an_idle_server_stops_and_removes_its_socket() {
     assert!(env.ok(&["recall", "ruff", "--no-touch"]).contains("ruff"));
 }
 
+/// On a full disk, reading still works: counting the access is a write, and its failure is
+/// said once on stderr, not the read's failure; a command whose stderr is on the full disk
+/// does not panic. Run on a 1 MiB tmpfs in a mount namespace of its own (`unshare -m`, which
+/// needs root or user namespaces: skipped, saying so, where neither is there).
+#[test]
+fn a_full_disk_does_not_stop_a_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let disk = dir.path().join("disk");
+    std::fs::create_dir(&disk).unwrap();
+    let script = r#"
+        set -u
+        mount -t tmpfs -o size=1m tmpfs "$2" || exit 77
+        cd "$2"
+        "$1" init >/dev/null && "$1" remember "SQLite busy_timeout avoids database is locked" >/dev/null || exit 78
+        # Full, but for room for SQLite's shared-memory index (32 KiB), as when the disk
+        # filled up while the store was in use.
+        dd if=/dev/zero of=fill bs=4k 2>/dev/null
+        truncate -s -32K fill
+        "$1" recall "busy timeout"; echo "recall: $?"
+        "$1" inject --task "busy timeout"; echo "inject: $?"
+        "$1" memories show 1 >/dev/null; echo "show: $?"
+        "$1" recall "busy timeout" 2>stderr-on-the-full-disk >/dev/null; echo "stderr full: $?"
+    "#;
+    let out = Command::new("unshare")
+        .args(["-m", "sh", "-c", script, "sh", BIN, disk.to_str().unwrap()])
+        .output();
+    let out = match out {
+        Ok(out) if matches!(out.status.code(), Some(77)) || !out.status.success() => {
+            let why = String::from_utf8_lossy(&out.stderr);
+            assert_ne!(
+                out.status.code(),
+                Some(78),
+                "setting up the store failed: {why}"
+            );
+            eprintln!("a_full_disk_does_not_stop_a_read: skipped, no mount namespace: {why}");
+            return;
+        }
+        Ok(out) => out,
+        Err(e) => {
+            eprintln!("a_full_disk_does_not_stop_a_read: skipped, no unshare: {e}");
+            return;
+        }
+    };
+    let (said, err) = (stdout(&out), stderr(&out));
+    for line in ["recall: 0", "inject: 0", "show: 0", "stderr full: 0"] {
+        assert!(said.contains(line), "{line}: {said}\n{err}");
+    }
+    assert_eq!(said.matches("busy_timeout avoids").count(), 2, "{said}");
+    assert_eq!(
+        err.matches("access counts are not updated").count(),
+        2,
+        "once per read: {err}"
+    );
+    assert!(err.contains("the use is not counted"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
 /// A stalled server never runs a request its client gave up on: the client answers by itself
 /// (saying the server did not take it in time), and the server, resumed, finds no `go` and
 /// drops the request it finally reads. Each memory is stored once.

@@ -240,7 +240,8 @@ impl Engine {
             .expect("with_registry makes a plan for every mode")
     }
 
-    /// Recalls for `query` from `store`, recording access for what is returned when `touch`.
+    /// Recalls for `query` from `store`, recording access for what is returned when `touch`
+    /// (a failure to record it is a warning, not the recall's failure).
     ///
     /// The mode's candidate sources each find candidates and score them (their signals);
     /// the candidates no signal vouches for are dropped, the rankers order the rest, the fuser
@@ -277,8 +278,14 @@ impl Engine {
         warnings.append(&mut recall.warnings);
         recall.warnings = warnings;
         if touch {
+            // Counting the access is a write: when it fails (a full disk, a lock held too
+            // long), the answer still stands, and says so.
             let ids: Vec<_> = recall.results.iter().map(|r| r.memory.id).collect();
-            store.record_returned(&ids)?;
+            if let Err(e) = store.record_returned(&ids) {
+                recall
+                    .warnings
+                    .push(format!("access counts are not updated: {e}"));
+            }
         }
         Ok(Answer {
             requested_mode: self.config.mode,
