@@ -173,6 +173,7 @@ pub fn serve(cli: &Cli) -> Result<()> {
     let mut ctx = crate::open(cli, Access::Read)?;
     ctx.store.stay_warm();
     let db = canonical(&db);
+    let mut opened = file_identity(&db);
     let mut config = ConfigStamp::of(
         config_file::resolve_config(cli.config.as_deref(), &db).map(|p| canonical(&p)),
     );
@@ -218,6 +219,37 @@ pub fn serve(cli: &Cli) -> Result<()> {
             }
         };
         lock(&activity).busy = true;
+        let now = file_identity(&db);
+        if now != opened {
+            // The path names another file than the one open (moved over it, or removed).
+            // The old one is let go of first: SQLite's log beside the path is the old one's
+            // until it is written into it and emptied. The model stays loaded.
+            let released = ctx.store.let_go();
+            let closed = oro_mem_store_sqlite::Store::open_in_memory()?;
+            drop(std::mem::replace(&mut ctx.store, Box::new(closed)));
+            let reopened = match (released, now) {
+                (Err(e), _) => Err(anyhow::Error::from(e).context("the old file's log")),
+                (Ok(()), Some(_)) => {
+                    Db::parse(&db).and_then(|d| crate::stores::open(&d, Access::Read))
+                }
+                (Ok(()), None) => Err(anyhow::anyhow!("there is no file there")),
+            };
+            match reopened {
+                Ok(store) => {
+                    ctx.store = store;
+                    ctx.store.stay_warm();
+                    opened = now;
+                    errln!("oro-mem: {shown} was replaced; serving the new file");
+                }
+                Err(e) => {
+                    errln!("oro-mem: {shown} was replaced and cannot be served ({e:#}); stopping");
+                    let _ = std::fs::remove_file(socket_path(&db));
+                    // The request is not answered: its client answers by itself.
+                    drop(stream);
+                    return Ok(());
+                }
+            }
+        }
         if let Err(e) = answer(&mut ctx, &db, &mut config, stream, Instant::now()) {
             errln!("oro-mem: a request failed: {e:#}");
         }
@@ -228,6 +260,16 @@ pub fn serve(cli: &Cli) -> Result<()> {
         a.idle = idle_limit(&ctx);
     }
     Ok(())
+}
+
+/// The file a SQLite store's path names, as its device and inode; `None` for a PostgreSQL
+/// store, or when there is no file there.
+fn file_identity(db: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    if db.to_str().is_some_and(is_postgres_location) {
+        return Some((0, 0));
+    }
+    std::fs::metadata(db).ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// When the server last answered, whether it is answering, and how long it may wait idle.

@@ -3744,6 +3744,57 @@ fn a_full_disk_does_not_stop_a_read() {
     assert!(!err.contains("panicked"), "{err}");
 }
 
+/// A store file replaced under a running server (`mv new.db .oro/state.db`) is the one served
+/// from then on: the server notices the path names another file and opens it, and nothing
+/// written after the move goes to the old one. Removed, the server stops, and the commands
+/// answer by themselves.
+#[test]
+fn a_server_serves_the_file_its_path_names_now() {
+    let env = Env::new();
+    env.ok(&["remember", "old store: first memory"]);
+    let log = env.dir.path().join("serve.log");
+    let mut server = start_server(&env, &log);
+    env.ok(&["remember", "old store: second memory, through the server"]);
+    let other = Env::new();
+    other.ok(&["remember", "new store: its own memory"]);
+    std::fs::rename(other.db(), env.db()).unwrap();
+    let out = env.run(&["remember", "new store: written after the move"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let served = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        served.contains("was replaced; serving the new file"),
+        "{served}"
+    );
+    let alone = |args: &[&str]| {
+        let out = env.cmd(args).env("ORO_MEM_SERVER", "off").output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let listed = alone(&["memories", "list"]);
+    assert!(listed.contains("written after the move"), "{listed}");
+    assert!(listed.contains("its own memory"), "{listed}");
+    assert!(!listed.contains("old store"), "{listed}");
+    // Recall through the server reads the new file too.
+    let found = env.ok(&["recall", "written after the move", "--no-touch"]);
+    assert!(found.contains("new store"), "{found}");
+    // Nothing of the old file's write-ahead log was read into the new one.
+    let check: String = rusqlite::Connection::open(env.db())
+        .unwrap()
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+
+    // Removed: the server stops, and the next command answers by itself.
+    std::fs::remove_file(env.db()).unwrap();
+    let out = env.run(&["recall", "memory"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("no store at"), "{}", stderr(&out));
+    let stopped = server.wait().unwrap();
+    assert!(stopped.success());
+    let served = std::fs::read_to_string(&log).unwrap();
+    assert!(served.contains("cannot be served"), "{served}");
+}
+
 /// A stalled server never runs a request its client gave up on: the client answers by itself
 /// (saying the server did not take it in time), and the server, resumed, finds no `go` and
 /// drops the request it finally reads. Each memory is stored once.

@@ -521,6 +521,19 @@ pub trait MemoryStore: CandidateSearch + MemoryWrite {
     /// default nothing changes.
     fn stay_warm(&mut self) {}
 
+    /// Said by a process about to close the store because its location now names another
+    /// one (a file moved over it): what the store keeps beside its location (SQLite's
+    /// write-ahead log) is written into the store itself and emptied, so that it cannot be
+    /// read as part of the new one. By default nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`](crate::ErrorKind::Storage) when it cannot be emptied (another
+    /// connection reads from it).
+    fn let_go(&mut self) -> Result<()> {
+        Ok(())
+    }
+
     /// Calls `f` with every memory matching `filter`, oldest id first, without loading them
     /// all; returns how many.
     ///

@@ -150,6 +150,10 @@ impl MemoryStore for Store {
         self.set_warm(true);
     }
 
+    fn let_go(&mut self) -> Result<()> {
+        Store::let_go(self)
+    }
+
     fn is_read_only(&self) -> bool {
         Store::is_read_only(self)
     }

@@ -276,6 +276,32 @@ impl Store {
         Store::init(conn, Some(path.to_path_buf()))
     }
 
+    /// Writes the write-ahead log into the database and empties it, before the store is closed
+    /// because its path now names another file: SQLite does not checkpoint a database that
+    /// was moved when it closes it, and would leave the log by the path, where it would be
+    /// read as part of the file now there. A read-only store has written nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Storage`] when the log cannot be emptied: another connection still reads
+    /// from it.
+    pub fn let_go(&mut self) -> Result<()> {
+        if self.read_only || self.path.is_none() {
+            return Ok(());
+        }
+        let busy: i64 = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))
+            .context("cannot write the log into the database")?;
+        if busy != 0 {
+            return Err(Error::new(
+                ErrorKind::Storage,
+                "cannot empty the write-ahead log: another connection reads from it",
+            ));
+        }
+        Ok(())
+    }
+
     /// A private in-memory database, for tests and one-off evaluation.
     ///
     /// # Errors
