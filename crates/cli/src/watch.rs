@@ -11,6 +11,11 @@
 //! the state reads that part again, and the write path's duplicate check finds each memory
 //! already stored.
 //!
+//! Logs are known by their file (device and inode) as well as their path: a log rotated as
+//! logrotate does (`app.log` renamed `app.log.1`, which is read as the log it was, and a new
+//! `app.log` begun) is finished from where it was left and not read again under its new name.
+//! A copy (logrotate's `copytruncate`) is another file, and is read whole.
+//!
 //! Changes are noticed through the operating system's file events (the `notify` crate:
 //! inotify on Linux, FSEvents on macOS), not by polling the directories.
 
@@ -52,13 +57,30 @@ enum Kind {
 }
 
 impl Kind {
+    /// The kind of the log at `path`, by its extension; a rotated copy (`app.log.1`, as
+    /// logrotate names them) is the kind of the log it was.
     fn of(path: &Path) -> Option<Kind> {
-        match path.extension()?.to_str()? {
+        match log_name(path)?.extension()?.to_str()? {
             "jsonl" => Some(Kind::Transcript),
             "log" | "txt" => Some(Kind::Text),
             _ => None,
         }
     }
+}
+
+/// The name of the log at `path`: its file name without a rotation number (`app.log.1` is
+/// `app.log`).
+fn log_name(path: &Path) -> Option<&Path> {
+    let name = Path::new(path.file_name()?);
+    let rotated = name
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()));
+    Some(if rotated {
+        Path::new(name.file_stem()?)
+    } else {
+        name
+    })
 }
 
 /// What was read of one log.
@@ -161,8 +183,8 @@ fn read_new(path: &Path, kind: Kind, seen: Option<Seen>) -> Result<Option<(NewPa
     };
     bytes.truncate(complete);
     let text = String::from_utf8_lossy(&bytes);
-    let stem = path
-        .file_stem()
+    let stem = log_name(path)
+        .and_then(Path::file_stem)
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let read = match kind {
@@ -373,6 +395,12 @@ fn follow(
 }
 
 /// Extracts and stores what is new in the log at `path`, then records it in the state.
+///
+/// Logs are known by their file (device and inode), not only their path, so that rotation
+/// loses and repeats nothing: when the path now names another file than the one read there
+/// (`app.log` moved to `app.log.1` and a new `app.log` begun), the one read is first finished
+/// from where it was left, wherever in its directory it now is; and a file read under
+/// another name (the rotated copy, found later) is read on from there, not from its start.
 fn process(
     ctx: &mut Ctx,
     a: &WatchArgs,
@@ -384,7 +412,95 @@ fn process(
         return Ok(());
     };
     let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let Some((read, seen)) = read_new(path, kind, state.files.get(&key).copied())? else {
+    let file = std::fs::metadata(&key)
+        .map(|m| (m.dev(), m.ino()))
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if let Some(before) = state.files.get(&key).copied() {
+        if (before.dev, before.ino) != file {
+            if let Some(moved) = moved_to(&key, before) {
+                let seen = state.read_of((before.dev, before.ino));
+                process_one(ctx, a, state, state_path, &moved, kind, seen)?;
+            }
+        }
+    }
+    let seen = state.read_of(file);
+    process_one(ctx, a, state, state_path, &key, kind, seen)
+}
+
+impl State {
+    /// Records what was read of the file at `path`. What was read of another file under that
+    /// name before (a log rotated away) moves with it, to the name it now has in the same
+    /// directory; it is forgotten only when that file is gone.
+    fn record(&mut self, path: PathBuf, seen: Seen) {
+        self.record_within(path, seen, 8);
+    }
+
+    /// [`State::record`], following at most `moves` renames (two logs that swapped names
+    /// would otherwise move each other's records forever).
+    fn record_within(&mut self, path: PathBuf, seen: Seen, moves: u32) {
+        if let Some(before) = self.files.get(&path).copied().filter(|_| moves > 0) {
+            if (before.dev, before.ino) != (seen.dev, seen.ino) {
+                if let Some(moved) = moved_to(&path, before) {
+                    let kept = self.files.get(&moved).map_or(0, |s| {
+                        if (s.dev, s.ino) == (before.dev, before.ino) {
+                            s.offset
+                        } else {
+                            0
+                        }
+                    });
+                    if kept < before.offset {
+                        // Recorded under the new name too, at its most.
+                        self.record_within(moved, before, moves - 1);
+                    }
+                }
+            }
+        }
+        self.files.insert(path, seen);
+    }
+
+    /// What was read of the file with this device and inode, under any of its names: the
+    /// most of it.
+    fn read_of(&self, (dev, ino): (u64, u64)) -> Option<Seen> {
+        self.files
+            .values()
+            .filter(|s| (s.dev, s.ino) == (dev, ino))
+            .max_by_key(|s| s.offset)
+            .copied()
+    }
+}
+
+/// Where the file `seen` was read as `path` is now: another file of the same directory with
+/// its device and inode (a rotated log), if there is one.
+fn moved_to(path: &Path, seen: Seen) -> Option<PathBuf> {
+    let dir = path.parent()?;
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| {
+            p != path
+                && std::fs::symlink_metadata(p)
+                    .is_ok_and(|m| m.is_file() && (m.dev(), m.ino()) == (seen.dev, seen.ino))
+        })
+}
+
+/// [`process`] for one file, `seen` what was read of it (under whatever name).
+fn process_one(
+    ctx: &mut Ctx,
+    a: &WatchArgs,
+    state: &mut State,
+    state_path: &Path,
+    path: &Path,
+    kind: Kind,
+    seen: Option<Seen>,
+) -> Result<()> {
+    let key = path.to_path_buf();
+    let Some((read, seen)) = read_new(path, kind, seen)? else {
+        if let Some(seen) = seen.filter(|s| state.files.get(&key) != Some(s)) {
+            // Nothing new, but known under this name from now on.
+            state.record(key, seen);
+            state.save(state_path)?;
+        }
         return Ok(());
     };
     let Extraction { memories, rejected } = find_memories(&read.text);
@@ -417,7 +533,7 @@ fn process(
             .iter()
             .for_each(|o| tally.add(o));
     }
-    state.files.insert(key, seen);
+    state.record(key, seen);
     state.save(state_path)?;
     outln!(
         "{}: session {}: stored {}, merged {}, skipped {}, rejected {}",
@@ -449,6 +565,53 @@ mod tests {
         let (session, text) = assistant_text(jsonl);
         assert_eq!(session.as_deref(), Some("s-1"));
         assert_eq!(text, "Done.\n[MEMORY] a\nI learned that b matters here.\n");
+    }
+
+    #[test]
+    fn a_rotated_copy_is_the_kind_of_log_it_was() {
+        for (name, kind) in [
+            ("app.log", Some(Kind::Text)),
+            ("app.log.1", Some(Kind::Text)),
+            ("notes.txt.12", Some(Kind::Text)),
+            ("s.jsonl.2", Some(Kind::Transcript)),
+            ("app.log.gz", None),
+            ("app.1", None),
+            ("app.log.", None),
+        ] {
+            assert_eq!(Kind::of(Path::new(name)), kind, "{name}");
+        }
+        assert_eq!(
+            log_name(Path::new("/x/app.log.3")),
+            Some(Path::new("app.log"))
+        );
+    }
+
+    /// Two logs that swapped names move each other's records a bounded number of times.
+    #[test]
+    fn records_follow_renames_and_two_swapped_logs_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.log"), dir.path().join("b.log"));
+        std::fs::write(&a, "a\n").unwrap();
+        std::fs::write(&b, "b\n").unwrap();
+        let id = |p: &Path| {
+            let m = std::fs::metadata(p).unwrap();
+            (m.dev(), m.ino())
+        };
+        let seen = |p: &Path, offset| Seen {
+            dev: id(p).0,
+            ino: id(p).1,
+            offset,
+        };
+        let mut state = State::default();
+        state.record(a.clone(), seen(&a, 2));
+        state.record(b.clone(), seen(&b, 2));
+        let tmp = dir.path().join("tmp");
+        std::fs::rename(&a, &tmp).unwrap();
+        std::fs::rename(&b, &a).unwrap();
+        std::fs::rename(&tmp, &b).unwrap();
+        state.record(a.clone(), seen(&a, 2));
+        assert_eq!(state.read_of(id(&a)).map(|s| s.offset), Some(2));
+        assert_eq!(state.read_of(id(&b)).map(|s| s.offset), Some(2));
     }
 
     #[test]

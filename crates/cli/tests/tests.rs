@@ -4364,6 +4364,54 @@ fn boost_rules_and_a_point_rank_what_the_design_notes_rank() {
     assert_eq!(refused["result"]["isError"], true, "{refused}");
 }
 
+/// A log rotated as logrotate does (`app.log` moved to `app.log.1`, a new `app.log` begun)
+/// loses nothing and repeats nothing, with duplicate checks off so that a repeat would show:
+/// the rotated file is finished from where it was left, the new one read from its start, and
+/// the rotated copy, seen later under its new name, is not read again.
+#[test]
+fn watch_follows_a_rotated_log_without_losing_or_repeating_a_line() {
+    let env = Env::new();
+    let config = env.dir.path().join(".oro").join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, text.replace("enabled = true", "enabled = false")).unwrap();
+    let logs = env.dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let log = logs.join("app.log");
+    let lines = |from: usize, to: usize| -> String {
+        (from..to)
+            .map(|i| format!("[MEMORY] the rotation check number {i} holds\n"))
+            .collect()
+    };
+    std::fs::write(&log, lines(0, 3)).unwrap();
+    let once = ["watch", logs.to_str().unwrap(), "--once", "--idle", "0"];
+    env.ok(&once);
+    assert_eq!(env.count(), 3);
+    // Written after the last read, then rotated before the next one.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    f.write_all(lines(3, 5).as_bytes()).unwrap();
+    drop(f);
+    std::fs::rename(&log, logs.join("app.log.1")).unwrap();
+    std::fs::write(&log, lines(5, 7)).unwrap();
+    let out = env.ok(&once);
+    assert_eq!(env.count(), 7, "{out}");
+    assert_eq!(env.ok(&once), "", "nothing read twice");
+    // Rotated again: the first copy moves on to .2, and is not read again under that name.
+    std::fs::rename(logs.join("app.log.1"), logs.join("app.log.2")).unwrap();
+    std::fs::rename(&log, logs.join("app.log.1")).unwrap();
+    std::fs::write(&log, lines(7, 8)).unwrap();
+    env.ok(&once);
+    let contents: Vec<String> = env
+        .ok(&["memories", "list", "--json", "--limit", "100"])
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["content"].to_string())
+        .collect();
+    assert_eq!(contents.len(), 8, "{contents:?}");
+    let unique: std::collections::HashSet<_> = contents.iter().collect();
+    assert_eq!(unique.len(), 8, "{contents:?}");
+    let sessions = env.ok(&["memories", "list", "--json", "--session", "app"]);
+    assert_eq!(sessions.lines().count(), 8, "one session: the log's name");
+}
+
 /// `oro-mem watch` on a recorded Claude Code transcript (tests/watch/session.jsonl, in the
 /// shape Claude Code writes: a summary line, user and assistant entries, tool calls and
 /// results) and a plain-text log: what the agent marked is stored once, as
