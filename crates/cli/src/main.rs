@@ -281,8 +281,12 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
             eval::run(a, config)
         }
         Command::Config => {
-            let ctx = open(&cli, Access::Read)?;
-            out!("{}", toml::to_string(ctx.engine.config())?)?;
+            // The configuration alone: the store is not opened, so a store that cannot be
+            // reached (a PostgreSQL server down) does not hide it.
+            let location = config_file::resolve_db(cli.db.as_deref(), cli.config.as_deref())?;
+            let path = config_file::resolve_config(cli.config.as_deref(), &location);
+            let config = config_file::load(path.as_deref())?;
+            out!("{}", toml::to_string(&config)?)?;
             Ok(())
         }
     }

@@ -1,7 +1,8 @@
 //! [`Store`]: the connection, reading, and the writes that change one memory.
 
-use std::cell::{RefCell, RefMut};
+use std::cell::{Cell, RefCell, RefMut};
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use oro_mem_core::memory::MAX_ACCESS_COUNT;
 use oro_mem_core::store::{Embedding, ListOrder, OtherMemory, Stats};
@@ -113,10 +114,11 @@ pub(crate) fn to_i64(n: usize) -> i64 {
 
 /// An oro-mem store in a PostgreSQL database with pgvector.
 ///
-/// One connection, opened by [`Store::open`], which creates or migrates the tables. When the
-/// connection drops (a server restart, a network failure), the call that notices fails, and
-/// the next one connects again; a write that was under way is rolled back by the server,
-/// whole.
+/// One connection, opened by [`Store::open`], which creates or migrates the tables. A
+/// connection left unused for a second is checked before it is used, so that the first call
+/// after the server ended it (a restart, a terminated backend) connects again instead of
+/// failing. When the connection drops during a call, that call fails and the next one
+/// connects again; a write that was under way is rolled back by the server, whole.
 pub struct Store {
     pub(crate) client: RefCell<Client>,
     /// The statements of the read path, prepared once per connection.
@@ -126,7 +128,18 @@ pub struct Store {
     location: Location,
     pub(crate) analyzer: Analyzer,
     migrated_from: i32,
+    /// When the connection was last handed out: one idle for longer than [`IDLE_CHECK`] is
+    /// checked before it is used again.
+    last_used: Cell<Instant>,
 }
+
+/// How long a connection may sit unused before it is checked (one empty query) before use:
+/// a server ended it meanwhile (restarted, or its backend was terminated), and the client
+/// only learns that when it next sends something, which would fail the call.
+const IDLE_CHECK: Duration = Duration::from_secs(1);
+
+/// How long that check waits for the server.
+const CHECK_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -168,6 +181,7 @@ impl Store {
         let migrated_from = schema::migrate(&mut client)?;
         Ok(Store {
             client: RefCell::new(client),
+            last_used: Cell::new(Instant::now()),
             statements: RefCell::new(HashMap::new()),
             models: RefCell::new(HashMap::new()),
             location: location.clone(),
@@ -186,10 +200,12 @@ impl Store {
         self.migrated_from
     }
 
-    /// The connection, connected again first if it was lost.
+    /// The connection, connected again first if it was lost: known closed, or, after
+    /// [`IDLE_CHECK`] unused, not answering an empty query.
     pub(crate) fn client(&self) -> Result<RefMut<'_, Client>> {
         let mut client = self.client.borrow_mut();
-        if client.is_closed() {
+        let idle = self.last_used.replace(Instant::now()).elapsed() >= IDLE_CHECK;
+        if client.is_closed() || (idle && client.is_valid(CHECK_TIMEOUT).is_err()) {
             self.statements.borrow_mut().clear();
             *client = connect(&self.location)?;
         }
