@@ -61,6 +61,11 @@ pub struct Cli {
     #[arg(long, global = true, env = "ORO_MEM_CONFIG", value_name = "PATH")]
     pub config: Option<PathBuf>,
 
+    /// Make the store if there is none (as `oro-mem init` does); without it only init makes
+    /// a store, so a mistyped --db is an error rather than a new, empty store
+    #[arg(long, global = true)]
+    pub create: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -163,6 +168,10 @@ pub struct InitArgs {
     /// ~/.local/share/oro-mem), used wherever no project .oro/ is found
     #[arg(long)]
     pub global: bool,
+    /// Make a store here even inside a project that has one (found walking up), which it
+    /// would hide for everything below this directory
+    #[arg(long)]
+    pub nested: bool,
 }
 
 #[derive(Debug, Args)]

@@ -71,7 +71,7 @@ pub fn resolve_db(explicit: Option<&Path>, config: Option<&Path>) -> Result<Path
 }
 
 /// The store the configuration file at `path` names (its [`STORE_KEY`]), if any.
-fn store_in(path: &Path) -> Result<Option<PathBuf>> {
+pub fn store_in(path: &Path) -> Result<Option<PathBuf>> {
     let table = read_table(path)?;
     match table.get(STORE_KEY) {
         None => Ok(None),

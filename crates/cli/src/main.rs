@@ -52,7 +52,7 @@ mod watch;
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -197,22 +197,51 @@ fn warn_left(done: &oro_mem_engine::Reembedded, err: &mut dyn Write) -> Result<(
 }
 
 fn open(cli: &Cli, access: Access) -> Result<Ctx> {
-    let location = config_file::resolve_db(cli.db.as_deref(), cli.config.as_deref())?;
-    let db = Db::parse(&location)?;
-    let config_path = config_file::resolve_config(cli.config.as_deref(), &location);
-    let config = config_file::load(config_path.as_deref())?;
-    let store = stores::open(&db, access)?;
-    let engine = Engine::from_config(config)?;
-    Ok(Ctx {
-        store,
-        engine,
-        warned: HashSet::new(),
-    })
+    Where::of(cli).open(access)
+}
+
+/// Where a command's store and configuration are: `--db`, `--config` and `--create` as
+/// given, resolved when opened.
+#[derive(Clone, Debug)]
+struct Where {
+    db: Option<PathBuf>,
+    config: Option<PathBuf>,
+    create: bool,
+}
+
+impl Where {
+    fn of(cli: &Cli) -> Where {
+        Where {
+            db: cli.db.clone(),
+            config: cli.config.clone(),
+            create: cli.create,
+        }
+    }
+
+    /// The store for `access` (made, for a writer, with `--create`), its configuration and
+    /// an engine.
+    fn open(&self, access: Access) -> Result<Ctx> {
+        let access = match access {
+            Access::Write | Access::Serve if self.create => Access::Create,
+            access => access,
+        };
+        let location = config_file::resolve_db(self.db.as_deref(), self.config.as_deref())?;
+        let db = Db::parse(&location)?;
+        let config_path = config_file::resolve_config(self.config.as_deref(), &location);
+        let config = config_file::load(config_path.as_deref())?;
+        let store = stores::open(&db, access)?;
+        let engine = Engine::from_config(config)?;
+        Ok(Ctx {
+            store,
+            engine,
+            warned: HashSet::new(),
+        })
+    }
 }
 
 fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
     match &cli.command {
-        Command::Init(a) => init(&cli, a.global),
+        Command::Init(a) => init(&cli, a),
         Command::Remember(a) => {
             with_stdio(stdin, |io| remember(&mut open(&cli, Access::Write)?, a, io))
         }
@@ -266,10 +295,8 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
         }
         // Searching a read-only store is useful; its writes are tool errors saying why.
         Command::Mcp => {
-            let mut ctx = open(&cli, Access::Serve)?;
-            ctx.store.stay_warm();
-            errln!("oro-mem: MCP server on stdio for {}", ctx.store.location());
-            mcp::serve(ctx)
+            let at = Where::of(&cli);
+            mcp::serve(move || at.open(Access::Serve))
         }
         Command::Eval(a) => {
             // The built-in defaults unless a configuration file is named: eval measures the
@@ -292,17 +319,45 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
     }
 }
 
-fn init(cli: &Cli, global: bool) -> Result<()> {
+fn init(cli: &Cli, a: &args::InitArgs) -> Result<()> {
+    let global = a.global;
     let db = match (&cli.db, global) {
         (Some(_), true) => bail!("init --global makes the user-level store; leave out --db"),
         (Some(p), false) => p.clone(),
         (None, true) => config_file::global_dir()
             .context("init --global needs a home directory (HOME or XDG_DATA_HOME)")?
             .join(config_file::DB_FILE),
-        (None, false) => std::env::current_dir()?
-            .join(config_file::DIR)
-            .join(config_file::DB_FILE),
+        (None, false) => {
+            let cwd = std::env::current_dir()?;
+            let here = cwd.join(config_file::DIR);
+            match config_file::find_oro_dir(&cwd) {
+                // A project that names its store (a team's PostgreSQL database): that one.
+                Some(dir) if dir == here => {
+                    let beside = here.join(config_file::CONFIG_FILE);
+                    let named = match beside.is_file() {
+                        true => config_file::store_in(&beside)?,
+                        false => None,
+                    };
+                    named.unwrap_or_else(|| here.join(config_file::DB_FILE))
+                }
+                Some(dir) if !a.nested => bail!(
+                    "{} already holds this project's store (found walking up from here); a \
+                     store here would hide it for everything below {}. Run `oro-mem init \
+                     --nested` to make one anyway",
+                    dir.display(),
+                    cwd.display()
+                ),
+                _ => here.join(config_file::DB_FILE),
+            }
+        }
     };
+    if let Db::Postgres(location) = Db::parse(&db)? {
+        // A team's database: its schema, tables and pgvector made ready; nothing local.
+        let db = Db::Postgres(location);
+        stores::open(&db, Access::Create)?;
+        outln!("ready: {db}: its tables and pgvector are in place; nothing was written here")?;
+        return Ok(());
+    }
     let dir = db
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -324,7 +379,7 @@ fn init(cli: &Cli, global: bool) -> Result<()> {
         }
     }
     let existed = db.exists();
-    stores::open(&Db::File(db.clone()), Access::Write)?;
+    stores::open(&Db::File(db.clone()), Access::Create)?;
     outln!(
         "{} {}{}",
         if existed { "found" } else { "created" },

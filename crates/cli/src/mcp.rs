@@ -30,10 +30,32 @@ mod stdio;
 /// The store, configuration and engine the tools share.
 type State = Ctx;
 
+/// What the tools share: the [`State`] once there is a store, and how to open it. While there
+/// is none (no `oro-mem init` yet), every call looks again, and fails saying how to make one.
+struct Shared {
+    state: Option<State>,
+    open: Box<dyn Fn() -> Result<State> + Send>,
+}
+
+impl Shared {
+    /// The state, opened now if it was not.
+    fn state(&mut self) -> Result<&mut State> {
+        if self.state.is_none() {
+            let state = (self.open)()?;
+            errln!(
+                "oro-mem: MCP server on stdio for {}",
+                state.store.location()
+            );
+            self.state = Some(state);
+        }
+        Ok(self.state.as_mut().expect("opened above"))
+    }
+}
+
 /// The MCP server.
 #[derive(Clone)]
 pub struct MemoryServer {
-    state: Arc<Mutex<State>>,
+    state: Arc<Mutex<Shared>>,
     #[allow(dead_code)] // read by the code `tool_handler` generates
     tool_router: ToolRouter<MemoryServer>,
 }
@@ -133,9 +155,9 @@ fn tool_error(message: impl std::fmt::Display) -> Result<CallToolResult, ErrorDa
 }
 
 impl MemoryServer {
-    fn new(ctx: Ctx) -> MemoryServer {
+    fn new(shared: Shared) -> MemoryServer {
         MemoryServer {
-            state: Arc::new(Mutex::new(ctx)),
+            state: Arc::new(Mutex::new(shared)),
             tool_router: MemoryServer::tool_router(),
         }
     }
@@ -152,7 +174,7 @@ impl MemoryServer {
         let state = Arc::clone(&self.state);
         let call = tokio::task::spawn_blocking(move || {
             let mut guard = state.lock().unwrap_or_else(PoisonError::into_inner);
-            f(&mut guard)
+            f(guard.state()?)
         });
         match call.await {
             Ok(done) => done,
@@ -346,19 +368,33 @@ impl ServerHandler for MemoryServer {
     }
 }
 
-/// Serves MCP on standard input and output until the client disconnects.
-pub fn serve(mut ctx: Ctx) -> Result<()> {
-    // Load the model once, before the first search.
-    if ctx.engine.config().mode.uses_vectors() {
-        if let Err(e) = ctx.engine.embedder() {
-            errln!("oro-mem: {e}; answering FTS-only and storing without embeddings");
+/// Serves MCP on standard input and output until the client disconnects, on the store `open`
+/// opens. Without one (no `oro-mem init` yet) it still serves, says so on standard error,
+/// and each tool call looks for the store again and fails saying how to make it.
+pub fn serve(open: impl Fn() -> Result<Ctx> + Send + 'static) -> Result<()> {
+    let open = move || {
+        let mut ctx = open()?;
+        ctx.store.stay_warm();
+        // Load the model once, before the first search.
+        if ctx.engine.config().mode.uses_vectors() {
+            if let Err(e) = ctx.engine.embedder() {
+                errln!("oro-mem: {e}; answering FTS-only and storing without embeddings");
+            }
         }
+        Ok(ctx)
+    };
+    let mut shared = Shared {
+        state: None,
+        open: Box::new(open),
+    };
+    if let Err(e) = shared.state() {
+        errln!("oro-mem: MCP server on stdio without a store: {e:#}; each call says so until there is one");
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let server = MemoryServer::new(ctx);
+    let server = MemoryServer::new(shared);
     // The store is dropped here, outside the runtime: closing a PostgreSQL client blocks.
     let state = Arc::clone(&server.state);
     let served = runtime.block_on(async {

@@ -21,8 +21,11 @@ pub enum Access {
     /// opened read-only, and a missing one is an error (a mistyped path makes no store).
     Read,
     /// It serves reads and writes (`mcp`): as `Read` for a store in a read-only location,
-    /// and a missing store is made.
+    /// as `Write` otherwise.
     Serve,
+    /// It makes the store when there is none (`init`, or `--create`), then writes. Nothing
+    /// else makes a file store: a mistyped path is an error, not a new, empty store.
+    Create,
 }
 
 /// Where the memories are.
@@ -76,28 +79,40 @@ pub fn open(db: &Db, access: Access) -> Result<AnyStore> {
         Db::File(path) => path,
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if !dir.is_dir() {
+        if access == Access::Create {
+            crate::private::create_dir(dir)?;
+        } else if !dir.is_dir() {
             bail!(
-                "directory {} does not exist (for a new store run `oro-mem init`, or create it)",
+                "directory {} does not exist (for a new store run `oro-mem init`, or check \
+                 --db / ORO_MEM_DB)",
                 dir.display()
             );
         }
     }
-    if access == Access::Read && !path.exists() {
-        // Reading creates nothing: a mistyped --db would otherwise answer from a new,
-        // empty store.
-        bail!(
-            "no store at {} (for a new store run `oro-mem init`, or check --db / ORO_MEM_DB)",
-            path.display()
-        );
+    if access != Access::Create && !path.exists() {
+        // Only init (or --create) makes a store: a mistyped --db would otherwise answer from,
+        // or write into, a new, empty store.
+        bail!("{}", no_store(path));
     }
     use oro_mem_store_sqlite::Store;
     Ok(match Store::open(path) {
-        Err(e) if access != Access::Write && e.kind() == ErrorKind::ReadOnly => {
+        Err(e)
+            if matches!(access, Access::Read | Access::Serve)
+                && e.kind() == ErrorKind::ReadOnly =>
+        {
             Box::new(Store::open_read_only(path)?)
         }
         opened => Box::new(opened?),
     })
+}
+
+/// What a command says when there is no store at `path`.
+pub fn no_store(path: &Path) -> String {
+    format!(
+        "no store at {} (for a new store run `oro-mem init`, or add --create; else check --db \
+         / ORO_MEM_DB)",
+        path.display()
+    )
 }
 
 /// A schema of a PostgreSQL database that holds a scratch store, dropped with this.

@@ -117,6 +117,7 @@ fn every_command_works_on_postgres_and_merges_go_both_ways() {
 
     // A worker's SQLite file merged in twice: the second time copies nothing.
     let worker = pg.dir.path().join("worker.db");
+    pg.ok_on(&worker, &["init"]);
     pg.ok_on(
         &worker,
         &[
@@ -169,6 +170,25 @@ fn every_command_works_on_postgres_and_merges_go_both_ways() {
             .is_some_and(|c| c.contains("jitter")),
         "{answer}"
     );
+}
+
+/// `init` on a PostgreSQL location prepares that database and writes nothing local: no file
+/// or directory named after the URL, no `.oro/`.
+#[test]
+fn init_on_a_postgres_location_prepares_it_and_writes_nothing_here() {
+    let Some(pg) = Schema::new() else {
+        return;
+    };
+    let before: Vec<_> = std::fs::read_dir(pg.dir.path()).unwrap().collect();
+    let out = pg.ok(&["init"]);
+    assert!(out.starts_with("ready: postgres://"), "{out}");
+    assert!(out.contains("nothing was written here"), "{out}");
+    let after: Vec<_> = std::fs::read_dir(pg.dir.path()).unwrap().collect();
+    assert_eq!(before.len(), after.len(), "init wrote here: {after:?}");
+    let out = pg.ok(&["--db", &pg.url, "init"]);
+    assert!(out.starts_with("ready: "), "{out}");
+    assert!(!pg.dir.path().join("postgres:").exists());
+    assert!(pg.ok(&["stats"]).contains("memories:   0"));
 }
 
 #[test]

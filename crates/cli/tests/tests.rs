@@ -4083,28 +4083,92 @@ fn memories_below_the_minimum_confidence_are_not_recalled_unless_asked_for() {
 }
 
 #[test]
-fn reading_a_store_that_is_not_there_fails_and_makes_none() {
+fn only_init_or_create_makes_a_store() {
     let env = Env::new();
     let typo = env.dir.path().join("stat.db");
     let typo_arg = typo.to_str().unwrap();
+    let import = env.dir.path().join("one.jsonl");
+    std::fs::write(&import, "{\"content\":\"imported\"}\n").unwrap();
     for args in [
         &["stats", "--db", typo_arg][..],
         &["recall", "x", "--db", typo_arg],
         &["memories", "list", "--db", typo_arg],
         &["inject", "--task", "x", "--db", typo_arg],
+        &["remember", "a first memory", "--db", typo_arg],
+        &["import", import.to_str().unwrap(), "--db", typo_arg],
+        &["embed", "--db", typo_arg],
     ] {
         let out = env.run(args);
         assert!(!out.status.success(), "{args:?}");
         let err = stderr(&out);
         assert!(
-            err.contains(&format!("no store at {typo_arg}")) && err.contains("oro-mem init"),
+            err.contains(&format!("no store at {typo_arg}"))
+                && err.contains("oro-mem init")
+                && err.contains("--create"),
             "{err}"
         );
         assert!(!typo.exists(), "{args:?} made a store");
     }
-    // Writing makes one, as does the MCP server (which writes too).
-    env.ok(&["remember", "a first memory", "--db", typo_arg]);
+    // The MCP server starts without one, and every call says how to make it.
+    let (out, answers) = mcp_session(
+        env.cmd(&["mcp", "--db", typo_arg]),
+        &[serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "memory_remember", "arguments": {"content": "stored by MCP"}},
+        })
+        .to_string()],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no store at"), "{}", stderr(&out));
+    let answer = answers.iter().find(|a| a["id"] == 1).expect("an answer");
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("no store at") && text.contains("oro-mem init"),
+        "{text}"
+    );
+    assert!(!typo.exists(), "the MCP server made a store");
+    // --create makes one, where asked.
+    env.ok(&["remember", "a first memory", "--db", typo_arg, "--create"]);
     assert!(typo.is_file());
+    env.ok(&["remember", "a second memory", "--db", typo_arg]);
+}
+
+/// `init` below a project that has a store says so instead of hiding it with a nested one,
+/// unless asked (`--nested`); in the project itself it finds the store it has.
+#[test]
+fn init_inside_a_project_does_not_hide_its_store() {
+    let env = Env::new();
+    env.ok(&["remember", "the project's own memory"]);
+    let sub = env.dir.path().join("src").join("deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    let out = env.cmd(&["init"]).current_dir(&sub).output().unwrap();
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("already holds this project's store") && err.contains("--nested"),
+        "{err}"
+    );
+    assert!(!sub.join(".oro").exists());
+    // Below, the project's store still answers.
+    let out = env
+        .cmd(&["memories", "list"])
+        .current_dir(&sub)
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).contains("the project's own memory"),
+        "{}",
+        stdout(&out)
+    );
+    let out = env
+        .cmd(&["init", "--nested"])
+        .current_dir(&sub)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(sub.join(".oro").join("state.db").is_file());
+    assert!(env.ok(&["init"]).starts_with("found "));
 }
 
 #[test]
@@ -4703,7 +4767,8 @@ fn the_readmes_commands_run_as_written() {
     let worker = env.dir.path().join("worker");
     std::fs::create_dir(&worker).unwrap();
     for args in [
-        &["init"][..],
+        // A worker's store inside the project, on purpose.
+        &["init", "--nested"][..],
         &["remember", "the staging database restarts at midnight"],
     ] {
         let out = env.cmd(args).current_dir(&worker).output().unwrap();
