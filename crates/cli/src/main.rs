@@ -380,12 +380,15 @@ fn init(cli: &Cli, a: &args::InitArgs) -> Result<()> {
     }
     let existed = db.exists();
     stores::open(&Db::File(db.clone()), Access::Create)?;
+    // Paths below the working directory are shown from it, as git shows them.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let shown = |p: &Path| p.strip_prefix(&cwd).unwrap_or(p).display().to_string();
     outln!(
         "{} {}{}",
         if existed { "found" } else { "created" },
-        db.display(),
+        shown(&db),
         if wrote_config {
-            format!(" and {}", config.display())
+            format!(" and {}", shown(&config))
         } else {
             String::new()
         }
@@ -443,12 +446,12 @@ fn read_content(arg: &str, input: &mut dyn Read) -> Result<String> {
 
 fn describe(outcome: &WriteOutcome) -> String {
     match outcome {
-        WriteOutcome::Inserted { id } => format!("inserted {id}"),
+        WriteOutcome::Inserted { id } => format!("inserted as id {id}"),
         WriteOutcome::Merged {
             into, confidence, ..
-        } => format!("merged into {into} (confidence raised to {confidence})"),
+        } => format!("merged into id {into} (confidence raised to {confidence})"),
         WriteOutcome::Skipped { duplicate_of, .. } => {
-            format!("skipped: duplicate of {duplicate_of}")
+            format!("skipped: duplicate of id {duplicate_of}")
         }
     }
 }

@@ -126,7 +126,7 @@ fn remember_then_recall_with_explain() {
             "--type",
             "gotcha"
         ]),
-        "inserted 1\n"
+        "inserted as id 1\n"
     );
     env.ok(&[
         "remember",
@@ -258,11 +258,11 @@ fn duplicates_are_skipped_or_merged() {
     env.ok(&["remember", "Use connection pooling for Postgres"]);
     assert_eq!(
         env.ok(&["remember", "Always pin dependency versions in CI"]),
-        "inserted 2\n"
+        "inserted as id 2\n"
     );
     assert_eq!(
         env.ok(&["remember", "Always pin dependency versions in CI"]),
-        "skipped: duplicate of 2\n"
+        "skipped: duplicate of id 2\n"
     );
     assert_eq!(
         env.ok(&[
@@ -271,7 +271,7 @@ fn duplicates_are_skipped_or_merged() {
             "--confidence",
             "0.9"
         ]),
-        "merged into 2 (confidence raised to 0.9)\n"
+        "merged into id 2 (confidence raised to 0.9)\n"
     );
     assert_eq!(env.count(), 2);
 }
@@ -307,7 +307,7 @@ fn a_negation_is_no_duplicate_and_strict_says_when_a_write_was_one() {
     // Without --strict a duplicate is a success, as before.
     let out = env.run(&["remember", "ruff --fix must NOT run before pyright"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(stdout(&out).contains("skipped: duplicate of 2"));
+    assert!(stdout(&out).contains("skipped: duplicate of id 2"));
     assert_eq!(env.count(), 2);
 }
 
@@ -1804,7 +1804,7 @@ fn text_starting_with_a_hyphen_is_text_not_an_option() {
     let env = Env::new();
     assert_eq!(
         env.ok(&["remember", "-v flag breaks the build"]),
-        "inserted 1\n"
+        "inserted as id 1\n"
     );
     env.ok(&[
         "remember",
@@ -4758,7 +4758,10 @@ fn readme_commands() -> Vec<ReadmeCommand> {
 /// block (a PostgreSQL URL), and a line of alternatives (`show 3 | forget 3 [--archive]`).
 #[test]
 fn the_readmes_commands_run_as_written() {
-    let env = Env::new();
+    // A fresh directory: the README's own `oro-mem init` makes the store.
+    let env = Env {
+        dir: tempfile::tempdir().unwrap(),
+    };
     std::fs::write(
         env.dir.path().join("agent-output.txt"),
         "Done.\n[MEMORY] type=gotcha tags=python: ruff --fix must run before pyright\n",
