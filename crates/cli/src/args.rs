@@ -404,6 +404,12 @@ pub enum MemoriesCommand {
         #[arg(long)]
         archive: bool,
     },
+    /// Make archived or merged memories active again (a merged one stops being merged)
+    Restore {
+        /// Memory ids
+        #[arg(required = true)]
+        ids: Vec<i64>,
+    },
     /// Pin a memory so it never decays (or unpin it)
     Pin {
         /// Memory id

@@ -783,6 +783,33 @@ fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()>
             // One of them may have been forgotten after its embedding was dropped.
             ctx.reembed(&unembedded, io.err)?;
         }
+        MemoriesCommand::Restore { ids } => {
+            // Every id is checked first: all are restored, or none.
+            let found = ctx.store.get_many(ids)?;
+            let missing: Vec<String> = ids
+                .iter()
+                .filter(|id| !found.iter().any(|m| m.id == **id))
+                .map(i64::to_string)
+                .collect();
+            if !missing.is_empty() {
+                bail!("no memory with id {}: nothing restored", missing.join(", "));
+            }
+            let mut unembedded = Vec::new();
+            for m in found.iter().filter(|m| m.status != Status::Active) {
+                unembedded.extend(ctx.store.set_status(m.id, Status::Active)?);
+            }
+            for m in &found {
+                match (m.status, m.merged_into) {
+                    (Status::Active, _) => writeln!(io.out, "{}: already active", m.id)?,
+                    (Status::Merged, Some(into)) => {
+                        writeln!(io.out, "restored {} (was merged into {into})", m.id)?
+                    }
+                    (status, _) => writeln!(io.out, "restored {} (was {status})", m.id)?,
+                }
+            }
+            // Active again: embedded with its session's context, and those after it.
+            ctx.reembed(&unembedded, io.err)?;
+        }
         MemoriesCommand::Pin { id, unpin } => {
             ctx.store.set_pinned(*id, !unpin)?;
             writeln!(
@@ -802,7 +829,7 @@ const MAX_BAD_LINES_SHOWN: usize = 20;
 
 /// The fields an import line may have: a memory to store ([`NewMemory`]'s), and those
 /// `export` writes beside them, which say where the memory was (`id`, `updated_at`).
-const IMPORT_FIELDS: [&str; 21] = [
+const IMPORT_FIELDS: [&str; 22] = [
     "access_count",
     "bead_id",
     "confidence",
@@ -812,6 +839,7 @@ const IMPORT_FIELDS: [&str; 21] = [
     "files",
     "id",
     "last_accessed",
+    "merged_into",
     "metadata",
     "namespace",
     "pinned",
@@ -1151,10 +1179,11 @@ fn stats(ctx: Ctx, json: bool) -> Result<()> {
     }
     outln!("store:      {store}")?;
     outln!(
-        "memories:   {} ({} active, {} archived, {} pinned)",
+        "memories:   {} ({} active, {} archived, {} merged, {} pinned)",
         s.total,
         s.active,
         s.archived,
+        s.merged,
         s.pinned
     )?;
     outln!("embedded:   {}", s.embedded)?;

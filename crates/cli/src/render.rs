@@ -176,6 +176,13 @@ pub fn memory_details(m: &Memory, now: Timestamp) -> String {
         m.status,
         if m.pinned { ", pinned" } else { "" }
     );
+    if let Some(into) = m.merged_into {
+        let _ = writeln!(
+            out,
+            "merged into:   {into} (`oro-mem memories restore {}` undoes it)",
+            m.id
+        );
+    }
     let _ = writeln!(out, "namespace:     {}", m.namespace);
     let _ = writeln!(out, "tags:          {}", m.tags.join(", "));
     if let Some(summary) = &m.summary {

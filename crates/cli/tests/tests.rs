@@ -1945,8 +1945,36 @@ fn consolidate_dry_run_then_for_real() {
     let dry = env.ok(&["consolidate", "--dry-run"]);
     assert!(dry.contains("would merge 1 into 2"), "{dry}");
     assert_eq!(env.count(), 2);
-    env.ok(&["consolidate"]);
-    assert_eq!(env.count(), 1);
+    let done = env.ok(&["consolidate"]);
+    assert!(done.contains("merged 1 into 2"), "{done}");
+    // Kept, merged: not recalled, shown with what it went into, and restorable.
+    assert_eq!(env.count(), 2, "nothing is deleted");
+    let found = env.ok(&["recall", "cargo fmt commit", "--json", "--no-touch"]);
+    let v: serde_json::Value = serde_json::from_str(&found).unwrap();
+    assert_eq!(result_ids(&v), [2], "{v:#}");
+    let shown = env.ok(&["memories", "show", "1", "--no-touch"]);
+    assert!(shown.contains("status:        merged"), "{shown}");
+    assert!(shown.contains("merged into:   2"), "{shown}");
+    let merged = env.ok(&["memories", "list", "--status", "merged", "--json"]);
+    assert_eq!(merged.lines().count(), 1, "{merged}");
+    assert!(env.ok(&["stats"]).contains("1 merged"));
+    // Export then import into the same store: nothing changes, whatever the statuses.
+    let export = env.dir.path().join("all.jsonl");
+    env.ok(&["export", "--all", "--output", export.to_str().unwrap()]);
+    env.ok(&["import", export.to_str().unwrap()]);
+    assert_eq!(env.count(), 2);
+    let restored = env.ok(&["memories", "restore", "1"]);
+    assert_eq!(restored, "restored 1 (was merged into 2)\n");
+    let again = env.ok(&["memories", "show", "1", "--json", "--no-touch"]);
+    let m: serde_json::Value = serde_json::from_str(&again).unwrap();
+    assert_eq!(
+        (m["status"].as_str(), m.get("merged_into")),
+        (Some("active"), None)
+    );
+    assert_eq!(env.ok(&["memories", "restore", "1"]), "1: already active\n");
+    let err = env.run(&["memories", "restore", "1", "99"]);
+    assert!(!err.status.success());
+    assert!(stderr(&err).contains("no memory with id 99: nothing restored"));
 }
 
 #[test]

@@ -93,6 +93,9 @@ string_enum! {
         Active => "active",
         /// Kept, but not recalled unless asked for.
         Archived => "archived",
+        /// Taken into another memory by consolidation ([`Memory::merged_into`]): kept, not
+        /// recalled, and restorable.
+        Merged => "merged",
     }
 }
 
@@ -143,8 +146,11 @@ pub struct Memory {
     pub confidence: f64,
     /// Pinned memories never decay.
     pub pinned: bool,
-    /// Active or archived.
+    /// Active, archived or merged.
     pub status: Status,
+    /// The memory it was merged into, when its status is [`Status::Merged`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_into: Option<MemoryId>,
     /// When it was first stored.
     pub created_at: Timestamp,
     /// When it was last changed.

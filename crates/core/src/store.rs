@@ -84,7 +84,8 @@ impl WriteOutcome {
 /// stale low-confidence memories archived.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ConsolidateReport {
-    /// `(kept, removed, similarity)`: `removed` was folded into `kept` and deleted.
+    /// `(kept, removed, similarity)`: `removed` was folded into `kept`, and kept as merged
+    /// into it.
     pub merged: Vec<(MemoryId, MemoryId, f64)>,
     /// Stale low-confidence memories archived.
     pub archived: Vec<MemoryId>,
@@ -104,6 +105,8 @@ pub struct Stats {
     pub active: u64,
     /// Archived memories.
     pub archived: u64,
+    /// Memories merged into others (kept, restorable).
+    pub merged: u64,
     /// Pinned memories.
     pub pinned: u64,
     /// Memories with an embedding.

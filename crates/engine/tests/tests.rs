@@ -1213,10 +1213,11 @@ fn consolidation_merges_near_duplicates_and_archives_stale_memories_on_both_stor
             (0.9, 1, 1),
             "{name}: it takes the other's confidence, uses and returns"
         );
+        let merged = s.get(ids[0]).unwrap();
         assert_eq!(
-            s.get(ids[0]).unwrap_err().kind(),
-            ErrorKind::NotFound,
-            "{name}"
+            (merged.status, merged.merged_into),
+            (Status::Merged, Some(ids[1])),
+            "{name}: kept, merged into the other"
         );
         assert_eq!(report.archived, [ids[2]], "{name}: stale and not pinned");
         assert_eq!(s.get(ids[2]).unwrap().status, Status::Archived, "{name}");

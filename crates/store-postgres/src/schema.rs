@@ -146,6 +146,15 @@ const MIGRATIONS: &[&str] = &[
         ADD COLUMN return_count bigint NOT NULL DEFAULT 0 CHECK (return_count >= 0);
     UPDATE memories SET return_count = access_count;
     "#,
+    // 3: memories merged by consolidation are kept: status `merged`, with the memory they
+    // went into in `merged_into` (and `superseded` is a status, for knowledge updates).
+    r#"
+    ALTER TABLE memories DROP CONSTRAINT IF EXISTS memories_status_check;
+    ALTER TABLE memories
+        ADD CONSTRAINT memories_status_check
+            CHECK (status IN ('active','archived','merged','superseded')),
+        ADD COLUMN IF NOT EXISTS merged_into bigint;
+    "#,
 ];
 
 /// The advisory lock every writer of this schema holds for its transaction, so that duplicate

@@ -47,10 +47,10 @@ impl<T> Context<T> for std::result::Result<T, postgres::Error> {
 pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.content, m.type, m.tags, m.source, m.bead_id, \
      m.worker_id, m.namespace, m.metadata, m.confidence, m.pinned, m.status, m.created_at, \
      m.updated_at, m.access_count, m.last_accessed, m.session, m.summary, m.files, m.entities, \
-     m.return_count";
+     m.return_count, m.merged_into";
 
 /// Number of columns in [`MEMORY_COLUMNS`].
-pub(crate) const MEMORY_COLUMN_COUNT: usize = 21;
+pub(crate) const MEMORY_COLUMN_COUNT: usize = 22;
 
 fn bad_row(what: &str, e: impl std::fmt::Display) -> Error {
     Error::new(
@@ -81,6 +81,7 @@ pub(crate) fn memory_from_row(row: &Row) -> Result<Memory> {
         confidence: row.try_get(9).context("cannot read memory")?,
         pinned: row.try_get(10).context("cannot read memory")?,
         status: get(11)?.parse().map_err(|e| bad_row("status", e))?,
+        merged_into: row.try_get(21).context("cannot read memory")?,
         created_at: Timestamp(row.try_get(12).context("cannot read memory")?),
         updated_at: Timestamp(row.try_get(13).context("cannot read memory")?),
         return_count: (returned.max(0) as u64).min(MAX_ACCESS_COUNT),
@@ -477,7 +478,8 @@ impl Store {
                         count(embedding), min(created_at), max(created_at), \
                         (SELECT max(version) FROM oro_mem_schema), \
                         (SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::int8 FROM pg_class c \
-                         WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r') \
+                         WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'), \
+                        count(*) FILTER (WHERE status = 'merged') \
                  FROM memories",
                 &[],
             )
@@ -494,6 +496,7 @@ impl Store {
             total: count(0),
             active: count(1),
             archived: count(2),
+            merged: count(9),
             pinned: count(3),
             embedded: count(4),
             embedded_by_model: pairs(
@@ -569,8 +572,11 @@ impl Store {
         self.writing(|tx| {
             let place = Place::read(tx, id)?
                 .ok_or_else(|| Error::not_found(format!("no memory with id {id}")))?;
+            // A memory that is not merged is merged into nothing (restored, or archived).
             tx.execute(
-                "UPDATE memories SET status = $2, updated_at = $3 WHERE id = $1",
+                "UPDATE memories SET status = $2, updated_at = $3, \
+                   merged_into = CASE WHEN $2 = 'merged' THEN merged_into END \
+                 WHERE id = $1",
                 &[&id, &status.as_str(), &Timestamp::now().as_second()],
             )
             .context("cannot update memory")?;

@@ -415,8 +415,13 @@ pub(crate) fn fold_into(
     )
     .context("cannot merge memories")?;
     add_postings(tx, keep, doc)?;
-    tx.execute("DELETE FROM memories WHERE id = $1", &[&drop.id])
-        .context("cannot delete merged memory")?;
+    // Kept, merged: its postings and vector stay, as an archived memory's do (searches read
+    // active memories only).
+    tx.execute(
+        "UPDATE memories SET status = 'merged', merged_into = $2, updated_at = $3 WHERE id = $1",
+        &[&drop.id, &keep, &Timestamp::now().as_second()],
+    )
+    .context("cannot mark the memory merged")?;
     Ok(())
 }
 

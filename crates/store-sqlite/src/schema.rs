@@ -129,6 +129,10 @@ const MIGRATIONS: &[&str] = &[
     // columns where they are missing and rebuilds the full-text index with them. Read-only
     // access to an older schema sees none (`store::shim_older_schema`).
     "",
+    // 10: memories merged by consolidation are kept: status `merged`, with the memory they
+    // went into in `merged_into` (and `superseded` is a status, for knowledge updates). Made by
+    // `add_merged`.
+    "",
 ];
 
 /// The schema version this build writes.
@@ -147,6 +151,7 @@ fn step_to(version: u32) -> Option<fn(&Connection) -> oro_mem_core::Result<()>> 
         7 => Some(vectors::fill_missing_bits),
         8 => Some(add_session),
         9 => Some(add_about),
+        10 => Some(add_merged),
         _ => None,
     }
 }
@@ -218,6 +223,47 @@ fn add_about(conn: &Connection) -> oro_mem_core::Result<()> {
         [format!("bm25({})", weights.join(", "))],
     )
     .context(context)?;
+    Ok(())
+}
+
+/// The statuses a memory may have from schema 10 on.
+const STATUS_CHECK: &str = "CHECK (status IN ('active','archived','merged','superseded'))";
+
+/// Migration 10: the statuses of [`STATUS_CHECK`], and the `merged_into` column.
+///
+/// SQLite cannot alter a CHECK constraint, but loosening one changes no stored row, so the
+/// table's SQL is edited in place (`writable_schema`, and `schema_version` bumped so that
+/// every connection reads the schema again), as SQLite's documentation describes for changes
+/// that leave the stored content as it is; a table rebuild would have to remake the
+/// full-text index's view and triggers too. Runs again over what it made.
+fn add_merged(conn: &Connection) -> oro_mem_core::Result<()> {
+    let context = "cannot add the merged status";
+    let old_check = "CHECK (status IN ('active','archived'))";
+    let sql: String = conn
+        .query_row(
+            "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'memories'",
+            [],
+            |r| r.get(0),
+        )
+        .context(context)?;
+    if sql.contains(old_check) {
+        let widened = sql.replacen(old_check, STATUS_CHECK, 1);
+        let version: i64 = conn
+            .query_row("PRAGMA schema_version", [], |r| r.get(0))
+            .context(context)?;
+        conn.pragma_update(None, "writable_schema", true)
+            .context(context)?;
+        let edited = conn.execute(
+            "UPDATE sqlite_schema SET sql = ?1 WHERE type = 'table' AND name = 'memories'",
+            [&widened],
+        );
+        conn.pragma_update(None, "schema_version", version + 1)
+            .context(context)?;
+        conn.pragma_update(None, "writable_schema", false)
+            .context(context)?;
+        edited.context(context)?;
+    }
+    add_column(conn, "merged_into", "INTEGER").context(context)?;
     Ok(())
 }
 

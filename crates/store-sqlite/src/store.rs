@@ -70,19 +70,27 @@ pub const READ_ONLY_FROM: u32 = 4;
 /// read-only may be older.
 pub(crate) const FIELDS_FROM: u32 = 9;
 
-/// Lets this build read a schema from before version 9 (no `summary`, `files`, `entities` or
-/// `return_count` columns; before version 8, no `session` either) without writing to it: a
+/// The first schema with the `merged_into` column (and the `merged` status).
+pub(crate) const MERGED_FROM: u32 = 10;
+
+/// Lets this build read a schema from before version 10 (no `merged_into` column; before
+/// version 9, no `summary`, `files`, `entities` or `return_count` either; before version 8,
+/// no `session`) without writing to it: a
 /// temporary view named `memories`, which SQLite resolves before the table of the same name,
 /// adds the missing columns as none (no memory of an older store has them), and the return
 /// count as the access count (which counted returns then). Only the connection sees it, and
 /// it lives in memory.
 pub(crate) fn shim_older_schema(conn: &Connection, version: u32) -> Result<()> {
     let missing = match version {
-        FIELDS_FROM.. => return Ok(()),
-        8 => "NULL AS summary, '[]' AS files, '[]' AS entities, access_count AS return_count",
+        MERGED_FROM.. => return Ok(()),
+        FIELDS_FROM => "NULL AS merged_into",
+        8 => {
+            "NULL AS summary, '[]' AS files, '[]' AS entities, access_count AS return_count, \
+             NULL AS merged_into"
+        }
         _ => {
             "NULL AS session, NULL AS summary, '[]' AS files, '[]' AS entities, \
-             access_count AS return_count"
+             access_count AS return_count, NULL AS merged_into"
         }
     };
     conn.execute_batch(&format!(
@@ -689,8 +697,11 @@ impl Store {
             .context("cannot start write transaction")?;
         let place = Place::read(&tx, id)?
             .ok_or_else(|| Error::not_found(format!("no memory with id {id}")))?;
+        // A memory that is not merged is merged into nothing (restored, or archived).
         tx.execute(
-            "UPDATE memories SET status = ?2, updated_at = ?3 WHERE id = ?1",
+            "UPDATE memories SET status = ?2, updated_at = ?3, \
+               merged_into = CASE WHEN ?2 = 'merged' THEN merged_into END \
+             WHERE id = ?1",
             params![id, status.as_str(), Timestamp::now().as_second()],
         )
         .context("cannot update memory")?;
@@ -808,6 +819,7 @@ impl Store {
             total: one("SELECT count(*) FROM memories")?,
             active: one("SELECT count(*) FROM memories WHERE status = 'active'")?,
             archived: one("SELECT count(*) FROM memories WHERE status = 'archived'")?,
+            merged: one("SELECT count(*) FROM memories WHERE status = 'merged'")?,
             pinned: one("SELECT count(*) FROM memories WHERE pinned")?,
             embedded: one("SELECT count(*) FROM memories WHERE embedding IS NOT NULL")?,
             embedded_by_model: pairs(

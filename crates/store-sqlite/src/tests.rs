@@ -359,6 +359,57 @@ fn a_store_gets_the_application_id_and_an_older_one_on_migrating() {
     assert_eq!(application(&old), crate::APPLICATION_ID);
 }
 
+/// A store of schema 9, with memories, migrates to the statuses of schema 10 without a
+/// table rebuild: every memory and the full-text index as they were, a memory can be merged,
+/// and the database is sound. Read-only, the old schema reads with no memory merged.
+#[test]
+fn a_schema_9_store_takes_the_merged_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v9.db");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        schema::migrate_to(&conn, 9).unwrap();
+        conn.execute(
+            "INSERT INTO memories (content, type, created_at, updated_at) \
+             VALUES ('vacuum after the backup', 'lesson', 1, 1), \
+                    ('Vacuum after the backup!', 'lesson', 2, 2)",
+            [],
+        )
+        .unwrap();
+    }
+    {
+        let s = Store::open_read_only(&path).unwrap();
+        assert_eq!(s.get(1).unwrap().merged_into, None);
+    }
+    let mut s = Store::open(&path).unwrap();
+    assert_eq!(s.stats().unwrap().schema_version, crate::SCHEMA_VERSION);
+    s.transact(&mut |tx| {
+        let all = tx.active_memories()?;
+        tx.fold_into(all[0].id, &all[1])?;
+        Ok(oro_mem_core::store::Commit::Yes)
+    })
+    .unwrap();
+    let merged = s.get(2).unwrap();
+    assert_eq!(
+        (merged.status, merged.merged_into),
+        (Status::Merged, Some(1))
+    );
+    let found = s
+        .lexical_candidates("vacuum backup", &Filter::default(), 10)
+        .unwrap();
+    assert_eq!(found.iter().map(|(m, _)| m.id).collect::<Vec<_>>(), [1]);
+    let check: String = s
+        .connection()
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    // Another status is still refused.
+    assert!(s
+        .connection()
+        .execute("UPDATE memories SET status = 'gone' WHERE id = 1", [])
+        .is_err());
+}
+
 #[test]
 fn a_store_opened_read_only_reads_and_refuses_every_write() {
     let dir = tempfile::tempdir().unwrap();

@@ -11,7 +11,6 @@ use crate::mirror::{data_version, Mirror, Prepared, Stamp};
 use crate::row::{memory_from_row, MEMORY_COLUMNS};
 use crate::similar::{similar, Probe, TermCounts};
 use crate::store::{SqlContext, Store};
-use crate::vectors;
 use crate::write::{
     fold_into, index_added, insert, next_active, similar_vectors, store_embedding, unembed, Added,
     Json, Place,
@@ -62,8 +61,6 @@ struct Writing<'a> {
     /// The memories written with an embedding: the vector index takes them at commit.
     added: Vec<Added>,
     inserted: Vec<Inserted>,
-    /// The memories folded into others and deleted: they leave the vector index at commit.
-    deleted: Vec<MemoryId>,
 }
 
 impl Store {
@@ -95,7 +92,6 @@ impl Store {
             provisional: None,
             added: Vec::new(),
             inserted: Vec::new(),
-            deleted: Vec::new(),
         };
         let done = work(&mut writing).and_then(|commit| {
             if commit == Commit::Yes {
@@ -161,11 +157,9 @@ impl Writing<'_> {
     }
 
     /// What a commit needs first: the provisional write kept, the vector index in step with
-    /// the memories written and deleted, and the embeddings the written ones made stale
-    /// dropped.
+    /// the memories written, and the embeddings the written ones made stale dropped.
     fn finish(&mut self) -> Result<()> {
         self.release()?;
-        vectors::remove(self.conn, &self.deleted)?;
         index_added(self.conn, &self.added)?;
         // A memory written into its session comes before the next memories there, whose
         // embeddings were made without it (not those of this transaction's own).
@@ -356,8 +350,9 @@ impl WriteTransaction for Writing<'_> {
 
     fn fold_into(&mut self, keep: MemoryId, drop: &Memory) -> Result<()> {
         self.release()?;
+        // Kept, merged: its vector stays, as an archived memory's does (searches read active
+        // memories only).
         fold_into(self.conn, keep, drop)?;
-        self.deleted.push(drop.id);
         Ok(())
     }
 

@@ -248,12 +248,15 @@ fn index_follows_forget_consolidate_and_rebuild() {
         .unwrap();
     assert_eq!(before, after);
 
-    // Folding (consolidation) deletes a memory; its row leaves the index.
+    // Folding (consolidation) keeps a memory, merged: its row stays in the index, as an
+    // archived memory's does (restored, it is searched again), and searches pass it over.
     let mut s = Store::open_in_memory().unwrap();
     let t = "the build cache must be cleared after upgrading rust";
     remember_embedded(&mut s, vec![with_words(t), with_words(t)], &no_dedup()).unwrap();
+    let mut kept = 0;
     s.transact(&mut |tx| {
         let all = tx.active_memories()?;
+        kept = all[0].id;
         tx.fold_into(all[0].id, &all[1])?;
         Ok(Commit::Yes)
     })
@@ -262,7 +265,14 @@ fn index_follows_forget_consolidate_and_rebuild() {
         .connection()
         .query_row("SELECT sum(len) FROM vector_chunks", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(rows, 1);
+    assert_eq!(rows, 2);
+    let found: Vec<_> = s
+        .vector_candidates("test/words", &words(t), &Filter::default(), 20)
+        .unwrap()
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(found, [kept]);
 }
 
 #[test]

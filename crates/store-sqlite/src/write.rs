@@ -639,7 +639,7 @@ pub(crate) fn similar_vectors(
     Ok(found)
 }
 
-/// Folds `drop` into `keep` and deletes `drop` (consolidation).
+/// Folds `drop` into `keep` and marks `drop` merged into it, kept (consolidation).
 pub(crate) fn fold_into(conn: &Connection, keep: MemoryId, drop: &Memory) -> Result<()> {
     let tags =
         serde_json::to_string(&drop.tags).map_err(|e| Error::invalid_input(e.to_string()))?;
@@ -668,7 +668,10 @@ pub(crate) fn fold_into(conn: &Connection, keep: MemoryId, drop: &Memory) -> Res
         ],
     )
     .context("cannot merge memories")?;
-    conn.execute("DELETE FROM memories WHERE id = ?1", [drop.id])
-        .context("cannot delete merged memory")?;
+    conn.execute(
+        "UPDATE memories SET status = 'merged', merged_into = ?2, updated_at = ?3 WHERE id = ?1",
+        params![drop.id, keep, Timestamp::now().as_second()],
+    )
+    .context("cannot mark the memory merged")?;
     Ok(())
 }

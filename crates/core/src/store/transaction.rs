@@ -89,8 +89,9 @@ pub trait WriteTransaction {
     /// Sets memory `id`'s confidence to `confidence`, as of `now`.
     fn set_confidence(&mut self, id: MemoryId, confidence: f64, now: Timestamp) -> Result<()>;
 
-    /// Folds `drop` into memory `keep` and deletes `drop` (its embedding with it): `keep`
-    /// takes the higher confidence, the sum of both access and return counts (saturating at
+    /// Folds `drop` into memory `keep` and keeps `drop`, merged into it
+    /// ([`Status::Merged`](crate::Status::Merged), [`Memory::merged_into`]): no longer
+    /// recalled, and restorable. `keep` takes the higher confidence, the sum of both access and return counts (saturating at
     /// [`MAX_ACCESS_COUNT`](crate::memory::MAX_ACCESS_COUNT)), the union of their tags, the
     /// pin if either is pinned, and the later last access.
     fn fold_into(&mut self, keep: MemoryId, drop: &Memory) -> Result<()>;

@@ -44,6 +44,7 @@ impl MemoryBuilder {
                 confidence: DEFAULT_CONFIDENCE,
                 pinned: false,
                 status: Status::Active,
+                merged_into: None,
                 created_at: Timestamp(0),
                 updated_at: Timestamp(0),
                 return_count: 0,

@@ -647,9 +647,18 @@ fn what_leaves_a_session_unembeds_what_came_after_it<S: MemoryStore>(s: &mut S) 
     assert_eq!(CONTEXT_MEMORIES, 2, "the layout assumes it");
     assert_eq!(dropped, vec![ids[0], ids[2], ids[4]]);
     assert_eq!(unembedded(s, "m1", 10), vec![ids[0], ids[2], ids[4]]);
+    let merged = s.get(ids[1]).expect("kept, merged");
     assert_eq!(
-        s.get(ids[1]).expect_err("folded away").kind(),
-        ErrorKind::NotFound
+        (merged.status, merged.merged_into),
+        (Status::Merged, Some(ids[0])),
+        "folded into the first, and kept"
+    );
+    // Restored, it is active again and merged into nothing.
+    s.set_status(ids[1], Status::Active).expect("restore");
+    let restored = s.get(ids[1]).expect("restored");
+    assert_eq!(
+        (restored.status, restored.merged_into),
+        (Status::Active, None)
     );
 }
 
@@ -1385,9 +1394,10 @@ fn write_transactions_fold_find_and_archive<S: MemoryStore>(s: &mut S) {
     assert_eq!(kept.access_count, 1, "the access counts are added up");
     assert_eq!(kept.tags, ["db", "ops"], "the tags are united");
     assert_eq!(kept.confidence, 0.9);
+    let merged = s.get(ids[0]).expect("merged, kept");
     assert_eq!(
-        s.get(ids[0]).expect_err("merged away").kind(),
-        ErrorKind::NotFound
+        (merged.status, merged.merged_into),
+        (Status::Merged, Some(ids[1]))
     );
     assert_eq!(s.get(ids[2]).expect("archived").status, Status::Archived);
     assert_eq!(s.get(ids[3]).expect("pinned").status, Status::Active);
