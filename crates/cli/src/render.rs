@@ -82,7 +82,7 @@ pub fn text(results: &[Recalled], explain: bool, now: Timestamp) -> String {
             let _ = writeln!(
                 out,
                 "     fused {:.6} x confidence {:.2} x decay {:.3} (age {}{}) = {:.6}",
-                r.relevance,
+                r.fused,
                 r.confidence,
                 r.decay,
                 m.created_at.age(now),

@@ -223,7 +223,7 @@ fn scores_are_normalized_and_raw_values_are_in_json() {
     assert!(results[1]["score"].as_f64().unwrap() < 1.0);
     for r in results {
         let f = |k: &str| r[k].as_f64().unwrap();
-        assert!((f("raw_score") - f("relevance") * f("confidence") * f("decay")).abs() < 1e-12);
+        assert!((f("raw_score") - f("fused") * f("confidence") * f("decay")).abs() < 1e-12);
     }
     assert_ne!(
         results[0]["raw_score"], 1.0,
@@ -1547,7 +1547,7 @@ fn recall_estimates_relevance_and_abstains_with_a_reason() {
 
     let v = env.recall_json(&["flaky login test", "--no-touch"]);
     assert_eq!(result_ids(&v), [1], "{v}");
-    let p = v["results"][0]["probability"].as_f64().unwrap();
+    let p = v["results"][0]["relevance"].as_f64().unwrap();
     assert!(p > 0.5 && p <= 1.0, "{v}");
     assert_eq!(v["results"][0]["features"]["coverage"], 1.0);
     assert!(v["abstained"].is_null(), "{v}");
@@ -1641,7 +1641,7 @@ fn with_a_relevance_bar_the_shipped_model_answers_an_unrelated_task_with_nothing
     let v = env.recall_json(&["how long should sourdough proof", "--no-touch"]);
     assert_eq!(result_ids(&v), [1], "{v}");
     assert!(
-        v["results"][0]["probability"].as_f64().unwrap() >= 0.15,
+        v["results"][0]["relevance"].as_f64().unwrap() >= 0.15,
         "{v}"
     );
 }
@@ -4385,7 +4385,7 @@ fn boost_rules_and_a_point_rank_what_the_design_notes_rank() {
             .unwrap()
             .iter()
             .map(|r| {
-                let p = r["probability"].as_f64().unwrap();
+                let p = r["relevance"].as_f64().unwrap();
                 (r["memory"]["id"].as_i64().unwrap(), p)
             })
             .collect();

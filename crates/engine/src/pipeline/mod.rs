@@ -73,13 +73,13 @@ pub struct Recalled {
     pub memory: Memory,
     /// Final score divided by the best final score, so the best result shows 1.0.
     pub score: f64,
-    /// Final score: relevance × confidence × decay, or with `recall.order = "relevance"`,
-    /// probability × confidence × decay.
+    /// Final score: fused × confidence × decay, or with `recall.order = "relevance"`,
+    /// relevance (the estimate) × confidence × decay.
     pub raw_score: f64,
-    /// Relevance before confidence and decay: the fused score, plus the pinned bonus and
+    /// The score before confidence and decay: the fused score, plus the pinned bonus and
     /// what the memory's session neighbours lend it (`recall.session_context`), times the
     /// factor of each boost rule it meets (`recall.boost`).
-    pub relevance: f64,
+    pub fused: f64,
     /// The confidence factor.
     pub confidence: f64,
     /// The decay factor.
@@ -94,8 +94,9 @@ pub struct Recalled {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub boosts: Vec<BoostExplain>,
     /// The estimated probability that the memory is relevant to the query, when the pipeline
-    /// has a calibration.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// has a calibration: its relevance, as `recall.min_relevance` and `recall.order =
+    /// "relevance"` name it (and JSON, MCP and `--explain` show it).
+    #[serde(rename = "relevance", skip_serializing_if = "Option::is_none")]
     pub probability: Option<f64>,
     /// The evidence the estimate was made from (empty without a calibration).
     #[serde(skip_serializing_if = "Features::is_empty")]
@@ -774,7 +775,7 @@ impl Pipeline {
             memory: s.memory,
             score: 0.0,
             raw_score: s.scored.raw,
-            relevance: s.scored.relevance,
+            fused: s.scored.relevance,
             decay: s.scored.decay,
             tokens: s.tokens,
             truncated: s.truncated,
@@ -1342,10 +1343,7 @@ mod tests {
                 .unwrap()
         };
         let by_id = |r: &Recall| -> Vec<(MemoryId, f64)> {
-            r.results
-                .iter()
-                .map(|x| (x.memory.id, x.relevance))
-                .collect()
+            r.results.iter().map(|x| (x.memory.id, x.fused)).collect()
         };
         let alone = recall(&[]);
         assert_eq!(by_id(&alone), [(1, 4.0), (4, 1.5), (2, 1.0), (3, 1.0)]);
@@ -1633,7 +1631,7 @@ mod tests {
             let mut e: Vec<_> = r
                 .results
                 .iter()
-                .map(|r| (r.memory.id, r.relevance, r.probability.unwrap()))
+                .map(|r| (r.memory.id, r.fused, r.probability.unwrap()))
                 .collect();
             e.sort_by_key(|e| e.0);
             e
@@ -1752,7 +1750,7 @@ mod tests {
         };
         for (id, factor, rules) in [(1, 1.0, vec![]), (2, 1.5, vec![1]), (3, 0.75, vec![1, 2])] {
             let (a, b) = (of(&plain, id), of(&boosted, id));
-            assert!((b.relevance - a.relevance * factor).abs() < 1e-12, "{id}");
+            assert!((b.fused - a.fused * factor).abs() < 1e-12, "{id}");
             let got: Vec<usize> = b.boosts.iter().map(|x| x.rule).collect();
             assert_eq!(got, rules, "{id}");
         }
