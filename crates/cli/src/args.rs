@@ -186,7 +186,7 @@ pub struct RememberArgs {
     /// The memory's text; `-` reads it from standard input (text may start with `-`)
     #[arg(allow_hyphen_values = true)]
     pub content: String,
-    /// lesson, decision, gotcha, pattern or preference
+    /// lesson, decision, gotcha, pattern, preference or fact
     #[arg(long = "type", short = 't', default_value = "lesson")]
     pub memory_type: String,
     /// Comma-separated tags

@@ -31,6 +31,7 @@ const PHRASES: &[(&str, MemoryType)] = &[
     ("important:", MemoryType::Lesson),
     ("gotcha:", MemoryType::Gotcha),
     ("pattern:", MemoryType::Pattern),
+    ("fact:", MemoryType::Fact),
 ];
 
 const MARKER: &str = "[memory]";

@@ -75,7 +75,7 @@ struct SearchArgs {
     limit: Option<usize>,
     /// fts, hybrid or vector (default: configured).
     mode: Option<String>,
-    /// Only this type: lesson, decision, gotcha, pattern, preference.
+    /// Only this type: lesson, decision, gotcha, pattern, preference, fact.
     #[serde(rename = "type")]
     memory_type: Option<String>,
     /// Only memories with one of these tags.
@@ -108,7 +108,7 @@ struct SearchArgs {
 struct RememberArgs {
     /// The memory: one self-contained fact or lesson.
     content: String,
-    /// lesson (default), decision, gotcha, pattern or preference.
+    /// lesson (default), decision, gotcha, pattern, preference or fact.
     #[serde(rename = "type")]
     memory_type: Option<String>,
     /// Labels.
@@ -261,7 +261,8 @@ impl MemoryServer {
 impl MemoryServer {
     #[tool(
         description = "Find the stored memories (lessons, gotchas, decisions, patterns, \
-                       preferences) most relevant to a task. Returns id, type, content, score."
+                       preferences, facts) most relevant to a task. Returns id, type, content, \
+                       score."
     )]
     async fn memory_search(
         &self,

@@ -69,6 +69,9 @@ string_enum! {
         Pattern => "pattern",
         /// How someone likes things done.
         Preference => "preference",
+        /// How things are: a version, a command, a path, a piece of the architecture (what
+        /// a knowledge update changes).
+        Fact => "fact",
     }
 }
 

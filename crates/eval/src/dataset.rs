@@ -29,7 +29,7 @@ pub struct Doc {
     pub session: Option<String>,
     /// `tags`, as a memory's tags (an agent's store tags its memories).
     pub tags: Vec<String>,
-    /// `type`, if the document names one (a memory type, or another kind such as `fact`).
+    /// `type`, if the document names one (a memory type, or another kind, read as a lesson).
     pub kind: Option<String>,
 }
 

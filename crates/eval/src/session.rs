@@ -60,7 +60,7 @@ impl Session {
                     }
                     // A title is the memory's summary, searched with its own weight
                     // (text::LEXICAL_FIELDS).
-                    // A kind that is not one of oro-mem's types (`fact`) is a lesson.
+                    // A kind that is not one of oro-mem's types is a lesson.
                     let kind = d.kind.as_deref().and_then(|k| k.parse().ok());
                     let mut m = NewMemory::new(d.body(), kind.unwrap_or(MemoryType::Lesson))
                         .source(Source::Import)

@@ -155,6 +155,13 @@ const MIGRATIONS: &[&str] = &[
             CHECK (status IN ('active','archived','merged','superseded')),
         ADD COLUMN IF NOT EXISTS merged_into bigint;
     "#,
+    // 4: the `fact` type (versions, commands, paths, architecture: what updates change).
+    r#"
+    ALTER TABLE memories DROP CONSTRAINT IF EXISTS memories_type_check;
+    ALTER TABLE memories
+        ADD CONSTRAINT memories_type_check
+            CHECK (type IN ('lesson','decision','gotcha','pattern','preference','fact'));
+    "#,
 ];
 
 /// The advisory lock every writer of this schema holds for its transaction, so that duplicate

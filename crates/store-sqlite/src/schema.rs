@@ -133,6 +133,9 @@ const MIGRATIONS: &[&str] = &[
     // went into in `merged_into` (and `superseded` is a status, for knowledge updates). Made by
     // `add_merged`.
     "",
+    // 11: the `fact` type (versions, commands, paths, architecture: what updates change).
+    // Made by `add_fact`.
+    "",
 ];
 
 /// The schema version this build writes.
@@ -152,6 +155,7 @@ fn step_to(version: u32) -> Option<fn(&Connection) -> oro_mem_core::Result<()>> 
         8 => Some(add_session),
         9 => Some(add_about),
         10 => Some(add_merged),
+        11 => Some(add_fact),
         _ => None,
     }
 }
@@ -232,39 +236,59 @@ const STATUS_CHECK: &str = "CHECK (status IN ('active','archived','merged','supe
 /// Migration 10: the statuses of [`STATUS_CHECK`], and the `merged_into` column.
 ///
 /// SQLite cannot alter a CHECK constraint, but loosening one changes no stored row, so the
-/// table's SQL is edited in place (`writable_schema`, and `schema_version` bumped so that
-/// every connection reads the schema again), as SQLite's documentation describes for changes
-/// that leave the stored content as it is; a table rebuild would have to remake the
-/// full-text index's view and triggers too. Runs again over what it made.
+/// table's SQL is edited in place ([`widen_check`]); a table rebuild would have to remake
+/// the full-text index's view and triggers too. Runs again over what it made.
 fn add_merged(conn: &Connection) -> oro_mem_core::Result<()> {
     let context = "cannot add the merged status";
-    let old_check = "CHECK (status IN ('active','archived'))";
-    let sql: String = conn
-        .query_row(
-            "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'memories'",
-            [],
-            |r| r.get(0),
-        )
-        .context(context)?;
-    if sql.contains(old_check) {
-        let widened = sql.replacen(old_check, STATUS_CHECK, 1);
-        let version: i64 = conn
-            .query_row("PRAGMA schema_version", [], |r| r.get(0))
-            .context(context)?;
-        conn.pragma_update(None, "writable_schema", true)
-            .context(context)?;
-        let edited = conn.execute(
-            "UPDATE sqlite_schema SET sql = ?1 WHERE type = 'table' AND name = 'memories'",
-            [&widened],
-        );
-        conn.pragma_update(None, "schema_version", version + 1)
-            .context(context)?;
-        conn.pragma_update(None, "writable_schema", false)
-            .context(context)?;
-        edited.context(context)?;
-    }
+    widen_check(
+        conn,
+        "CHECK (status IN ('active','archived'))",
+        STATUS_CHECK,
+    )
+    .context(context)?;
     add_column(conn, "merged_into", "INTEGER").context(context)?;
     Ok(())
+}
+
+/// The memory types from schema 11 on.
+const TYPE_CHECK: &str =
+    "CHECK (type IN ('lesson','decision','gotcha','pattern','preference','fact'))";
+
+/// Migration 11: the types of [`TYPE_CHECK`], in place as in [`add_merged`].
+fn add_fact(conn: &Connection) -> oro_mem_core::Result<()> {
+    widen_check(
+        conn,
+        "CHECK (type IN ('lesson','decision','gotcha','pattern','preference'))",
+        TYPE_CHECK,
+    )
+    .context("cannot add the fact type")
+}
+
+/// Replaces the CHECK constraint `old` of the `memories` table by `new`, which must allow
+/// every row `old` allowed: the table's SQL is edited in place (`writable_schema`, and
+/// `schema_version` bumped so that every connection reads the schema again), as SQLite's
+/// documentation describes for changes that leave the stored content as it is. Nothing when
+/// the table has no `old` (the change was made).
+fn widen_check(conn: &Connection, old: &str, new: &str) -> rusqlite::Result<()> {
+    let sql: String = conn.query_row(
+        "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'memories'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !sql.contains(old) {
+        return Ok(());
+    }
+    let widened = sql.replacen(old, new, 1);
+    let version: i64 = conn.query_row("PRAGMA schema_version", [], |r| r.get(0))?;
+    conn.pragma_update(None, "writable_schema", true)?;
+    let edited = conn.execute(
+        "UPDATE sqlite_schema SET sql = ?1 WHERE type = 'table' AND name = 'memories'",
+        [&widened],
+    );
+    let bumped = conn.pragma_update(None, "schema_version", version + 1);
+    conn.pragma_update(None, "writable_schema", false)?;
+    edited?;
+    bumped
 }
 
 /// The full-text index of schema 9: external content through a view, as in migration 2,

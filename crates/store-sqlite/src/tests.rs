@@ -363,7 +363,7 @@ fn a_store_gets_the_application_id_and_an_older_one_on_migrating() {
 /// table rebuild: every memory and the full-text index as they were, a memory can be merged,
 /// and the database is sound. Read-only, the old schema reads with no memory merged.
 #[test]
-fn a_schema_9_store_takes_the_merged_status() {
+fn a_schema_9_store_takes_the_merged_status_and_the_fact_type() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v9.db");
     {
@@ -403,10 +403,23 @@ fn a_schema_9_store_takes_the_merged_status() {
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
         .unwrap();
     assert_eq!(check, "ok");
-    // Another status is still refused.
+    // Another status is still refused; a fact is a type (schema 11), another type is not.
     assert!(s
         .connection()
         .execute("UPDATE memories SET status = 'gone' WHERE id = 1", [])
+        .is_err());
+    remember_batch(
+        &mut s,
+        vec![NewMemory::new(
+            "The API listens on port 8080",
+            MemoryType::Fact,
+        )],
+        &no_dedup(),
+    )
+    .unwrap();
+    assert!(s
+        .connection()
+        .execute("UPDATE memories SET type = 'rumour' WHERE id = 1", [])
         .is_err());
 }
 
