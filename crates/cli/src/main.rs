@@ -731,6 +731,25 @@ fn list(ctx: &Ctx, a: &args::ListArgs, io: &mut Io<'_>) -> Result<()> {
     Ok(())
 }
 
+/// The memories `ids` names, in that order (an id given twice is one), all checked before a
+/// command touches any: an id with no memory fails it, saying `nothing {done}`, so that it
+/// acts on all of them or none.
+fn every_memory(ctx: &Ctx, ids: &[i64], done: &str) -> Result<Vec<oro_mem_core::Memory>> {
+    let mut seen = HashSet::new();
+    let ids: Vec<i64> = ids.iter().copied().filter(|id| seen.insert(*id)).collect();
+    let mut found = ctx.store.get_many(&ids)?;
+    let missing: Vec<String> = ids
+        .iter()
+        .filter(|id| !found.iter().any(|m| m.id == **id))
+        .map(i64::to_string)
+        .collect();
+    if !missing.is_empty() {
+        bail!("no memory with id {}: nothing {done}", missing.join(", "));
+    }
+    found.sort_by_key(|m| ids.iter().position(|id| *id == m.id));
+    Ok(found)
+}
+
 fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()> {
     let now = Timestamp::now();
     match cmd {
@@ -753,23 +772,8 @@ fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()>
             }
         }
         MemoriesCommand::Forget { ids, archive } => {
-            // Every id is checked before any is touched: all are forgotten, or none. An id
-            // given twice is one memory.
-            let mut seen = HashSet::new();
-            let ids: Vec<i64> = ids.iter().copied().filter(|id| seen.insert(*id)).collect();
-            let found = ctx.store.get_many(&ids)?;
-            let missing: Vec<String> = ids
-                .iter()
-                .filter(|id| !found.iter().any(|m| m.id == **id))
-                .map(i64::to_string)
-                .collect();
-            if !missing.is_empty() {
-                bail!(
-                    "no memory with id {}: nothing {}",
-                    missing.join(", "),
-                    if *archive { "archived" } else { "forgotten" }
-                );
-            }
+            let done = if *archive { "archived" } else { "forgotten" };
+            let ids: Vec<i64> = every_memory(ctx, ids, done)?.iter().map(|m| m.id).collect();
             let mut unembedded = Vec::new();
             for id in &ids {
                 if *archive {
@@ -784,16 +788,7 @@ fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()>
             ctx.reembed(&unembedded, io.err)?;
         }
         MemoriesCommand::Restore { ids } => {
-            // Every id is checked first: all are restored, or none.
-            let found = ctx.store.get_many(ids)?;
-            let missing: Vec<String> = ids
-                .iter()
-                .filter(|id| !found.iter().any(|m| m.id == **id))
-                .map(i64::to_string)
-                .collect();
-            if !missing.is_empty() {
-                bail!("no memory with id {}: nothing restored", missing.join(", "));
-            }
+            let found = every_memory(ctx, ids, "restored")?;
             let mut unembedded = Vec::new();
             for m in found.iter().filter(|m| m.status != Status::Active) {
                 unembedded.extend(ctx.store.set_status(m.id, Status::Active)?);
