@@ -16,11 +16,7 @@ pub const MAX_INPUT_BYTES: usize = 16 << 20;
 ///
 /// When `input` fails, or holds more than [`MAX_INPUT_BYTES`].
 pub fn read_text(input: &mut dyn Read, what: &str) -> Result<String> {
-    let mut bytes = Vec::new();
-    input
-        .take(MAX_INPUT_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {what}"))?;
+    let bytes = read_bounded(input).with_context(|| format!("cannot read {what}"))?;
     if bytes.len() > MAX_INPUT_BYTES {
         bail!(
             "{what} is too large: more than {} MiB",
@@ -28,6 +24,16 @@ pub fn read_text(input: &mut dyn Read, what: &str) -> Result<String> {
         );
     }
     Ok(lossy(bytes))
+}
+
+/// What `input` holds, up to one byte past [`MAX_INPUT_BYTES`]: longer than the limit means
+/// too large, and nothing past that is read.
+pub fn read_bounded(input: &mut dyn Read) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    input
+        .take(MAX_INPUT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// `bytes` as text, each sequence that is not UTF-8 read as U+FFFD.

@@ -141,6 +141,28 @@ struct Ctx {
 }
 
 impl Ctx {
+    /// Memory `id`, read in full: a use of it, counted unless `touch` is off or the store is
+    /// read-only, and shown as it is after that. A count that fails (a full disk) is a line
+    /// on `err`, not the read's failure.
+    fn read_in_full(
+        &mut self,
+        id: oro_mem_core::MemoryId,
+        touch: bool,
+        err: &mut dyn Write,
+    ) -> Result<oro_mem_core::Memory> {
+        let m = self.store.get(id)?;
+        if !touch || self.store.is_read_only() {
+            return Ok(m);
+        }
+        match self.store.record_used(&[id], Timestamp::now()) {
+            Ok(()) => Ok(self.store.get(id)?),
+            Err(e) => {
+                writeln!(err, "oro-mem: the use is not counted (memory {id}): {e}")?;
+                Ok(m)
+            }
+        }
+    }
+
     /// Stores `batch` through the engine, which embeds it in hybrid mode. A model that does
     /// not load is one line on `err` (once per process, or per request of a server): the
     /// memories are stored anyway, and `oro-mem embed` adds their embeddings later.
@@ -218,6 +240,18 @@ impl Where {
         }
     }
 
+    /// The configuration, without opening the store.
+    fn config(&self) -> Result<Config> {
+        let location = config_file::resolve_db(self.db.as_deref(), self.config.as_deref())?;
+        self.config_for(&location)
+    }
+
+    /// The configuration of the store at `location`: `--config`, else the file beside it.
+    fn config_for(&self, location: &Path) -> Result<Config> {
+        let path = config_file::resolve_config(self.config.as_deref(), location);
+        config_file::load(path.as_deref())
+    }
+
     /// The store for `access` (made, for a writer, with `--create`), its configuration and
     /// an engine.
     fn open(&self, access: Access) -> Result<Ctx> {
@@ -227,8 +261,7 @@ impl Where {
         };
         let location = config_file::resolve_db(self.db.as_deref(), self.config.as_deref())?;
         let db = Db::parse(&location)?;
-        let config_path = config_file::resolve_config(self.config.as_deref(), &location);
-        let config = config_file::load(config_path.as_deref())?;
+        let config = self.config_for(&location)?;
         let store = stores::open(&db, access)?;
         let engine = Engine::from_config(config)?;
         Ok(Ctx {
@@ -310,10 +343,7 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
         Command::Config => {
             // The configuration alone: the store is not opened, so a store that cannot be
             // reached (a PostgreSQL server down) does not hide it.
-            let location = config_file::resolve_db(cli.db.as_deref(), cli.config.as_deref())?;
-            let path = config_file::resolve_config(cli.config.as_deref(), &location);
-            let config = config_file::load(path.as_deref())?;
-            out!("{}", toml::to_string(&config)?)?;
+            out!("{}", toml::to_string(&Where::of(&cli).config()?)?)?;
             Ok(())
         }
     }
@@ -509,8 +539,6 @@ struct Io<'a> {
     cwd: Option<&'a Path>,
 }
 
-/// Runs `f` with this process's own streams; `read` is standard input when it was read
-/// already.
 /// Standard error as a command writes its diagnostics to it: one that cannot be written (a
 /// full disk, a closed stream) is lost, and does not fail the command.
 struct Diagnostics<W>(W);
@@ -527,6 +555,8 @@ impl<W: Write> Write for Diagnostics<W> {
     }
 }
 
+/// Runs `f` with this process's own streams; `read` is standard input when it was read
+/// already.
 fn with_stdio<T>(read: Option<String>, f: impl FnOnce(&mut Io<'_>) -> Result<T>) -> Result<T> {
     let (mut stdin, mut out, mut err) = (
         std::io::stdin().lock(),
@@ -756,15 +786,8 @@ fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()>
         MemoriesCommand::List(a) => list(ctx, a, io)?,
         MemoriesCommand::Consolidate(a) => return consolidate(ctx, a, io),
         MemoriesCommand::Show { id, json, no_touch } => {
-            let mut m = ctx.store.get(*id)?;
-            // Read in full: a use, as MCP's memory_get is; shown as it is after this read.
-            if !no_touch && !ctx.store.is_read_only() {
-                // A failed count (a full disk) does not fail the read.
-                match ctx.store.record_used(&[*id], now) {
-                    Ok(()) => m = ctx.store.get(*id)?,
-                    Err(e) => writeln!(io.err, "oro-mem: the use is not counted: {e}")?,
-                }
-            }
+            // Read in full: a use, as MCP's memory_get is.
+            let m = ctx.read_in_full(*id, !no_touch, io.err)?;
             if *json {
                 writeln!(io.out, "{}", serde_json::to_string_pretty(&m)?)?;
             } else {

@@ -292,21 +292,7 @@ impl MemoryServer {
     ) -> Result<CallToolResult, ErrorData> {
         // An agent reading a memory in full uses it: counted, unless the store is read-only.
         let got = self
-            .with(move |s| {
-                let m = s.store.get(a.id)?;
-                if s.store.is_read_only() {
-                    return Ok(m);
-                }
-                // As it is after this read: its use counted, unless counting failed (a full
-                // disk), which does not fail the read.
-                match s.store.record_used(&[a.id], Timestamp::now()) {
-                    Ok(()) => Ok(s.store.get(a.id)?),
-                    Err(e) => {
-                        errln!("oro-mem: the use of memory {} is not counted: {e}", a.id);
-                        Ok(m)
-                    }
-                }
-            })
+            .with(move |s| s.read_in_full(a.id, true, &mut crate::Diagnostics(std::io::stderr())))
             .await;
         match got {
             Ok(m) => ok(serde_json::json!(m)),

@@ -262,8 +262,8 @@ pub fn serve(cli: &Cli) -> Result<()> {
     Ok(())
 }
 
-/// The file a SQLite store's path names, as its device and inode; `None` for a PostgreSQL
-/// store, or when there is no file there.
+/// The file a SQLite store's path names, as its device and inode, `None` when there is no
+/// file there; the same value always for a PostgreSQL store, which has no file.
 fn file_identity(db: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     if db.to_str().is_some_and(is_postgres_location) {
@@ -395,8 +395,20 @@ fn send(stream: &UnixStream, reply: &Reply) -> Result<()> {
         .context("cannot write the reply")
 }
 
-/// A reply declining a request, and what the log says of it.
-type Declined = (Reply, String);
+/// A reply, and what the log says of it.
+type Logged = (Reply, String);
+
+/// The reply declining a request, for `why`.
+fn decline(why: String) -> Logged {
+    let logged = format!("declined: {why}");
+    (
+        Reply {
+            declined: Some(why),
+            ..Reply::default()
+        },
+        logged,
+    )
+}
 
 /// Checks that this server can run `request`: its arguments parsed, and the configuration
 /// file as it is now; else the reply declining it.
@@ -404,16 +416,7 @@ fn prepare(
     db: &Path,
     config: &ConfigStamp,
     mut request: Request,
-) -> std::result::Result<(Cli, Request, ConfigStamp), Declined> {
-    let decline = |why: String| {
-        (
-            Reply {
-                declined: Some(why.clone()),
-                ..Reply::default()
-            },
-            format!("declined: {why}"),
-        )
-    };
+) -> std::result::Result<(Cli, Request, ConfigStamp), Logged> {
     if request.protocol != PROTOCOL {
         return Err(decline(format!(
             "the client is of another version of oro-mem (this server is {})",
@@ -444,16 +447,7 @@ fn run(
     args: &Cli,
     request: Request,
     now: ConfigStamp,
-) -> Declined {
-    let decline = |why: String| {
-        (
-            Reply {
-                declined: Some(why.clone()),
-                ..Reply::default()
-            },
-            format!("declined: {why}"),
-        )
-    };
+) -> Logged {
     let mut reply = Reply::default();
     let mut out = Vec::new();
     let mut err = Vec::new();
@@ -551,11 +545,8 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
     let stream = UnixStream::connect(&socket).ok()?;
     if reads_stdin {
         // Bounded: past the limit, the command runs here and says the input is too large.
-        let mut bytes = Vec::new();
-        let read = std::io::stdin()
-            .take(MAX_INPUT_BYTES as u64 + 1)
-            .read_to_end(&mut bytes);
-        let whole = read.is_ok() && bytes.len() <= MAX_INPUT_BYTES;
+        let bytes = crate::input::read_bounded(&mut std::io::stdin()).ok()?;
+        let whole = bytes.len() <= MAX_INPUT_BYTES;
         *stdin = Some(crate::input::lossy(bytes));
         if !whole {
             return None;

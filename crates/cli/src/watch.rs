@@ -94,6 +94,21 @@ struct Seen {
     offset: u64,
 }
 
+/// A file, as its device and inode.
+type FileId = (u64, u64);
+
+impl Seen {
+    /// The file read.
+    fn file(&self) -> FileId {
+        (self.dev, self.ino)
+    }
+}
+
+/// The file `meta` describes.
+fn file_id(meta: &std::fs::Metadata) -> FileId {
+    (meta.dev(), meta.ino())
+}
+
 /// Every log read so far, by absolute path.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct State {
@@ -140,6 +155,44 @@ impl State {
         };
         write().with_context(|| format!("cannot write {}", path.display()))
     }
+
+    /// Records what was read of the file at `path`. What was read of another file under that
+    /// name before (a log rotated away) moves with it, to the name it now has in the same
+    /// directory; it is forgotten only when that file is gone.
+    fn record(&mut self, path: PathBuf, seen: Seen) {
+        self.record_within(path, seen, 8);
+    }
+
+    /// [`State::record`], following at most `moves` renames (two logs that swapped names
+    /// would otherwise move each other's records forever).
+    fn record_within(&mut self, path: PathBuf, seen: Seen, moves: u32) {
+        if let Some(before) = self.files.get(&path).copied().filter(|_| moves > 0) {
+            if before.file() != seen.file() {
+                if let Some(moved) = moved_to(&path, before) {
+                    let kept = self
+                        .files
+                        .get(&moved)
+                        .filter(|s| s.file() == before.file())
+                        .map_or(0, |s| s.offset);
+                    if kept < before.offset {
+                        // Recorded under the new name too, at its most.
+                        self.record_within(moved, before, moves - 1);
+                    }
+                }
+            }
+        }
+        self.files.insert(path, seen);
+    }
+
+    /// What was read of the file with this device and inode, under any of its names: the
+    /// most of it.
+    fn read_of(&self, file: FileId) -> Option<Seen> {
+        self.files
+            .values()
+            .filter(|s| s.file() == file)
+            .max_by_key(|s| s.offset)
+            .copied()
+    }
 }
 
 /// What one log gave.
@@ -161,7 +214,7 @@ fn read_new(path: &Path, kind: Kind, seen: Option<Seen>) -> Result<Option<(NewPa
     let meta = file
         .metadata()
         .with_context(|| format!("cannot read {}", path.display()))?;
-    let same_file = seen.filter(|s| s.dev == meta.dev() && s.ino == meta.ino());
+    let same_file = seen.filter(|s| s.file() == file_id(&meta));
     // A file shorter than what was read of it was rewritten: read it from its start.
     let start = same_file
         .map(|s| s.offset)
@@ -413,60 +466,18 @@ fn process(
     };
     let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let file = std::fs::metadata(&key)
-        .map(|m| (m.dev(), m.ino()))
+        .map(|m| file_id(&m))
         .with_context(|| format!("cannot read {}", path.display()))?;
     if let Some(before) = state.files.get(&key).copied() {
-        if (before.dev, before.ino) != file {
+        if before.file() != file {
             if let Some(moved) = moved_to(&key, before) {
-                let seen = state.read_of((before.dev, before.ino));
+                let seen = state.read_of(before.file());
                 process_one(ctx, a, state, state_path, &moved, kind, seen)?;
             }
         }
     }
     let seen = state.read_of(file);
     process_one(ctx, a, state, state_path, &key, kind, seen)
-}
-
-impl State {
-    /// Records what was read of the file at `path`. What was read of another file under that
-    /// name before (a log rotated away) moves with it, to the name it now has in the same
-    /// directory; it is forgotten only when that file is gone.
-    fn record(&mut self, path: PathBuf, seen: Seen) {
-        self.record_within(path, seen, 8);
-    }
-
-    /// [`State::record`], following at most `moves` renames (two logs that swapped names
-    /// would otherwise move each other's records forever).
-    fn record_within(&mut self, path: PathBuf, seen: Seen, moves: u32) {
-        if let Some(before) = self.files.get(&path).copied().filter(|_| moves > 0) {
-            if (before.dev, before.ino) != (seen.dev, seen.ino) {
-                if let Some(moved) = moved_to(&path, before) {
-                    let kept = self.files.get(&moved).map_or(0, |s| {
-                        if (s.dev, s.ino) == (before.dev, before.ino) {
-                            s.offset
-                        } else {
-                            0
-                        }
-                    });
-                    if kept < before.offset {
-                        // Recorded under the new name too, at its most.
-                        self.record_within(moved, before, moves - 1);
-                    }
-                }
-            }
-        }
-        self.files.insert(path, seen);
-    }
-
-    /// What was read of the file with this device and inode, under any of its names: the
-    /// most of it.
-    fn read_of(&self, (dev, ino): (u64, u64)) -> Option<Seen> {
-        self.files
-            .values()
-            .filter(|s| (s.dev, s.ino) == (dev, ino))
-            .max_by_key(|s| s.offset)
-            .copied()
-    }
 }
 
 /// Where the file `seen` was read as `path` is now: another file of the same directory with
@@ -480,7 +491,7 @@ fn moved_to(path: &Path, seen: Seen) -> Option<PathBuf> {
         .find(|p| {
             p != path
                 && std::fs::symlink_metadata(p)
-                    .is_ok_and(|m| m.is_file() && (m.dev(), m.ino()) == (seen.dev, seen.ino))
+                    .is_ok_and(|m| m.is_file() && file_id(&m) == seen.file())
         })
 }
 

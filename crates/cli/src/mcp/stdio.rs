@@ -8,7 +8,6 @@
 //! - input that is not JSON (broken syntax, nesting deeper than 128, a line over
 //!   [`MAX_MESSAGE_BYTES`]): `-32700` Parse error;
 //! - JSON that is not a JSON-RPC request the server knows: `-32600` Invalid Request;
-//!
 //! - an `id` that is not a string or a number (`null`, `true`, an object): `-32600` with id
 //!   `null`; a number rmcp cannot hold as the `i64` it echoes (`2^64`, `1e30`, `1.0`):
 //!   `-32600`, since served it would come back as another token;
@@ -17,10 +16,10 @@
 //!
 //! each with the request's `id` as the exact token it sent whenever it can be read (from the
 //! object, or from the line's start when the rest is broken or too long), else `null`.
-//! Notifications (no `id` member) that cannot be decoded are dropped, as JSON-RPC says. Text is decoded leniently, as a UTF-8
-//! encoder would: bytes that are not UTF-8 and `\uXXXX` escapes of lone UTF-16 surrogates
-//! (which JavaScript clients produce when they cut a string in the middle of an emoji) become
-//! U+FFFD, so such a request is served rather than refused.
+//! Notifications (no `id` member) that cannot be decoded are dropped, as JSON-RPC says. Text
+//! is decoded leniently, as a UTF-8 encoder would: bytes that are not UTF-8 and `\uXXXX`
+//! escapes of lone UTF-16 surrogates (which JavaScript clients produce when they cut a string
+//! in the middle of an emoji) become U+FFFD, so such a request is served rather than refused.
 //!
 //! Reading and writing run on two threads joined by channels: `receive` only waits on a
 //! channel, so it is cancel-safe inside rmcp's `select!`, and answers written by either side
@@ -247,7 +246,7 @@ fn decode(line: &[u8]) -> Decoded {
         },
     };
     if let Value::Array(members) = &value {
-        return batch(line, members.len());
+        return batch(line, members);
     }
     let Some(id) = value.get("id") else {
         // A notification: served when it decodes, else dropped, as JSON-RPC says.
@@ -256,10 +255,10 @@ fn decode(line: &[u8]) -> Decoded {
             Err(_) => Decoded::Ignore,
         };
     };
-    if !is_served_id(id) {
-        return Decoded::Reply(error(leading_id(line), INVALID_REQUEST, BAD_ID));
-    }
     let raw_id = leading_id(line);
+    if !is_served_id(id) {
+        return Decoded::Reply(error(raw_id, INVALID_REQUEST, BAD_ID));
+    }
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
         Ok(message) => Decoded::Message(Box::new(message)),
         Err(e) => {
@@ -272,37 +271,36 @@ fn decode(line: &[u8]) -> Decoded {
 /// What an id the server cannot serve gets.
 const BAD_ID: &str = "Invalid request: the id must be a string or an integer from -2^63 to 2^63-1";
 
-/// The answer to a batch (`members` long, the parsed line's top-level array): batches are not
+/// The answer to a batch (`members`, the line's top-level array as parsed): batches are not
 /// served, and JSON-RPC wants each member answered, so each request in it gets its own
-/// `-32600` (with its id as sent), in one array; notifications get nothing, and a batch of
-/// notifications gets no answer at all. An empty batch is one `-32600`.
-fn batch(line: &[u8], members: usize) -> Decoded {
-    if members == 0 {
+/// `-32600` (with its id as sent, read from the member's text), in one array; notifications
+/// get nothing, and a batch of notifications gets no answer at all. An empty batch is one
+/// `-32600`.
+fn batch(line: &[u8], members: &[Value]) -> Decoded {
+    if members.is_empty() {
         return Decoded::Reply(error(
             None,
             INVALID_REQUEST,
             "Invalid request: an empty batch",
         ));
     }
+    let message = "Invalid request: batches are not supported; send each request on its own line";
     let mut answers = Vec::new();
     let mut scan = Scan { text: line, at: 0 };
     scan.skip_whitespace();
-    let mut next = scan.eat(b'[');
-    while next.is_some() {
+    scan.eat(b'[');
+    for member in members {
+        // The member's text, for its id as sent: the array parsed, so the scan finds it.
         scan.skip_whitespace();
         let start = scan.at;
-        if scan.value().is_none() {
-            break;
-        }
-        let member = &line[start..scan.at];
-        let is_notification = member.first() == Some(&b'{') && !has_id(member);
-        if !is_notification {
-            let message = "Invalid request: batches are not supported; send each request on \
-                           its own line";
-            answers.push(error(leading_id(member), INVALID_REQUEST, message));
-        }
+        scan.value();
+        let text = &line[start..scan.at];
         scan.skip_whitespace();
-        next = scan.eat(b',');
+        scan.eat(b',');
+        let notification = member.as_object().is_some_and(|m| !m.contains_key("id"));
+        if !notification {
+            answers.push(error(leading_id(text), INVALID_REQUEST, message));
+        }
     }
     if answers.is_empty() {
         return Decoded::Ignore;
@@ -311,11 +309,6 @@ fn batch(line: &[u8], members: usize) -> Decoded {
     reply.extend_from_slice(&answers.join(&b','));
     reply.push(b']');
     Decoded::Reply(reply)
-}
-
-/// Whether the JSON object `member` has an `id` member.
-fn has_id(member: &[u8]) -> bool {
-    serde_json::from_slice::<Value>(member).is_ok_and(|v| v.get("id").is_some())
 }
 
 /// A JSON-RPC error response, serialised, its id written as `id` (the exact JSON text the
