@@ -157,9 +157,18 @@ pub enum Command {
     /// Keep the store and the model loaded, and answer `recall`, `inject`, `remember`,
     /// `extract` and `memories` for them on a socket beside the database (they use it when it
     /// runs, and answer alone when not)
-    Serve,
+    Serve(ServeArgs),
     /// Print the effective configuration (file + defaults) as TOML
     Config,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Started by a command that found no server (its standard error is the side file
+    /// `serve.log`, emptied at start): ends quietly when another server has the store, and
+    /// stops when a client of another build asks (it would decline all of them)
+    #[arg(long, hide = true)]
+    pub auto: bool,
 }
 
 #[derive(Debug, Args)]

@@ -31,7 +31,8 @@ pub fn global_dir() -> Option<PathBuf> {
 /// What `oro-mem init` writes into `.oro/`: the database and its side files (and the socket
 /// of `oro-mem serve`) are never committed; the configuration may be.
 pub const GITIGNORE: &str = "# oro-mem: the store is local; config.toml may be committed.\n\
-                             state.db\nstate.db-*\n*.sock\n*.watch.json\n*.watch.json.tmp\n";
+                             state.db\nstate.db-*\n*.sock\n*.serve.lock\n*.serve.log\n*.watch.json\n\
+                             *.watch.json.tmp\n";
 
 /// The key of a configuration file that names the store: a `postgres://` URL, or a file
 /// path (relative to the file's directory). Read here, and not part of the engine's
@@ -273,6 +274,7 @@ prune_after_days = 90.0       # ... unused for this long are archived
 
 [serve]
 idle_minutes = 30.0     # `oro-mem serve` stops after this long without a request; 0: never
+auto_start = true       # a hybrid-mode command that finds no server starts one in the background
 
 [memory]
 max_bytes = 65536       # a memory's content may have at most this many bytes

@@ -73,10 +73,17 @@ fn main() {
     #[allow(unused_mut)]
     let mut stdin = None;
     #[cfg(unix)]
-    if let Some(status) = serve::forward(&cli, &mut stdin) {
-        std::process::exit(status);
+    let start = match serve::forward(&cli, &mut stdin) {
+        serve::Forward::Answered(status) => std::process::exit(status),
+        serve::Forward::Here(start) => start,
+    };
+    let done = run(cli, stdin);
+    // Once the command has answered, so that starting a server costs it nothing.
+    #[cfg(unix)]
+    if let Some(start) = start {
+        start.start();
     }
-    if let Err(e) = run(cli, stdin) {
+    if let Err(e) = done {
         if let Some(Exit(code)) = e.downcast_ref::<Exit>() {
             std::process::exit(*code);
         }
@@ -281,9 +288,9 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
         Command::Recall(a) => with_stdio(stdin, |io| recall(&mut open(&cli, Access::Read)?, a, io)),
         Command::Inject(a) => with_stdio(stdin, |io| inject(&mut open(&cli, Access::Read)?, a, io)),
         #[cfg(unix)]
-        Command::Serve => serve::serve(&cli),
+        Command::Serve(a) => serve::serve(&cli, a),
         #[cfg(not(unix))]
-        Command::Serve => bail!("oro-mem serve needs Unix sockets"),
+        Command::Serve(_) => bail!("oro-mem serve needs Unix sockets"),
         Command::Memories(m) => with_stdio(stdin, |io| match &m.command {
             None => list(&open(&cli, Access::Read)?, &m.list, io),
             Some(c) => {

@@ -18,20 +18,29 @@
 //! request run at most once: a client that waited too long for `ready` (a stalled or busy
 //! server) closes the connection and answers by itself, and the server, finding no `go`, does
 //! not run the request it finally reads. Once it has sent `go` the client waits for the reply
-//! and never runs the command itself.
+//! and never runs the command itself, unless the command only reads (then a server that
+//! failed costs only time).
+//!
+//! A hybrid-mode command that finds no server starts one in the background ([`start`]) and
+//! answers by itself that once. One server per store: a server holds the store's lock file
+//! (`serve.lock`) for as long as it runs, so that of commands starting one at once, one
+//! server serves and the others end before loading the model. A server serves clients of its
+//! own build only ([`build`]); one that was started by a command stops when a client of
+//! another build asks, so that the next command starts one of its own.
 
+use std::fs::File;
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use serde::{Deserialize, Serialize};
 
-use crate::args::{Cli, Command, MemoriesCommand};
+use crate::args::{Cli, Command, MemoriesCommand, ServeArgs};
 use oro_mem_store_postgres::is_postgres_location;
 
 use crate::input::MAX_INPUT_BYTES;
@@ -59,10 +68,34 @@ const GO_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The version of the protocol: a client and a server of other versions do not talk (the
 /// server declines, and the client answers by itself).
-const PROTOCOL: u32 = 2;
+const PROTOCOL: u32 = 3;
 
-/// Setting `ORO_MEM_SERVER=off` makes the commands answer by themselves.
+/// `ORO_MEM_SERVER=off` makes the commands answer by themselves; `ORO_MEM_SERVER=manual`
+/// makes them use a server that runs but never start one ([`Switch`]).
 pub const ENV_SWITCH: &str = "ORO_MEM_SERVER";
+
+/// How commands use a server, as [`ENV_SWITCH`] says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Switch {
+    /// Use one, and start one for a hybrid-mode command when none runs (unless
+    /// `serve.auto_start` is off): the default.
+    Auto,
+    /// Use one that runs; never start one.
+    Manual,
+    /// Answer by themselves.
+    Off,
+}
+
+impl Switch {
+    fn from_env() -> Switch {
+        let value = std::env::var(ENV_SWITCH).unwrap_or_default();
+        match value.trim() {
+            v if v.eq_ignore_ascii_case("off") => Switch::Off,
+            v if v.eq_ignore_ascii_case("manual") => Switch::Manual,
+            _ => Switch::Auto,
+        }
+    }
+}
 
 /// `ORO_MEM_SERVER_TIMEOUT=SECONDS` sets how long a command waits for a busy or stalled server
 /// to take its request before answering by itself (30 by default).
@@ -113,6 +146,9 @@ struct Request {
     /// [`PROTOCOL`] as the client speaks it; 0 from a client before versions were sent.
     #[serde(default)]
     protocol: u32,
+    /// The client's [`build`].
+    #[serde(default)]
+    build: String,
 }
 
 /// What the server answers.
@@ -128,6 +164,64 @@ struct Reply {
     stdout: String,
     stderr: String,
     status: i32,
+}
+
+/// This build of oro-mem: its version, and the executable it runs from (device, inode, size
+/// and modification time), so that a binary upgraded in place or another copy is another
+/// build even at the same version. Read once: a server keeps the build it started as, even
+/// when its executable is replaced.
+fn build() -> &'static str {
+    static BUILD: OnceLock<String> = OnceLock::new();
+    BUILD.get_or_init(|| {
+        use std::os::unix::fs::MetadataExt;
+        let file = std::env::current_exe()
+            .and_then(std::fs::metadata)
+            .map(|m| format!("{}:{}:{}:{}", m.dev(), m.ino(), m.len(), m.mtime_nsec()))
+            .unwrap_or_default();
+        format!("{} {file}", env!("CARGO_PKG_VERSION"))
+    })
+}
+
+/// The lock a server holds while it runs ([`side_file`] `serve.lock`).
+fn lock_path(db: &Path) -> PathBuf {
+    side_file(db, "serve.lock")
+}
+
+/// Takes the store's server lock, held until the returned file is closed (when the server
+/// ends, however it ends); `None` when another server holds it. A command checking for a
+/// server that is starting ([`lock_is_free`]) holds it for an instant, so a few tries are
+/// made before giving up.
+fn take_lock(db: &Path) -> Result<Option<File>> {
+    let path = lock_path(db);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(&path)
+        .with_context(|| format!("cannot open the lock {}", path.display()))?;
+    for _ in 0..10 {
+        match file.try_lock() {
+            Ok(()) => return Ok(Some(file)),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("cannot lock {}", path.display()))
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Whether no server holds the store's lock: none runs, and none is starting.
+fn lock_is_free(db: &Path) -> bool {
+    let Ok(file) = File::open(lock_path(db)) else {
+        // Never made: no server ever ran.
+        return true;
+    };
+    // Released when `file` is closed.
+    file.try_lock_shared().is_ok()
 }
 
 /// A path made absolute and resolved, so that a client and the server compare the same; a
@@ -166,13 +260,33 @@ impl ConfigStamp {
 ///
 /// When the store cannot be opened, another server already serves it, or the socket cannot
 /// be made.
-pub fn serve(cli: &Cli) -> Result<()> {
+pub fn serve(cli: &Cli, args: &ServeArgs) -> Result<()> {
     let db = config_file::resolve_db(cli.db.as_deref(), cli.config.as_deref())?;
     // Shown without a password.
     let shown = Db::parse(&db)?.to_string();
+    let db = canonical(&db);
+    let socket = socket_path(&db);
+    if let Some(dir) = socket.parent() {
+        // The user-level directory, for a PostgreSQL store outside any project.
+        crate::private::create_dir(dir)?;
+    }
+    // Held until the process ends.
+    let Some(_lock) = take_lock(&db)? else {
+        if args.auto {
+            // Another command started one first.
+            return Ok(());
+        }
+        bail!(
+            "another oro-mem server already serves this store (or is starting): its socket is {}",
+            socket.display()
+        );
+    };
+    if args.auto {
+        empty_log();
+        errln!("oro-mem: started by a command that found no server");
+    }
     let mut ctx = crate::open(cli, Access::Read)?;
     ctx.store.stay_warm();
-    let db = canonical(&db);
     let mut opened = file_identity(&db);
     let mut config = ConfigStamp::of(
         config_file::resolve_config(cli.config.as_deref(), &db).map(|p| canonical(&p)),
@@ -188,11 +302,6 @@ pub fn serve(cli: &Cli) -> Result<()> {
             Err(e) => errln!("oro-mem: {mode} mode unavailable, answering FTS-only: {e}"),
         }
     }
-    let socket = socket_path(&db);
-    if let Some(dir) = socket.parent() {
-        // The user-level directory, for a PostgreSQL store outside any project.
-        crate::private::create_dir(dir)?;
-    }
     let listener = bind(&socket)?;
     let cleanup = socket.clone();
     ctrlc::set_handler(move || {
@@ -201,15 +310,20 @@ pub fn serve(cli: &Cli) -> Result<()> {
     })
     .context("cannot handle SIGINT and SIGTERM")?;
     errln!(
-        "oro-mem: serving {shown} on {} ({mode} mode); stop with Ctrl-C",
-        socket.display()
+        "oro-mem: serving {shown} on {} ({mode} mode); {}",
+        socket.display(),
+        if args.auto {
+            "it stops after serve.idle_minutes without a request"
+        } else {
+            "stop with Ctrl-C"
+        }
     );
     let activity = Arc::new(Mutex::new(Activity {
         last: Instant::now(),
         busy: false,
         idle: idle_limit(&ctx),
     }));
-    watch_idle(Arc::clone(&activity), socket);
+    watch_idle(Arc::clone(&activity), socket.clone(), db.clone());
     for stream in listener.incoming() {
         let stream = match stream {
             Ok(s) => s,
@@ -250,8 +364,16 @@ pub fn serve(cli: &Cli) -> Result<()> {
                 }
             }
         }
-        if let Err(e) = answer(&mut ctx, &db, &mut config, stream, Instant::now()) {
-            errln!("oro-mem: a request failed: {e:#}");
+        match answer(&mut ctx, &db, &mut config, stream, Instant::now()) {
+            Err(e) => errln!("oro-mem: a request failed: {e:#}"),
+            Ok(Answered::OtherBuild) if args.auto => {
+                // Every client of that build would be declined; stopping lets the next one
+                // start a server of its own.
+                errln!("oro-mem: a client of another build of oro-mem asked; stopping");
+                let _ = std::fs::remove_file(&socket);
+                return Ok(());
+            }
+            Ok(_) => {}
         }
         let mut a = lock(&activity);
         a.busy = false;
@@ -293,12 +415,33 @@ fn idle_limit(ctx: &Ctx) -> Option<Duration> {
     (minutes > 0.0).then(|| Duration::from_secs_f64(minutes * 60.0))
 }
 
-/// Stops the server, removing its socket, once it has been idle for its limit: checked on a
-/// thread of its own, as the main one waits for connections.
-fn watch_idle(activity: Arc<Mutex<Activity>>, socket: PathBuf) {
+/// Empties the log a server started in the background writes to (its standard error, the
+/// side file `serve.log` opened for appending by the command that started it): from one
+/// server to the next, the log holds the one that runs. Anything else on standard error (a
+/// terminal) is left alone.
+fn empty_log() {
+    use std::os::fd::AsFd;
+    let Ok(fd) = std::io::stderr().as_fd().try_clone_to_owned() else {
+        return;
+    };
+    let log = File::from(fd);
+    if log.metadata().is_ok_and(|m| m.is_file()) {
+        let _ = log.set_len(0);
+    }
+}
+
+/// Stops the server, removing its socket, once it has been idle for its limit, or once the
+/// store's file is gone (a store deleted with its directory has no more clients): checked on
+/// a thread of its own, as the main one waits for connections.
+fn watch_idle(activity: Arc<Mutex<Activity>>, socket: PathBuf, db: PathBuf) {
     std::thread::spawn(move || loop {
         let wait = {
             let a = lock(&activity);
+            if !a.busy && file_identity(&db).is_none() {
+                let _ = std::fs::remove_file(&socket);
+                errln!("oro-mem: the store is gone; stopping");
+                std::process::exit(0);
+            }
             match a.idle {
                 Some(limit) if !a.busy && a.last.elapsed() >= limit => {
                     let _ = std::fs::remove_file(&socket);
@@ -312,7 +455,7 @@ fn watch_idle(activity: Arc<Mutex<Activity>>, socket: PathBuf) {
                 _ => Duration::from_secs(1),
             }
         };
-        std::thread::sleep(wait.clamp(Duration::from_millis(50), Duration::from_secs(60)));
+        std::thread::sleep(wait.clamp(Duration::from_millis(50), Duration::from_secs(10)));
     });
 }
 
@@ -341,6 +484,15 @@ fn bind(socket: &Path) -> Result<UnixListener> {
     Ok(listener)
 }
 
+/// How a request was answered, for what the server does next.
+#[derive(Debug, PartialEq, Eq)]
+enum Answered {
+    /// Run, declined, or given up on by its client.
+    Done,
+    /// Declined: the client is another build of oro-mem.
+    OtherBuild,
+}
+
 /// Reads one request from `stream`, runs it, logs what was done and how long it took (from
 /// `started`), and writes the reply.
 fn answer(
@@ -349,7 +501,7 @@ fn answer(
     config: &mut ConfigStamp,
     stream: UnixStream,
     started: Instant,
-) -> Result<()> {
+) -> Result<Answered> {
     stream.set_read_timeout(Some(REQUEST_TIMEOUT))?;
     let mut reader = BufReader::new(&stream);
     let mut line = String::new();
@@ -358,6 +510,11 @@ fn answer(
         .read_line(&mut line)
         .context("cannot read the request")?;
     let request: Request = serde_json::from_str(&line).context("unreadable request")?;
+    let answered = if request.protocol == PROTOCOL && request.build == build() {
+        Answered::Done
+    } else {
+        Answered::OtherBuild
+    };
     let (reply, what) = match prepare(db, config, request) {
         Err(declined) => declined,
         Ok((args, request, now)) => {
@@ -372,7 +529,7 @@ fn answer(
                 .and_then(|()| Ok((&mut reader).take(16).read_line(&mut go)?));
             if went.is_err() || go.trim_end() != "go" {
                 errln!("oro-mem: a request the client gave up on was not run");
-                return Ok(());
+                return Ok(Answered::Done);
             }
             run(ctx, config, &args, request, now)
         }
@@ -382,7 +539,8 @@ fn answer(
         "oro-mem: {what} in {:.1} ms",
         started.elapsed().as_secs_f64() * 1e3
     );
-    send(&stream, &reply)
+    send(&stream, &reply)?;
+    Ok(answered)
 }
 
 /// Writes `reply` as one line.
@@ -417,10 +575,10 @@ fn prepare(
     config: &ConfigStamp,
     mut request: Request,
 ) -> std::result::Result<(Cli, Request, ConfigStamp), Logged> {
-    if request.protocol != PROTOCOL {
+    if request.protocol != PROTOCOL || request.build != build() {
         return Err(decline(format!(
-            "the client is of another version of oro-mem (this server is {})",
-            env!("CARGO_PKG_VERSION")
+            "the client is another build of oro-mem (this server is {})",
+            build()
         )));
     }
     if request.db != db {
@@ -438,6 +596,31 @@ fn prepare(
         ));
     }
     Ok((args, request, now))
+}
+
+/// A command a server runs: its name, and whether it writes the store.
+struct Served {
+    what: &'static str,
+    writes: bool,
+}
+
+/// What a server makes of `command`; `None` for a command it does not run.
+fn served(command: &Command) -> Option<Served> {
+    let (what, writes) = match command {
+        Command::Recall(_) => ("recall", false),
+        Command::Inject(_) => ("inject", false),
+        Command::Remember(_) => ("remember", true),
+        Command::Extract(a) => ("extract", !a.dry_run),
+        Command::Memories(m) => (
+            "memories",
+            !matches!(
+                m.command,
+                None | Some(MemoriesCommand::List(_) | MemoriesCommand::Show { .. })
+            ),
+        ),
+        _ => return None,
+    };
+    Some(Served { what, writes })
 }
 
 /// Runs a request as the command would run: the reply, and what was done.
@@ -458,23 +641,10 @@ fn run(
         err: &mut err,
         cwd: request.cwd.as_deref(),
     };
-    let (what, writes) = match &args.command {
-        Command::Recall(_) => ("recall", false),
-        Command::Inject(_) => ("inject", false),
-        Command::Remember(_) => ("remember", true),
-        Command::Extract(a) => ("extract", !a.dry_run),
-        Command::Memories(m) => (
-            "memories",
-            !matches!(
-                m.command,
-                None | Some(MemoriesCommand::List(_) | MemoriesCommand::Show { .. })
-            ),
-        ),
-        _ => {
-            return decline(
-                "it answers only recall, inject, remember, extract and memories".to_string(),
-            )
-        }
+    let Some(Served { what, writes }) = served(&args.command) else {
+        return decline(
+            "it answers only recall, inject, remember, extract and memories".to_string(),
+        );
     };
     if writes && ctx.store.is_read_only() {
         return decline("its store is read-only".to_string());
@@ -519,13 +689,30 @@ fn reload(ctx: &mut Ctx, config: &mut ConfigStamp, now: ConfigStamp) -> Result<(
     Ok(())
 }
 
+/// What [`forward`] did with a command.
+pub enum Forward {
+    /// A server ran it: its exit status, with its output written here.
+    Answered(i32),
+    /// It runs here; then, when set, a server starts for the next command.
+    Here(Option<Start>),
+}
+
 /// Hands `recall`, `inject`, `remember`, `extract` or `memories` to a server for this store,
-/// if one answers: its exit status,
-/// with its output written here. `None` when the command should run here: no server, a
-/// server that declined or failed to answer (said on stderr), `ORO_MEM_SERVER=off`, or any
-/// other command. `stdin` receives what was read from standard input, if anything, for the
-/// command to use when it runs here.
-pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
+/// if one answers. The command runs here when there is no server (a hybrid-mode one then
+/// says to start one: [`Start`]), when the server declined or failed to answer (said on
+/// stderr), with `ORO_MEM_SERVER=off`, and for any other command. `stdin` receives what was
+/// read from standard input, if anything, for the command to use when it runs here.
+pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Forward {
+    let mut start = None;
+    match hand_over(cli, stdin, &mut start) {
+        Some(status) => Forward::Answered(status),
+        None => Forward::Here(start),
+    }
+}
+
+/// [`forward`]: the server's exit status, or `None` to run here, with `start` set when a
+/// server should be started after.
+fn hand_over(cli: &Cli, stdin: &mut Option<String>, start: &mut Option<Start>) -> Option<i32> {
     // Whether the command reads standard input: a query, task, content or file of `-`, or a
     // hook's JSON.
     let reads_stdin = match &cli.command {
@@ -536,13 +723,20 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
         Command::Memories(_) => false,
         _ => return None,
     };
-    if std::env::var_os(ENV_SWITCH).is_some_and(|v| v == "off") {
+    let writes = served(&cli.command).is_some_and(|s| s.writes);
+    let switch = Switch::from_env();
+    if switch == Switch::Off {
         return None;
     }
     let db = config_file::resolve_db(cli.db.as_deref(), cli.config.as_deref()).ok()?;
     let store = canonical(&db);
     let socket = socket_path(&store);
-    let stream = UnixStream::connect(&socket).ok()?;
+    let Ok(stream) = UnixStream::connect(&socket) else {
+        if switch == Switch::Auto {
+            *start = Start::wanted(cli, &db, &store);
+        }
+        return None;
+    };
     if reads_stdin {
         // Bounded: past the limit, the command runs here and says the input is too large.
         let bytes = crate::input::read_bounded(&mut std::io::stdin()).ok()?;
@@ -563,6 +757,7 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
         stdin: stdin.clone(),
         cwd: std::env::current_dir().ok(),
         protocol: PROTOCOL,
+        build: build().to_string(),
     };
     match exchange(stream, &request) {
         Ok(Exchange::Replied(Reply {
@@ -581,10 +776,99 @@ pub fn forward(cli: &Cli, stdin: &mut Option<String>) -> Option<i32> {
             );
             None
         }
+        Err(e) if !writes => {
+            // Running it again costs only time.
+            errln!(
+                "oro-mem: the server on {} failed to answer ({e:#}); answering here",
+                socket.display()
+            );
+            None
+        }
         Err(e) => {
             errln!("error: {e:#}");
             Some(1)
         }
+    }
+}
+
+/// A server to start in the background once the command has answered.
+pub struct Start {
+    /// The store, made absolute.
+    store: PathBuf,
+    /// Its configuration file, made absolute; `None` for the defaults.
+    config: Option<PathBuf>,
+}
+
+impl Start {
+    /// A server for the store at `store` (`db` as resolved), when the command is one that
+    /// loads the embedding model (`recall`, `inject`, `remember`, `extract`), the
+    /// configuration's mode needs the model, `serve.auto_start` is on and the store exists.
+    /// Whatever is wrong with the configuration is left for the command to say.
+    fn wanted(cli: &Cli, db: &Path, store: &Path) -> Option<Start> {
+        if !matches!(
+            cli.command,
+            Command::Recall(_) | Command::Inject(_) | Command::Remember(_) | Command::Extract(_)
+        ) {
+            return None;
+        }
+        let config = config_file::resolve_config(cli.config.as_deref(), db).map(|p| canonical(&p));
+        let loaded = config_file::load(config.as_deref()).ok()?;
+        if loaded.mode == oro_mem_core::Mode::Fts || !loaded.serve.auto_start {
+            return None;
+        }
+        file_identity(store)?;
+        Some(Start {
+            store: store.to_path_buf(),
+            config,
+        })
+    }
+
+    /// Starts the server, unless one holds the store's lock by now (another command started
+    /// it), without waiting for it; the next command finds it. A failure is said in one
+    /// line.
+    pub fn start(self) {
+        if lock_is_free(&self.store) {
+            spawn(&self.store, self.config.as_deref());
+        }
+    }
+}
+
+/// Starts `oro-mem serve --auto` for `store` with configuration `config` in the background.
+fn spawn(store: &Path, config: Option<&Path>) {
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let log = side_file(store, "serve.log");
+    let log = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(&log);
+    let mut command = std::process::Command::new(exe);
+    // Through the environment, not the arguments, which every user of the machine can read
+    // (a PostgreSQL URL may hold a password).
+    command.env("ORO_MEM_DB", store);
+    match config {
+        Some(path) => command.env("ORO_MEM_CONFIG", path),
+        None => command.env_remove("ORO_MEM_CONFIG"),
+    };
+    {
+        use std::os::unix::process::CommandExt;
+        use std::process::Stdio;
+
+        command
+            .args(["serve", "--auto"])
+            // Nothing of the command's: a hook's caller waits for its output to close.
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log.map_or_else(|_| Stdio::null(), Stdio::from))
+            // Its own process group: a Ctrl-C or a hook runner's kill of this command's
+            // group leaves it running.
+            .process_group(0);
+    }
+    // Not waited for: when this command ends, the server is the init process's child.
+    if let Err(e) = command.spawn() {
+        errln!("oro-mem: cannot start a server in the background: {e}");
     }
 }
 

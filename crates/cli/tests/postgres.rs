@@ -33,6 +33,8 @@ impl Schema {
         c.current_dir(self.dir.path())
             .env("XDG_DATA_HOME", self.dir.path().join("xdg-data"))
             .env("ORO_MEM_DB", &self.url)
+            // A server only where a test starts one.
+            .env("ORO_MEM_SERVER", "manual")
             .env_remove("ORO_MEM_CONFIG")
             .args(args);
         c
@@ -280,6 +282,7 @@ fn writers_race(pg: &Schema, writers: usize, n: usize, recallers: usize) {
                     let query = format!("deploy{} cache", k % 50);
                     let out = Command::new(BIN)
                         .env("ORO_MEM_DB", &url)
+                        .env("ORO_MEM_SERVER", "manual")
                         .args(["recall", &query])
                         .output()
                         .expect("run");
@@ -380,6 +383,7 @@ fn a_project_config_names_the_team_store() {
             .current_dir(project.join("."))
             .env("XDG_DATA_HOME", pg.dir.path().join("xdg-data"))
             .env_remove("ORO_MEM_DB")
+            .env("ORO_MEM_SERVER", "manual")
             .env_remove("ORO_MEM_CONFIG")
             .args(args)
             .output()

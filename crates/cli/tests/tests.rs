@@ -37,6 +37,8 @@ impl Env {
             // No user-level store but the test's own (`init --global`).
             .env("XDG_DATA_HOME", self.dir.path().join("xdg-data"))
             .env_remove("ORO_MEM_DB")
+            // A server only where a test starts one.
+            .env("ORO_MEM_SERVER", "manual")
             .env_remove("ORO_MEM_CONFIG")
             .args(args);
         c
@@ -1402,6 +1404,8 @@ fn database_is_found_by_walking_up() {
     let out = Command::new(BIN)
         .current_dir(&sub)
         .env_remove("ORO_MEM_DB")
+        // A server only where a test starts one.
+        .env("ORO_MEM_SERVER", "manual")
         .args(["recall", "subdirectory"])
         .output()
         .unwrap();
@@ -1417,6 +1421,8 @@ fn database_is_found_by_walking_up() {
         Command::new(BIN)
             .current_dir(lonely.path())
             .env_remove("ORO_MEM_DB")
+            // A server only where a test starts one.
+            .env("ORO_MEM_SERVER", "manual")
             .env_remove("ORO_MEM_CONFIG")
             .env("XDG_DATA_HOME", &data)
             .args(args)
@@ -1450,6 +1456,8 @@ fn database_is_found_by_walking_up() {
     let out = Command::new(BIN)
         .current_dir(&sub)
         .env_remove("ORO_MEM_DB")
+        // A server only where a test starts one.
+        .env("ORO_MEM_SERVER", "manual")
         .env("XDG_DATA_HOME", &data)
         .args(["recall", "every project"])
         .output()
@@ -1468,6 +1476,8 @@ fn init_keeps_the_database_out_of_git_and_mcp_and_stats_name_the_store() {
             "state.db",
             "state.db-*",
             "*.sock",
+            "*.serve.lock",
+            "*.serve.log",
             "*.watch.json",
             "*.watch.json.tmp"
         ]
@@ -3880,6 +3890,189 @@ fn a_stalled_server_never_runs_a_request_twice() {
     assert!(std::fs::read_to_string(&log)
         .unwrap()
         .contains("remember in"));
+}
+
+/// The servers started in the background for `env`'s store: their process ids (a server
+/// started by a command runs where the command ran, and is named `oro-mem serve --auto`).
+fn background_servers(env: &Env) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).ok();
+            cmdline.ends_with(b"serve\0--auto\0") && cwd.as_deref() == Some(env.dir.path())
+        })
+        .collect()
+}
+
+/// Whether process `pid` runs: not gone, and not a zombie whose parent has yet to reap it
+/// (a server outlives the command that started it, and is then the init process's child).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.starts_with(" Z"))
+    })
+}
+
+/// Waits up to 30 s for server `pid` of `env`'s store to end: not running, and its files
+/// closed (the store's lock free: the last of its threads may close them after the process
+/// shows as a zombie).
+#[track_caller]
+fn wait_for_end(env: &Env, pid: u32) {
+    let lock = env.dir.path().join(".oro").join("state.db.serve.lock");
+    let started = std::time::Instant::now();
+    while running(pid) || std::fs::File::open(&lock).unwrap().try_lock().is_err() {
+        assert!(started.elapsed().as_secs() < 30, "server {pid} did not end");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Waits up to 60 s for `env`'s store to have its socket and exactly `n` background servers
+/// (a server that lost the race for the store's lock ends at once).
+#[track_caller]
+fn wait_for_servers(env: &Env, n: usize) -> Vec<u32> {
+    let socket = env.dir.path().join(".oro").join("state.db.sock");
+    let started = std::time::Instant::now();
+    loop {
+        let servers = background_servers(env);
+        if servers.len() == n && (n == 0 || socket.exists()) {
+            return servers;
+        }
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "{} background servers, not {n}; socket {}; log: {}",
+            servers.len(),
+            socket.exists(),
+            std::fs::read_to_string(env.dir.path().join(".oro").join("state.db.serve.log"))
+                .unwrap_or_default()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_hybrid_command_starts_one_server_in_the_background() {
+    let env = hybrid_env();
+    for text in [
+        "SQLite lock contention: a second writer waits for the first to commit",
+        "Run rustfmt before committing Rust code",
+        "Makefiles need tabs, not spaces, before recipe lines",
+    ] {
+        env.ok(&["remember", text, "--type", "gotcha"]);
+    }
+    assert!(background_servers(&env).is_empty(), "manual: none started");
+    let args = ["recall", "database writers waiting", "--no-touch", "--json"];
+    let alone = stdout(
+        &env.cmd(&args)
+            .env("ORO_MEM_SERVER", "off")
+            .output()
+            .unwrap(),
+    );
+    assert!(alone.contains("SQLite"), "{alone}");
+    let auto = |bin: &Path| {
+        let out = env
+            .cmd_of(bin, &args)
+            .env_remove("ORO_MEM_SERVER")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        eprintln!("{}", stderr(&out));
+        stdout(&out)
+    };
+
+    // Two first calls at once answer by themselves and leave one server.
+    let firsts: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| scope.spawn(|| auto(Path::new(BIN))))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for first in &firsts {
+        assert_eq!(first, &alone);
+    }
+    let server = wait_for_servers(&env, 1)[0];
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert_eq!(background_servers(&env), [server], "one server");
+    let log = env.dir.path().join(".oro").join("state.db.serve.log");
+    let logged = || std::fs::read_to_string(&log).unwrap();
+    assert_eq!(logged().matches("model loaded").count(), 1, "{}", logged());
+
+    // The next call is the server's, with the same answer.
+    assert_eq!(auto(Path::new(BIN)), alone);
+    assert_eq!(
+        logged().matches("oro-mem: recall in").count(),
+        1,
+        "{}",
+        logged()
+    );
+    let out = env.run(&["serve"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("already serves"), "{}", stderr(&out));
+
+    // Another build of oro-mem is declined and stops the server; its next call starts one of
+    // its own build.
+    let copy = env.dir.path().join("oro-mem-copy");
+    std::fs::copy(BIN, &copy).unwrap();
+    assert_eq!(auto(&copy), alone);
+    wait_for_end(&env, server);
+    assert_eq!(
+        logged().matches("oro-mem: recall in").count(),
+        1,
+        "declined"
+    );
+    assert_eq!(auto(&copy), alone);
+    let server = wait_for_servers(&env, 1)[0];
+    assert_eq!(
+        std::fs::read_link(format!("/proc/{server}/exe")).unwrap(),
+        copy.canonicalize().unwrap()
+    );
+    assert!(logged().contains("started by a command"), "{}", logged());
+
+    // A server killed costs the next call nothing but the time to answer it here.
+    let killed = Command::new("kill")
+        .args(["-KILL", &server.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    wait_for_end(&env, server);
+    assert_eq!(auto(Path::new(BIN)), alone);
+    let server = wait_for_servers(&env, 1)[0];
+    assert_eq!(auto(Path::new(BIN)), alone);
+
+    // Gone with its store.
+    std::fs::remove_file(env.db()).unwrap();
+    wait_for_end(&env, server);
+}
+
+#[test]
+fn no_server_is_started_in_fts_mode_or_when_turned_off() {
+    let env = Env::new();
+    env.ok(&["remember", "Run rustfmt before committing Rust code"]);
+    let config = env.dir.path().join(".oro").join("config.toml");
+    for (config_text, switch) in [
+        ("mode = \"fts\"\n", None),
+        ("mode = \"hybrid\"\n[serve]\nauto_start = false\n", None),
+        ("mode = \"hybrid\"\n", Some("off")),
+        ("mode = \"hybrid\"\n", Some("MANUAL")),
+    ] {
+        std::fs::write(&config, config_text).unwrap();
+        let mut cmd = env.cmd(&["recall", "rustfmt"]);
+        match switch {
+            Some(value) => cmd.env("ORO_MEM_SERVER", value),
+            None => cmd.env_remove("ORO_MEM_SERVER"),
+        };
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stdout(&out).contains("rustfmt"));
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(
+            background_servers(&env).is_empty(),
+            "{config_text} {switch:?}"
+        );
+    }
 }
 
 #[test]

@@ -352,6 +352,7 @@ pub const KEYS: &[Key] = &[
         |c| c.serve.idle_minutes,
         |c, v| c.serve.idle_minutes = v,
     ),
+    flag("serve.auto_start", |c, v| c.serve.auto_start = v),
     whole(
         "memory.max_bytes",
         Domain::Count,

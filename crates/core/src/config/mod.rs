@@ -733,11 +733,17 @@ impl Default for ConsolidateConfig {
 pub struct ServeConfig {
     /// The server stops after this many minutes without a request; 0: never.
     pub idle_minutes: f64,
+    /// A hybrid- or vector-mode command that finds no server starts one in the background
+    /// (and answers by itself that once).
+    pub auto_start: bool,
 }
 
 impl Default for ServeConfig {
     fn default() -> ServeConfig {
-        ServeConfig { idle_minutes: 30.0 }
+        ServeConfig {
+            idle_minutes: 30.0,
+            auto_start: true,
+        }
     }
 }
 
