@@ -21,7 +21,7 @@
 //! and never runs the command itself, unless the command only reads (then a server that
 //! failed costs only time).
 //!
-//! A hybrid-mode command that finds no server starts one in the background ([`start`]) and
+//! A hybrid-mode command that finds no server starts one in the background ([`Start`]) and
 //! answers by itself that once. One server per store: a server holds the store's lock file
 //! (`serve.lock`) for as long as it runs, so that of commands starting one at once, one
 //! server serves and the others end before loading the model. A server serves clients of its
