@@ -242,8 +242,13 @@ pub struct RememberArgs {
     /// Store even if it duplicates an existing memory
     #[arg(long)]
     pub no_dedup: bool,
+    /// Store it as the newer version of these memories (ids, comma-separated or repeated):
+    /// they are kept, marked superseded by it, and no longer recalled (`memories restore`
+    /// undoes it). No duplicate check: it may repeat most of their words
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub supersedes: Vec<i64>,
     /// Exit with status 3 when the memory is not stored because it duplicates one (skipped,
-    /// or merged into it)
+    /// or merged into it); stored as a newer version is stored
     #[arg(long)]
     pub strict: bool,
     /// Print the outcome as JSON

@@ -26,7 +26,7 @@ pub(crate) struct Tally {
 impl Tally {
     pub(crate) fn add(&mut self, o: &WriteOutcome) {
         match o {
-            WriteOutcome::Inserted { .. } => self.stored += 1,
+            WriteOutcome::Inserted { .. } | WriteOutcome::Updated { .. } => self.stored += 1,
             WriteOutcome::Merged { .. } => self.merged += 1,
             WriteOutcome::Skipped { .. } => self.skipped += 1,
         }

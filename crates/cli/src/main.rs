@@ -484,6 +484,15 @@ fn read_content(arg: &str, input: &mut dyn Read) -> Result<String> {
 fn describe(outcome: &WriteOutcome) -> String {
     match outcome {
         WriteOutcome::Inserted { id } => format!("inserted as id {id}"),
+        WriteOutcome::Updated { id, supersedes } => format!(
+            "inserted as id {id}, superseding id{} {}",
+            if supersedes.len() == 1 { "" } else { "s" },
+            supersedes
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         WriteOutcome::Merged {
             into, confidence, ..
         } => format!("merged into id {into} (confidence raised to {confidence})"),
@@ -506,6 +515,7 @@ fn remember(ctx: &mut Ctx, a: &args::RememberArgs, io: &mut Io<'_>) -> Result<()
     m.files = a.files.clone();
     m.entities = a.entities.clone();
     m.pinned = a.pin;
+    m.supersedes = a.supersedes.clone();
     if let Some(json) = &a.metadata {
         match serde_json::from_str(json) {
             Ok(serde_json::Value::Object(map)) => m.metadata = map,
@@ -514,13 +524,21 @@ fn remember(ctx: &mut Ctx, a: &args::RememberArgs, io: &mut Io<'_>) -> Result<()
         }
     }
     let dedup = dedup_config(ctx.engine.config(), a.no_dedup);
-    let outcome = ctx.remember(vec![(m, None)], &dedup, io.err)?.outcomes[0];
+    let outcome = ctx
+        .remember(vec![(m, None)], &dedup, io.err)?
+        .outcomes
+        .remove(0);
     if a.json {
         writeln!(io.out, "{}", serde_json::to_string(&outcome)?)?;
     } else {
         writeln!(io.out, "{}", describe(&outcome))?;
     }
-    if a.strict && !matches!(outcome, WriteOutcome::Inserted { .. }) {
+    if a.strict
+        && !matches!(
+            outcome,
+            WriteOutcome::Inserted { .. } | WriteOutcome::Updated { .. }
+        )
+    {
         return Err(Exit(EXIT_DUPLICATE).into());
     }
     Ok(())
@@ -787,6 +805,64 @@ fn every_memory(ctx: &Ctx, ids: &[i64], done: &str) -> Result<Vec<oro_mem_core::
     Ok(found)
 }
 
+/// The versions of the fact `m` holds, oldest first by creation: the memories it superseded
+/// and those they superseded in turn, `m`, and the newer versions that superseded it, each
+/// once. Just `m` when it neither superseded nor was superseded.
+fn versions(
+    store: &dyn oro_mem_core::store::MemoryStore,
+    m: &oro_mem_core::Memory,
+) -> Result<Vec<oro_mem_core::Memory>> {
+    let mut older: Vec<oro_mem_core::Memory> = Vec::new();
+    if store.count(&Filter {
+        status: Some(Status::Superseded),
+        namespace: Some(m.namespace.clone()),
+        ..Filter::default()
+    })? > 0
+    {
+        let mut superseded = Vec::new();
+        store.for_each(
+            &Filter {
+                status: Some(Status::Superseded),
+                namespace: Some(m.namespace.clone()),
+                ..Filter::default()
+            },
+            &mut |s| {
+                superseded.push(s);
+                Ok(())
+            },
+        )?;
+        // Those superseded by `m`, then by them, and so on.
+        let mut newer = vec![m.id];
+        while let Some(id) = newer.pop() {
+            for s in superseded.iter().filter(|s| s.superseded_by == Some(id)) {
+                if s.id != m.id && !older.iter().any(|o| o.id == s.id) {
+                    newer.push(s.id);
+                    older.push(s.clone());
+                }
+            }
+        }
+    }
+    let mut all = older;
+    all.push(m.clone());
+    let mut next = m.superseded_by;
+    while let Some(id) = next {
+        if all.iter().any(|v| v.id == id) {
+            break;
+        }
+        match store.get(id) {
+            Ok(v) => {
+                next = v.superseded_by;
+                all.push(v);
+            }
+            // Forgotten since.
+            Err(e) if e.kind() == oro_mem_core::ErrorKind::NotFound => break,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    all.sort_by_key(|v| (v.created_at, v.id));
+    Ok(all)
+}
+
 fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()> {
     let now = Timestamp::now();
     match cmd {
@@ -795,10 +871,23 @@ fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()>
         MemoriesCommand::Show { id, json, no_touch } => {
             // Read in full: a use, as MCP's memory_get is.
             let m = ctx.read_in_full(*id, !no_touch, io.err)?;
+            let versions = versions(&*ctx.store, &m)?;
             if *json {
-                writeln!(io.out, "{}", serde_json::to_string_pretty(&m)?)?;
+                let mut value = serde_json::to_value(&m)?;
+                let supersedes: Vec<i64> = versions
+                    .iter()
+                    .filter(|v| v.superseded_by == Some(m.id))
+                    .map(|v| v.id)
+                    .collect();
+                if let (false, Some(object)) = (supersedes.is_empty(), value.as_object_mut()) {
+                    object.insert("supersedes".into(), supersedes.into());
+                }
+                writeln!(io.out, "{}", serde_json::to_string_pretty(&value)?)?;
             } else {
                 write!(io.out, "{}", render::memory_details(&m, now))?;
+                if versions.len() > 1 {
+                    write!(io.out, "{}", render::versions(&versions, m.id))?;
+                }
             }
         }
         MemoriesCommand::Forget { ids, archive } => {
@@ -824,12 +913,15 @@ fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()>
                 unembedded.extend(ctx.store.set_status(m.id, Status::Active)?);
             }
             for m in &found {
-                match (m.status, m.merged_into) {
-                    (Status::Active, _) => writeln!(io.out, "{}: already active", m.id)?,
-                    (Status::Merged, Some(into)) => {
+                match (m.status, m.merged_into, m.superseded_by) {
+                    (Status::Active, ..) => writeln!(io.out, "{}: already active", m.id)?,
+                    (Status::Merged, Some(into), _) => {
                         writeln!(io.out, "restored {} (was merged into {into})", m.id)?
                     }
-                    (status, _) => writeln!(io.out, "restored {} (was {status})", m.id)?,
+                    (Status::Superseded, _, Some(by)) => {
+                        writeln!(io.out, "restored {} (was superseded by {by})", m.id)?
+                    }
+                    (status, ..) => writeln!(io.out, "restored {} (was {status})", m.id)?,
                 }
             }
             // Active again: embedded with its session's context, and those after it.
@@ -854,7 +946,7 @@ const MAX_BAD_LINES_SHOWN: usize = 20;
 
 /// The fields an import line may have: a memory to store ([`NewMemory`]'s), and those
 /// `export` writes beside them, which say where the memory was (`id`, `updated_at`).
-const IMPORT_FIELDS: [&str; 22] = [
+const IMPORT_FIELDS: [&str; 24] = [
     "access_count",
     "bead_id",
     "confidence",
@@ -873,6 +965,8 @@ const IMPORT_FIELDS: [&str; 22] = [
     "source",
     "status",
     "summary",
+    "superseded_at",
+    "superseded_by",
     "tags",
     "type",
     "updated_at",
@@ -1033,7 +1127,7 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
             .outcomes
         {
             match o {
-                WriteOutcome::Inserted { .. } => inserted += 1,
+                WriteOutcome::Inserted { .. } | WriteOutcome::Updated { .. } => inserted += 1,
                 WriteOutcome::Merged { .. } => merged += 1,
                 WriteOutcome::Skipped { .. } => skipped += 1,
             }
@@ -1204,11 +1298,12 @@ fn stats(ctx: Ctx, json: bool) -> Result<()> {
     }
     outln!("store:      {store}")?;
     outln!(
-        "memories:   {} ({} active, {} archived, {} merged, {} pinned)",
+        "memories:   {} ({} active, {} archived, {} merged, {} superseded, {} pinned)",
         s.total,
         s.active,
         s.archived,
         s.merged,
+        s.superseded,
         s.pinned
     )?;
     outln!("embedded:   {}", s.embedded)?;

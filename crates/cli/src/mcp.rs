@@ -126,6 +126,9 @@ struct RememberArgs {
     files: Option<Vec<String>>,
     /// The entities it is about (symbols, services, tools).
     entities: Option<Vec<String>>,
+    /// The ids of memories this one is the newer version of (a changed fact): they are kept,
+    /// superseded by it, and no longer found by search.
+    supersedes: Option<Vec<MemoryId>>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -238,11 +241,15 @@ impl MemoryServer {
         m.summary = a.summary;
         m.files = a.files.unwrap_or_default();
         m.entities = a.entities.unwrap_or_default();
+        m.supersedes = a.supersedes.unwrap_or_default();
         self.with(move |s| {
             let dedup = s.engine.config().dedup.clone();
             let done = s.remember(vec![(m, None)], &dedup, &mut std::io::stderr())?;
-            let mut out = match done.outcomes[0] {
+            let mut out = match &done.outcomes[0] {
                 WriteOutcome::Inserted { id } => serde_json::json!({ "stored": id }),
+                WriteOutcome::Updated { id, supersedes } => {
+                    serde_json::json!({ "stored": id, "supersedes": supersedes })
+                }
                 WriteOutcome::Merged { into, .. } => serde_json::json!({ "merged_into": into }),
                 WriteOutcome::Skipped { duplicate_of, .. } => {
                     serde_json::json!({ "duplicate_of": duplicate_of })

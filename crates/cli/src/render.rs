@@ -166,6 +166,29 @@ pub fn funnel(recall: &Recall, min_similarity: f64) -> String {
 }
 
 /// A memory in full, for `memories show`.
+/// The versions of a fact, oldest first (from `versions` in main), the one shown (`shown`)
+/// marked: each with its id, when it was stored, its status and its first line.
+pub fn versions(versions: &[Memory], shown: i64) -> String {
+    let mut out = String::from("versions:      oldest first\n");
+    for v in versions {
+        let first = v.content.lines().next().unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {} {:>5}  {}  {:<10}  {}",
+            if v.id == shown { "*" } else { " " },
+            v.id,
+            v.created_at,
+            v.status.as_str(),
+            if first.chars().count() > 80 {
+                first.chars().take(79).collect::<String>() + "…"
+            } else {
+                first.to_string()
+            }
+        );
+    }
+    out
+}
+
 pub fn memory_details(m: &Memory, now: Timestamp) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "id:            {}", m.id);
@@ -180,6 +203,16 @@ pub fn memory_details(m: &Memory, now: Timestamp) -> String {
         let _ = writeln!(
             out,
             "merged into:   {into} (`oro-mem memories restore {}` undoes it)",
+            m.id
+        );
+    }
+    if let Some(by) = m.superseded_by {
+        let _ = writeln!(
+            out,
+            "superseded by: {by}{} (`oro-mem memories restore {}` undoes it)",
+            m.superseded_at
+                .map(|t| format!(" on {t}"))
+                .unwrap_or_default(),
             m.id
         );
     }

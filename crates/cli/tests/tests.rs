@@ -1938,6 +1938,126 @@ fn killed_import_leaves_a_sound_database_with_whole_batches() {
 }
 
 #[test]
+fn a_newer_version_supersedes_the_old_one_which_is_kept_and_restorable() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "The staging API runs on port 8080",
+        "--type",
+        "fact",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&env.ok(&[
+        "remember",
+        "The staging API runs on port 9090",
+        "--type",
+        "fact",
+        "--supersedes",
+        "1",
+        "--json",
+        "--strict",
+    ]))
+    .unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"outcome": "updated", "id": 2, "supersedes": [1]})
+    );
+    assert_eq!(
+        env.ok(&[
+            "remember",
+            "The staging API runs on port 7070",
+            "--supersedes=2"
+        ]),
+        "inserted as id 3, superseding id 2\n"
+    );
+    // Recall and inject find the newest only.
+    let found = env.recall_json(&["staging API port"]);
+    assert_eq!(result_ids(&found), [3]);
+    let injected = env.ok(&["inject", "--task", "which port does the staging API use"]);
+    assert!(
+        injected.contains("7070") && !injected.contains("8080"),
+        "{injected}"
+    );
+    let superseded = env.ok(&["memories", "list", "--status", "superseded"]);
+    assert!(
+        superseded.contains("8080") && superseded.contains("9090"),
+        "{superseded}"
+    );
+
+    // The chain, oldest first, from any version.
+    let shown = env.ok(&["memories", "show", "2", "--no-touch"]);
+    assert!(shown.contains("superseded by: 3 on "), "{shown}");
+    let chain: Vec<&str> = shown
+        .lines()
+        .skip_while(|l| !l.starts_with("versions:"))
+        .skip(1)
+        .collect();
+    assert_eq!(chain.len(), 3, "{shown}");
+    for (line, (id, status, port)) in chain.iter().zip([
+        ("1", "superseded", "8080"),
+        ("2", "superseded", "9090"),
+        ("3", "active", "7070"),
+    ]) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = usize::from(words[0] == "*");
+        assert_eq!((words[at], words[at + 2]), (id, status), "{line}");
+        assert!(line.ends_with(port), "{line}");
+        assert_eq!(at == 1, id == "2", "the shown one is marked: {line}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&env.ok(&["memories", "show", "3", "--json"])).unwrap();
+    assert_eq!(json["supersedes"], serde_json::json!([2]));
+    let json: serde_json::Value =
+        serde_json::from_str(&env.ok(&["memories", "show", "1", "--json"])).unwrap();
+    assert_eq!(json["superseded_by"], 2);
+
+    // What cannot be superseded fails and stores nothing.
+    for (args, says) in [
+        (
+            vec!["--supersedes", "1"],
+            "memory 1 is already superseded by memory 2",
+        ),
+        (vec!["--supersedes", "3,99"], "no memory with id 99"),
+        (
+            vec!["--supersedes", "3", "--namespace", "other"],
+            "namespace",
+        ),
+    ] {
+        let mut all = vec!["remember", "The staging API runs on port 6060"];
+        all.extend(args);
+        let out = env.run(&all);
+        assert_eq!(out.status.code(), Some(1), "{all:?}");
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+    }
+    assert_eq!(env.count(), 3);
+    let stats = env.ok(&["stats"]);
+    assert!(
+        stats.contains("1 active, 0 archived, 0 merged, 2 superseded"),
+        "{stats}"
+    );
+
+    // Restored, a version is recalled again and superseded by nothing.
+    assert_eq!(
+        env.ok(&["memories", "restore", "2"]),
+        "restored 2 (was superseded by 3)\n"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&env.ok(&["memories", "show", "2", "--json"])).unwrap();
+    assert_eq!(
+        (json["status"].as_str(), json.get("superseded_by")),
+        (Some("active"), None)
+    );
+    let found = env.recall_json(&["staging API port"]);
+    assert_eq!(result_ids(&found).len(), 2);
+
+    // An export of it imports.
+    let exported = env.ok(&["export", "--all"]);
+    let other = Env::new();
+    let out = other.run_stdin(&["import", "-"], exported.as_bytes());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(other.count(), 3);
+}
+
+#[test]
 fn consolidate_dry_run_then_for_real() {
     let env = Env::new();
     env.ok(&[

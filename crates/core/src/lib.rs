@@ -43,7 +43,8 @@
 //! #         source: n.source, bead_id: None, worker_id: None, session: None,
 //! #         namespace: n.namespace, summary: None, files: Vec::new(), entities: Vec::new(),
 //! #         metadata: n.metadata, confidence: n.confidence, pinned: false, status: n.status,
-//! #         merged_into: None, created_at: Timestamp(0), updated_at: Timestamp(0),
+//! #         merged_into: None, superseded_by: None, superseded_at: None,
+//! #         created_at: Timestamp(0), updated_at: Timestamp(0),
 //! #         return_count: 0, access_count: 0, last_accessed: None }
 //! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())

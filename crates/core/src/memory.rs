@@ -99,6 +99,9 @@ string_enum! {
         /// Taken into another memory by consolidation ([`Memory::merged_into`]): kept, not
         /// recalled, and restorable.
         Merged => "merged",
+        /// An older version of a fact that a newer memory replaced
+        /// ([`Memory::superseded_by`]): kept with its history, not recalled, and restorable.
+        Superseded => "superseded",
     }
 }
 
@@ -149,11 +152,17 @@ pub struct Memory {
     pub confidence: f64,
     /// Pinned memories never decay.
     pub pinned: bool,
-    /// Active, archived or merged.
+    /// Active, archived, merged or superseded.
     pub status: Status,
     /// The memory it was merged into, when its status is [`Status::Merged`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_into: Option<MemoryId>,
+    /// The newer version that replaced it, when its status is [`Status::Superseded`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<MemoryId>,
+    /// When it was superseded, with [`Memory::superseded_by`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_at: Option<Timestamp>,
     /// When it was first stored.
     pub created_at: Timestamp,
     /// When it was last changed.
@@ -256,7 +265,15 @@ pub struct NewMemory {
     /// Last access carried over from elsewhere.
     #[serde(default)]
     pub last_accessed: Option<Timestamp>,
+    /// The stored memories it is the newer version of: once it is written they are
+    /// [`Status::Superseded`], linked to it. Each must be of its namespace, and active or
+    /// archived. At most [`MAX_SUPERSEDES`]; an id given twice counts once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supersedes: Vec<MemoryId>,
 }
+
+/// The most memories one memory supersedes.
+pub const MAX_SUPERSEDES: usize = 100;
 
 /// The text a memory's embedding is made from: its summary, a blank line, then its content;
 /// its content alone when it has no summary. (Both stores build the same text for
@@ -379,7 +396,14 @@ impl NewMemory {
             return_count: 0,
             access_count: 0,
             last_accessed: None,
+            supersedes: Vec::new(),
         }
+    }
+
+    /// Sets the memories it supersedes ([`NewMemory::supersedes`]).
+    pub fn supersedes(mut self, ids: impl IntoIterator<Item = MemoryId>) -> NewMemory {
+        self.supersedes = ids.into_iter().collect();
+        self
     }
 
     /// Sets the tags.
@@ -505,6 +529,14 @@ impl NewMemory {
         self.tags = normalize_tags(&self.tags);
         self.files = normalize_tags(&self.files);
         self.entities = normalize_tags(&self.entities);
+        let mut seen = std::collections::BTreeSet::new();
+        self.supersedes.retain(|id| seen.insert(*id));
+        if self.supersedes.len() > MAX_SUPERSEDES {
+            return Err(Error::invalid_input(format!(
+                "a memory supersedes at most {MAX_SUPERSEDES} memories, got {}",
+                self.supersedes.len()
+            )));
+        }
         for (what, list) in [("files", &self.files), ("entities", &self.entities)] {
             if list.len() > MAX_ABOUT {
                 return Err(Error::invalid_input(format!(
@@ -588,8 +620,9 @@ pub fn check_batch<T>(
     Ok(())
 }
 
-/// The stored memory as something to store elsewhere: everything but the id and `updated_at`
-/// is kept (times, confidence, access counts, pin, status, metadata).
+/// The stored memory as something to store elsewhere: everything but the id, `updated_at` and
+/// the links to other memories (their ids are this store's) is kept (times, confidence,
+/// access counts, pin, status, metadata).
 impl From<Memory> for NewMemory {
     fn from(m: Memory) -> NewMemory {
         NewMemory {
@@ -612,6 +645,7 @@ impl From<Memory> for NewMemory {
             return_count: m.return_count,
             access_count: m.access_count,
             last_accessed: m.last_accessed,
+            supersedes: Vec::new(),
         }
     }
 }

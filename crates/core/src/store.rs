@@ -43,13 +43,21 @@ pub enum ListOrder {
 
 /// What a write with duplicate checks did with a new memory (the engine's
 /// `remember_embedded`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum WriteOutcome {
     /// Stored as a new memory.
     Inserted {
         /// Its id.
         id: MemoryId,
+    },
+    /// Stored as a new memory, the newer version of others: they are kept, superseded by it
+    /// ([`Status::Superseded`], [`Memory::superseded_by`]).
+    Updated {
+        /// Its id.
+        id: MemoryId,
+        /// The memories it superseded, in the order given.
+        supersedes: Vec<MemoryId>,
     },
     /// A duplicate of an existing memory, whose confidence was raised to the new one's.
     Merged {
@@ -73,7 +81,7 @@ impl WriteOutcome {
     /// The id of the memory that now holds the content.
     pub fn id(&self) -> MemoryId {
         match *self {
-            WriteOutcome::Inserted { id } => id,
+            WriteOutcome::Inserted { id } | WriteOutcome::Updated { id, .. } => id,
             WriteOutcome::Merged { into, .. } => into,
             WriteOutcome::Skipped { duplicate_of, .. } => duplicate_of,
         }
@@ -107,6 +115,8 @@ pub struct Stats {
     pub archived: u64,
     /// Memories merged into others (kept, restorable).
     pub merged: u64,
+    /// Memories superseded by newer versions (kept, restorable).
+    pub superseded: u64,
     /// Pinned memories.
     pub pinned: u64,
     /// Memories with an embedding.

@@ -4,7 +4,7 @@
 use oro_mem_core::config::DedupConfig;
 use oro_mem_core::memory::{check_batch, validate_batch};
 use oro_mem_core::store::{Commit, Embedding, WriteOutcome, WriteTransaction};
-use oro_mem_core::{Memory, MemoryId, MemoryWrite, NewMemory, Result, Timestamp};
+use oro_mem_core::{Error, Memory, MemoryId, MemoryWrite, NewMemory, Result, Status, Timestamp};
 
 use crate::consolidate::says_the_same;
 
@@ -24,13 +24,20 @@ const NEIGHBOURS: usize = 5;
 /// thing is the duplicate. A duplicate more confident than the memory it repeats raises that
 /// memory's confidence to its own (merged); any other is skipped.
 ///
+/// A memory that names the memories it supersedes ([`NewMemory::supersedes`]) is their newer
+/// version: it is inserted without a duplicate check (it may repeat most of their words) and
+/// they are marked superseded by it ([`WriteTransaction::supersede`]): updated. Each must be
+/// of its namespace, and active or archived.
+///
 /// A memory inserted into the middle of its session drops the embeddings of the memories
 /// after it there, which were made without it ([`WriteTransaction::insert`]).
 ///
 /// # Errors
 ///
 /// [`ErrorKind::InvalidInput`](oro_mem_core::ErrorKind::InvalidInput) naming the bad memory
-/// or embedding (by its position in the batch);
+/// or embedding (by its position in the batch), or a memory it cannot supersede;
+/// [`ErrorKind::NotFound`](oro_mem_core::ErrorKind::NotFound) for one it supersedes that is
+/// not there;
 /// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when the store fails. Nothing is
 /// written then.
 pub fn remember_embedded(
@@ -47,10 +54,17 @@ pub fn remember_embedded(
     })?;
     let mut outcomes = Vec::new();
     store.transact(&mut |tx| {
-        outcomes = if dedup.enabled {
+        outcomes = if dedup.enabled || memories.iter().any(|m| !m.supersedes.is_empty()) {
             let mut out = Vec::with_capacity(memories.len());
             for (m, e) in memories.iter().zip(&embeddings) {
-                out.push(write_checked(tx, m, e.as_ref(), dedup, now)?);
+                out.push(if !m.supersedes.is_empty() {
+                    write_superseding(tx, m, e.as_ref(), now)?
+                } else if dedup.enabled {
+                    write_checked(tx, m, e.as_ref(), dedup, now)?
+                } else {
+                    let id = tx.insert(&[(m, e.as_ref())], now)?[0];
+                    WriteOutcome::Inserted { id }
+                });
             }
             out
         } else {
@@ -79,6 +93,55 @@ pub fn remember_batch(
     dedup: &DedupConfig,
 ) -> Result<Vec<WriteOutcome>> {
     remember_embedded(store, batch.into_iter().map(|m| (m, None)).collect(), dedup)
+}
+
+/// Writes `m` (with its embedding `e`) as the newer version of the memories it supersedes,
+/// which are checked first: each there, of `m`'s namespace, and active or archived.
+fn write_superseding(
+    tx: &mut dyn WriteTransaction,
+    m: &NewMemory,
+    e: Option<&Embedding>,
+    now: Timestamp,
+) -> Result<WriteOutcome> {
+    for &old in &m.supersedes {
+        let o = tx.memory(old)?;
+        if o.namespace != m.namespace {
+            return Err(Error::invalid_input(format!(
+                "memory {old} is in namespace {:?}, not {:?}: a memory supersedes only \
+                 memories of its own namespace",
+                o.namespace, m.namespace
+            )));
+        }
+        let why = match (o.status, o.superseded_by, o.merged_into) {
+            (Status::Active | Status::Archived, ..) => None,
+            (Status::Superseded, Some(by), _) => Some(format!(
+                "is already superseded by memory {by}; supersede that one instead"
+            )),
+            (Status::Merged, _, Some(into)) => Some(format!(
+                "was merged into memory {into}; supersede that one instead"
+            )),
+            (status, ..) => Some(format!("is {status}; restore it first")),
+        };
+        if let Some(why) = why {
+            return Err(Error::invalid_input(format!("memory {old} {why}")));
+        }
+    }
+    let id = tx.insert(&[(m, e)], now)?[0];
+    let mut left = Vec::new();
+    for &old in &m.supersedes {
+        let o = tx.memory(old)?;
+        tx.supersede(old, id, now)?;
+        if o.status == Status::Active {
+            left.push(o);
+        }
+    }
+    // The memories after them in their sessions were embedded with them before them
+    // ([`crate::Engine::remember`] embeds them again).
+    tx.unembed_after(&left.iter().collect::<Vec<_>>())?;
+    Ok(WriteOutcome::Updated {
+        id,
+        supersedes: m.supersedes.clone(),
+    })
 }
 
 /// Writes `m` (with its embedding `e`) unless it duplicates an active memory of its

@@ -126,7 +126,12 @@ impl Engine {
             None => Vec::new(),
         };
         done.outcomes = crate::dedup::remember_embedded(store, batch, dedup)?;
-        let stale = stale_after(&*store, followers, embedded_after, &done.outcomes)?;
+        let mut stale = stale_after(&*store, followers, embedded_after, &done.outcomes)?;
+        if model.is_some() {
+            stale.extend(after_superseded(&*store, &done.outcomes)?);
+            stale.sort_unstable();
+            stale.dedup();
+        }
         let again = self.reembed(store, &stale)?;
         done.reembedded = again.done;
         done.warnings.extend(again.warnings);
@@ -404,6 +409,26 @@ fn followers<S: CandidateSearch + ?Sized>(
             let at = m.created_at.unwrap_or(now);
             let next = store.next_in_session(&m.namespace, session, at)?;
             out.extend(next.into_iter().map(|id| (id, i)));
+        }
+    }
+    Ok(out)
+}
+
+/// The memories after those `outcomes` superseded in their sessions, which lost their
+/// embeddings with them (made with them among the memories before them).
+fn after_superseded<S: CandidateSearch + ?Sized>(
+    store: &S,
+    outcomes: &[WriteOutcome],
+) -> Result<Vec<MemoryId>> {
+    let mut out = Vec::new();
+    for outcome in outcomes {
+        let WriteOutcome::Updated { supersedes, .. } = outcome else {
+            continue;
+        };
+        for old in store.get_many(supersedes)? {
+            if let Some(session) = old.session.as_deref() {
+                out.extend(store.next_in_session(&old.namespace, session, old.created_at)?);
+            }
         }
     }
     Ok(out)

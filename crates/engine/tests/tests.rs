@@ -1285,13 +1285,15 @@ fn duplicates_are_merged_or_skipped(s: &mut dyn MemoryStore) {
         vec![NewMemory::new(text, MemoryType::Lesson).confidence(0.5)],
         &dedup,
     )
-    .expect("remember")[0];
+    .expect("remember")
+    .remove(0);
     let again = remember_batch(
         &mut *s,
         vec![NewMemory::new(text, MemoryType::Lesson).confidence(0.9)],
         &dedup,
     )
-    .expect("remember")[0];
+    .expect("remember")
+    .remove(0);
     assert!(
         matches!(again, WriteOutcome::Merged { into, .. } if into == first.id()),
         "a more confident duplicate merges: {again:?}"
@@ -1302,7 +1304,8 @@ fn duplicates_are_merged_or_skipped(s: &mut dyn MemoryStore) {
         vec![NewMemory::new(text, MemoryType::Lesson).confidence(0.1)],
         &dedup,
     )
-    .expect("remember")[0];
+    .expect("remember")
+    .remove(0);
     assert!(
         matches!(third, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == first.id()),
         "a less confident duplicate is skipped: {third:?}"
@@ -1318,7 +1321,8 @@ fn duplicates_are_merged_or_skipped(s: &mut dyn MemoryStore) {
         )],
         &dedup,
     )
-    .expect("remember")[0];
+    .expect("remember")
+    .remove(0);
     assert!(
         matches!(negated, WriteOutcome::Inserted { .. }),
         "a negation is stored: {negated:?}"
@@ -1331,7 +1335,8 @@ fn duplicates_are_merged_or_skipped(s: &mut dyn MemoryStore) {
         )],
         &dedup,
     )
-    .expect("remember")[0];
+    .expect("remember")
+    .remove(0);
     assert!(
         matches!(again, WriteOutcome::Skipped { duplicate_of, .. } | WriteOutcome::Merged { into: duplicate_of, .. } if duplicate_of == negated.id()),
         "a negation duplicates the negation, not the original: {again:?}"
@@ -1344,11 +1349,82 @@ fn duplicates_are_merged_or_skipped(s: &mut dyn MemoryStore) {
         vec![NewMemory::new(text, MemoryType::Lesson)],
         &dedup,
     )
-    .expect("remember")[0];
+    .expect("remember")
+    .remove(0);
     assert!(
         matches!(anew, WriteOutcome::Inserted { id } if id != first.id()),
         "an archived memory is no duplicate: {anew:?}"
     );
+}
+
+fn a_newer_version_supersedes_the_memories_it_names(s: &mut dyn MemoryStore) {
+    let fact = |text: &str| NewMemory::new(text, MemoryType::Fact);
+    for dedup in [DedupConfig::default(), off()] {
+        let ns = if dedup.enabled { "on" } else { "off" };
+        let old = remember_batch(
+            &mut *s,
+            vec![fact("Deploys use pnpm 8").namespace(ns)],
+            &dedup,
+        )
+        .expect("remember")
+        .remove(0)
+        .id();
+        // Most of its words are the old one's: stored all the same, as its newer version.
+        let new = remember_batch(
+            &mut *s,
+            vec![fact("Deploys use pnpm 9")
+                .namespace(ns)
+                .supersedes([old, old])],
+            &dedup,
+        )
+        .expect("remember")
+        .remove(0);
+        let WriteOutcome::Updated { id, supersedes } = &new else {
+            panic!("an update: {new:?}");
+        };
+        assert_eq!(supersedes, &[old], "an id given twice counts once");
+        let was = s.get(old).expect("kept");
+        assert_eq!(
+            (was.status, was.superseded_by),
+            (Status::Superseded, Some(*id))
+        );
+        assert!(was.superseded_at.is_some());
+        let active = Filter {
+            namespace: Some(ns.to_string()),
+            ..Filter::default()
+        };
+        assert_eq!(s.count(&active).expect("count"), 1);
+
+        // What cannot be superseded is said, and nothing of the batch is written.
+        let before = s.count(&Filter::default()).expect("count");
+        let newest = |ids: Vec<i64>, namespace: &str| {
+            vec![
+                fact("Deploys use pnpm 10 from now on").namespace(ns),
+                fact("Deploys use pnpm 10")
+                    .namespace(namespace)
+                    .supersedes(ids),
+            ]
+        };
+        for (ids, namespace, kind, says) in [
+            (
+                vec![old],
+                ns,
+                ErrorKind::InvalidInput,
+                "already superseded by",
+            ),
+            (vec![*id + 100], ns, ErrorKind::NotFound, "no memory"),
+            (vec![*id], "elsewhere", ErrorKind::InvalidInput, "namespace"),
+        ] {
+            let e = remember_batch(&mut *s, newest(ids, namespace), &dedup)
+                .expect_err("cannot supersede");
+            assert_eq!(e.kind(), kind, "{e}");
+            assert!(e.to_string().contains(says), "{e}");
+            assert_eq!(s.count(&Filter::default()).expect("count"), before);
+        }
+        // Restored, the old version is active again beside the new one.
+        s.set_status(old, Status::Active).expect("restore");
+        assert_eq!(s.count(&active).expect("count"), 2);
+    }
 }
 
 fn cosine_duplicates_are_caught(s: &mut dyn MemoryStore) {
@@ -1381,7 +1457,8 @@ fn cosine_duplicates_are_caught(s: &mut dyn MemoryStore) {
         vec![embedded("again", "m1", unit(1.0, 0.02))],
         &dedup,
     )
-    .expect("remember_embedded")[0];
+    .expect("remember_embedded")
+    .remove(0);
     assert!(
         matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == out[0].id()),
         "a stored near-identical embedding is a duplicate: {again:?}"
@@ -1461,11 +1538,12 @@ type StoreCheck = fn(&mut dyn MemoryStore);
 #[test]
 fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
     let mut server = TestServer::get();
-    let checks: [(&str, StoreCheck); 4] = [
+    let checks: [(&str, StoreCheck); 5] = [
         ("invalid batches", invalid_batches_write_nothing),
         ("a bad embedding", a_bad_embedding_writes_nothing),
         ("lexical duplicates", duplicates_are_merged_or_skipped),
         ("cosine duplicates", cosine_duplicates_are_caught),
+        ("updates", a_newer_version_supersedes_the_memories_it_names),
     ];
     for (what, check) in checks {
         for (name, mut s) in new_stores(&mut server) {

@@ -163,6 +163,7 @@ pub fn replay(
             Some(
                 WriteOutcome::Merged { similarity, .. } | WriteOutcome::Skipped { similarity, .. },
             ) => (Label::Duplicate, Some(similarity)),
+            Some(WriteOutcome::Updated { .. }) => (Label::Update, None),
             Some(WriteOutcome::Inserted { .. }) | None => (Label::Distinct, None),
         };
         decided.push(Decided {

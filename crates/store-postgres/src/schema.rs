@@ -162,6 +162,12 @@ const MIGRATIONS: &[&str] = &[
         ADD CONSTRAINT memories_type_check
             CHECK (type IN ('lesson','decision','gotcha','pattern','preference','fact'));
     "#,
+    // 5: knowledge updates: a superseded memory's newer version and when it was replaced.
+    r#"
+    ALTER TABLE memories
+        ADD COLUMN IF NOT EXISTS superseded_by bigint,
+        ADD COLUMN IF NOT EXISTS superseded_at bigint;
+    "#,
 ];
 
 /// The advisory lock every writer of this schema holds for its transaction, so that duplicate

@@ -47,10 +47,10 @@ impl<T> Context<T> for std::result::Result<T, postgres::Error> {
 pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.content, m.type, m.tags, m.source, m.bead_id, \
      m.worker_id, m.namespace, m.metadata, m.confidence, m.pinned, m.status, m.created_at, \
      m.updated_at, m.access_count, m.last_accessed, m.session, m.summary, m.files, m.entities, \
-     m.return_count, m.merged_into";
+     m.return_count, m.merged_into, m.superseded_by, m.superseded_at";
 
 /// Number of columns in [`MEMORY_COLUMNS`].
-pub(crate) const MEMORY_COLUMN_COUNT: usize = 22;
+pub(crate) const MEMORY_COLUMN_COUNT: usize = 24;
 
 fn bad_row(what: &str, e: impl std::fmt::Display) -> Error {
     Error::new(
@@ -82,6 +82,11 @@ pub(crate) fn memory_from_row(row: &Row) -> Result<Memory> {
         pinned: row.try_get(10).context("cannot read memory")?,
         status: get(11)?.parse().map_err(|e| bad_row("status", e))?,
         merged_into: row.try_get(21).context("cannot read memory")?,
+        superseded_by: row.try_get(22).context("cannot read memory")?,
+        superseded_at: row
+            .try_get::<_, Option<i64>>(23)
+            .context("cannot read memory")?
+            .map(Timestamp),
         created_at: Timestamp(row.try_get(12).context("cannot read memory")?),
         updated_at: Timestamp(row.try_get(13).context("cannot read memory")?),
         return_count: (returned.max(0) as u64).min(MAX_ACCESS_COUNT),
@@ -479,7 +484,8 @@ impl Store {
                         (SELECT max(version) FROM oro_mem_schema), \
                         (SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::int8 FROM pg_class c \
                          WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'), \
-                        count(*) FILTER (WHERE status = 'merged') \
+                        count(*) FILTER (WHERE status = 'merged'), \
+                        count(*) FILTER (WHERE status = 'superseded') \
                  FROM memories",
                 &[],
             )
@@ -497,6 +503,7 @@ impl Store {
             active: count(1),
             archived: count(2),
             merged: count(9),
+            superseded: count(10),
             pinned: count(3),
             embedded: count(4),
             embedded_by_model: pairs(
@@ -572,10 +579,13 @@ impl Store {
         self.writing(|tx| {
             let place = Place::read(tx, id)?
                 .ok_or_else(|| Error::not_found(format!("no memory with id {id}")))?;
-            // A memory that is not merged is merged into nothing (restored, or archived).
+            // A memory that is not merged is merged into nothing (restored, or archived),
+            // and one not superseded is superseded by nothing.
             tx.execute(
                 "UPDATE memories SET status = $2, updated_at = $3, \
-                   merged_into = CASE WHEN $2 = 'merged' THEN merged_into END \
+                   merged_into = CASE WHEN $2 = 'merged' THEN merged_into END, \
+                   superseded_by = CASE WHEN $2 = 'superseded' THEN superseded_by END, \
+                   superseded_at = CASE WHEN $2 = 'superseded' THEN superseded_at END \
                  WHERE id = $1",
                 &[&id, &status.as_str(), &Timestamp::now().as_second()],
             )

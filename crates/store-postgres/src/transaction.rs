@@ -203,6 +203,19 @@ impl WriteTransaction for Writing<'_, '_> {
         fold_into(self.tx, self.analyzer, keep, drop)
     }
 
+    fn supersede(&mut self, old: MemoryId, by: MemoryId, now: Timestamp) -> Result<()> {
+        self.release()?;
+        // Kept: its postings and vector stay, as an archived memory's do.
+        self.tx
+            .execute(
+                "UPDATE memories SET status = 'superseded', superseded_by = $2, \
+                   superseded_at = $3, updated_at = $3 WHERE id = $1",
+                &[&old, &by, &now.as_second()],
+            )
+            .context("cannot mark the memory superseded")?;
+        Ok(())
+    }
+
     fn stale(&mut self, below: f64, unused_since: Timestamp) -> Result<Vec<MemoryId>> {
         Ok(self
             .tx

@@ -9,10 +9,10 @@ use rusqlite::Row;
 pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.content, m.type, m.tags, m.source, m.bead_id, \
      m.worker_id, m.namespace, m.metadata, m.confidence, m.pinned, m.status, m.created_at, \
      m.updated_at, m.access_count, m.last_accessed, m.session, m.summary, m.files, m.entities, \
-     m.return_count, m.merged_into";
+     m.return_count, m.merged_into, m.superseded_by, m.superseded_at";
 
 /// Number of columns in [`MEMORY_COLUMNS`].
-pub(crate) const MEMORY_COLUMN_COUNT: usize = 22;
+pub(crate) const MEMORY_COLUMN_COUNT: usize = 24;
 
 fn conversion<E>(col: usize, ty: Type) -> impl FnOnce(E) -> rusqlite::Error
 where
@@ -55,6 +55,8 @@ pub(crate) fn memory_from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
         pinned: row.get(10)?,
         status: text(11)?.parse().map_err(conversion(11, Type::Text))?,
         merged_into: row.get(21)?,
+        superseded_by: row.get(22)?,
+        superseded_at: row.get::<_, Option<i64>>(23)?.map(Timestamp),
         created_at: Timestamp(row.get(12)?),
         updated_at: Timestamp(row.get(13)?),
         return_count: access_count(row.get_ref(20)?),

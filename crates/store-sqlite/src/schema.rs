@@ -136,6 +136,9 @@ const MIGRATIONS: &[&str] = &[
     // 11: the `fact` type (versions, commands, paths, architecture: what updates change).
     // Made by `add_fact`.
     "",
+    // 12: knowledge updates: a superseded memory's newer version (`superseded_by`) and when
+    // it was replaced (`superseded_at`). Made by `add_superseded`.
+    "",
 ];
 
 /// The schema version this build writes.
@@ -156,6 +159,7 @@ fn step_to(version: u32) -> Option<fn(&Connection) -> oro_mem_core::Result<()>> 
         9 => Some(add_about),
         10 => Some(add_merged),
         11 => Some(add_fact),
+        12 => Some(add_superseded),
         _ => None,
     }
 }
@@ -247,6 +251,15 @@ fn add_merged(conn: &Connection) -> oro_mem_core::Result<()> {
     )
     .context(context)?;
     add_column(conn, "merged_into", "INTEGER").context(context)?;
+    Ok(())
+}
+
+/// Migration 12: the columns of a superseded memory, its newer version and when it was
+/// replaced (the `superseded` status is allowed from schema 10). Runs again over what it made.
+fn add_superseded(conn: &Connection) -> oro_mem_core::Result<()> {
+    let context = "cannot add the superseded columns";
+    add_column(conn, "superseded_by", "INTEGER").context(context)?;
+    add_column(conn, "superseded_at", "INTEGER").context(context)?;
     Ok(())
 }
 

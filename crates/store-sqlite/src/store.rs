@@ -73,24 +73,30 @@ pub(crate) const FIELDS_FROM: u32 = 9;
 /// The first schema with the `merged_into` column (and the `merged` status).
 pub(crate) const MERGED_FROM: u32 = 10;
 
-/// Lets this build read a schema from before version 10 (no `merged_into` column; before
-/// version 9, no `summary`, `files`, `entities` or `return_count` either; before version 8,
-/// no `session`) without writing to it: a
+/// The first schema with the `superseded_by` and `superseded_at` columns.
+pub(crate) const SUPERSEDED_FROM: u32 = 12;
+
+/// Lets this build read a schema from before version 12 (no `superseded_by` or
+/// `superseded_at` columns; before version 10, no `merged_into`; before version 9, no
+/// `summary`, `files`, `entities` or `return_count` either; before version 8, no `session`)
+/// without writing to it: a
 /// temporary view named `memories`, which SQLite resolves before the table of the same name,
 /// adds the missing columns as none (no memory of an older store has them), and the return
 /// count as the access count (which counted returns then). Only the connection sees it, and
 /// it lives in memory.
 pub(crate) fn shim_older_schema(conn: &Connection, version: u32) -> Result<()> {
     let missing = match version {
-        MERGED_FROM.. => return Ok(()),
-        FIELDS_FROM => "NULL AS merged_into",
+        SUPERSEDED_FROM.. => return Ok(()),
+        MERGED_FROM.. => "NULL AS superseded_by, NULL AS superseded_at",
+        FIELDS_FROM => "NULL AS merged_into, NULL AS superseded_by, NULL AS superseded_at",
         8 => {
             "NULL AS summary, '[]' AS files, '[]' AS entities, access_count AS return_count, \
-             NULL AS merged_into"
+             NULL AS merged_into, NULL AS superseded_by, NULL AS superseded_at"
         }
         _ => {
             "NULL AS session, NULL AS summary, '[]' AS files, '[]' AS entities, \
-             access_count AS return_count, NULL AS merged_into"
+             access_count AS return_count, NULL AS merged_into, NULL AS superseded_by, \
+             NULL AS superseded_at"
         }
     };
     conn.execute_batch(&format!(
@@ -697,10 +703,13 @@ impl Store {
             .context("cannot start write transaction")?;
         let place = Place::read(&tx, id)?
             .ok_or_else(|| Error::not_found(format!("no memory with id {id}")))?;
-        // A memory that is not merged is merged into nothing (restored, or archived).
+        // A memory that is not merged is merged into nothing (restored, or archived), and
+        // one not superseded is superseded by nothing.
         tx.execute(
             "UPDATE memories SET status = ?2, updated_at = ?3, \
-               merged_into = CASE WHEN ?2 = 'merged' THEN merged_into END \
+               merged_into = CASE WHEN ?2 = 'merged' THEN merged_into END, \
+               superseded_by = CASE WHEN ?2 = 'superseded' THEN superseded_by END, \
+               superseded_at = CASE WHEN ?2 = 'superseded' THEN superseded_at END \
              WHERE id = ?1",
             params![id, status.as_str(), Timestamp::now().as_second()],
         )
@@ -820,6 +829,7 @@ impl Store {
             active: one("SELECT count(*) FROM memories WHERE status = 'active'")?,
             archived: one("SELECT count(*) FROM memories WHERE status = 'archived'")?,
             merged: one("SELECT count(*) FROM memories WHERE status = 'merged'")?,
+            superseded: one("SELECT count(*) FROM memories WHERE status = 'superseded'")?,
             pinned: one("SELECT count(*) FROM memories WHERE pinned")?,
             embedded: one("SELECT count(*) FROM memories WHERE embedding IS NOT NULL")?,
             embedded_by_model: pairs(

@@ -356,6 +356,19 @@ impl WriteTransaction for Writing<'_> {
         Ok(())
     }
 
+    fn supersede(&mut self, old: MemoryId, by: MemoryId, now: Timestamp) -> Result<()> {
+        self.release()?;
+        // Kept: its vector stays, as an archived memory's does.
+        self.conn
+            .execute(
+                "UPDATE memories SET status = 'superseded', superseded_by = ?2, \
+                   superseded_at = ?3, updated_at = ?3 WHERE id = ?1",
+                params![old, by, now.as_second()],
+            )
+            .context("cannot mark the memory superseded")?;
+        Ok(())
+    }
+
     fn stale(&mut self, below: f64, unused_since: Timestamp) -> Result<Vec<MemoryId>> {
         let mut s = self
             .conn

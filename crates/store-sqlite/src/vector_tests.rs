@@ -287,10 +287,13 @@ fn cosine_duplicates_merge_like_lexical_ones() {
         vec![with_words("Alpha beta gamma delta epsilon")],
         &dedup,
     )
-    .unwrap()[0];
+    .unwrap()
+    .remove(0);
     // Same words, other order and case: identical bag-of-words vector.
     let (m, e) = with_words("epsilon DELTA gamma beta alpha");
-    let again = remember_embedded(&mut s, vec![(m.confidence(0.95), e)], &dedup).unwrap()[0];
+    let again = remember_embedded(&mut s, vec![(m.confidence(0.95), e)], &dedup)
+        .unwrap()
+        .remove(0);
     match again {
         WriteOutcome::Merged {
             into, similarity, ..
@@ -315,14 +318,18 @@ fn cosine_duplicates_merge_like_lexical_ones() {
     );
     // Another namespace is not a duplicate, nor is an embedding of another model.
     let (m, e) = with_words("alpha beta gamma delta epsilon");
-    let other = remember_embedded(&mut s, vec![(m.namespace("elsewhere"), e)], &dedup).unwrap()[0];
+    let other = remember_embedded(&mut s, vec![(m.namespace("elsewhere"), e)], &dedup)
+        .unwrap()
+        .remove(0);
     assert!(matches!(other, WriteOutcome::Inserted { .. }));
     let (m, e) = with_words("alpha beta gamma delta epsilon");
     let e = e.map(|e| Embedding {
         model: "test/other".into(),
         ..e
     });
-    let other = remember_embedded(&mut s, vec![(m, e)], &dedup).unwrap()[0];
+    let other = remember_embedded(&mut s, vec![(m, e)], &dedup)
+        .unwrap()
+        .remove(0);
     assert!(matches!(other, WriteOutcome::Inserted { .. }));
 }
 

@@ -90,6 +90,24 @@ async def run(binary, workdir, db):
             got = ok(await session.call_tool("memory_get", {"id": mid}))
             assert got["access_count"] == 2, got
 
+            # A changed fact: the newer version supersedes the old one, which search leaves out.
+            port = ok(await session.call_tool(
+                "memory_remember",
+                {"content": "The staging API runs on port 8080", "type": "fact"}))["stored"]
+            newer = ok(await session.call_tool(
+                "memory_remember",
+                {"content": "The staging API runs on port 9090", "type": "fact",
+                 "supersedes": [port]}))
+            assert newer == {"stored": newer["stored"], "supersedes": [port]}, newer
+            found = ok(await session.call_tool("memory_search", {"query": "staging API port"}))
+            assert [r["id"] for r in found["results"]] == [newer["stored"]], found
+            old = ok(await session.call_tool("memory_get", {"id": port}))
+            assert old["status"] == "superseded" and old["superseded_by"] == newer["stored"], old
+            fails(await session.call_tool(
+                "memory_remember",
+                {"content": "The staging API runs on port 7070", "supersedes": [port]}),
+                "already superseded by")
+
             # Bad arguments: tool errors that say what was wrong; the server lives on.
             fails(await session.call_tool(
                 "memory_remember", {"content": "x", "type": "bogus"}), "unknown memory type")

@@ -96,6 +96,11 @@ pub trait WriteTransaction {
     /// pin if either is pinned, and the later last access.
     fn fold_into(&mut self, keep: MemoryId, drop: &Memory) -> Result<()>;
 
+    /// Marks memory `old` superseded by memory `by` as of `now`
+    /// ([`Status::Superseded`](crate::Status::Superseded), [`Memory::superseded_by`],
+    /// [`Memory::superseded_at`]): no longer recalled, and restorable.
+    fn supersede(&mut self, old: MemoryId, by: MemoryId, now: Timestamp) -> Result<()>;
+
     /// The active memories, not pinned, of confidence below `below`, neither accessed nor
     /// created since `unused_since`, by ascending id.
     fn stale(&mut self, below: f64, unused_since: Timestamp) -> Result<Vec<MemoryId>>;

@@ -45,6 +45,8 @@ impl MemoryBuilder {
                 pinned: false,
                 status: Status::Active,
                 merged_into: None,
+                superseded_by: None,
+                superseded_at: None,
                 created_at: Timestamp(0),
                 updated_at: Timestamp(0),
                 return_count: 0,

@@ -62,6 +62,7 @@ pub fn store_conformance<S: MemoryStore>(mut make: impl FnMut() -> S) {
     vectors_made_before_their_context_changed_are_not_stored(&mut make());
     what_leaves_a_session_unembeds_what_came_after_it(&mut make());
     write_transactions_fold_find_and_archive(&mut make());
+    a_superseded_memory_keeps_its_link_until_restored(&mut make());
     everything_is_exported(&mut make());
     provisional_writes_are_seen_and_taken_back(&mut make());
     stats_count_what_is_there(&mut make());
@@ -659,6 +660,70 @@ fn what_leaves_a_session_unembeds_what_came_after_it<S: MemoryStore>(s: &mut S) 
     assert_eq!(
         (restored.status, restored.merged_into),
         (Status::Active, None)
+    );
+}
+
+fn a_superseded_memory_keeps_its_link_until_restored<S: MemoryStore>(s: &mut S) {
+    let ids = insert(
+        s,
+        vec![
+            NewMemory::new("The staging API runs on port 8080", MemoryType::Fact),
+            NewMemory::new("The staging API runs on port 9090", MemoryType::Fact),
+        ],
+    );
+    let at = Timestamp(1_700_000_000);
+    let supersede = |s: &mut S, commit: Commit| {
+        s.transact(&mut |tx| {
+            tx.supersede(ids[0], ids[1], at)?;
+            assert_eq!(
+                tx.memory(ids[0])?.status,
+                Status::Superseded,
+                "the transaction reads what it wrote"
+            );
+            Ok(commit)
+        })
+        .expect("transact");
+    };
+    supersede(s, Commit::No);
+    assert_eq!(s.get(ids[0]).expect("kept").status, Status::Active);
+    supersede(s, Commit::Yes);
+    let old = s.get(ids[0]).expect("kept, superseded");
+    assert_eq!(
+        (old.status, old.superseded_by, old.superseded_at),
+        (Status::Superseded, Some(ids[1]), Some(at))
+    );
+    assert_eq!(s.get(ids[1]).expect("the newer").status, Status::Active);
+    let found = s
+        .lexical_candidates("staging port", &Filter::default(), 10)
+        .expect("search");
+    assert_eq!(
+        found.iter().map(|(m, _)| m.id).collect::<Vec<_>>(),
+        vec![ids[1]],
+        "searches read active memories only"
+    );
+    let superseded = Filter {
+        status: Some(Status::Superseded),
+        ..Filter::default()
+    };
+    assert_eq!(s.count(&superseded).expect("count"), 1);
+    assert_eq!(s.stats().expect("stats").superseded, 1);
+    // Archived, it is superseded by nothing; restored, active again.
+    s.set_status(ids[0], Status::Archived).expect("archive");
+    let archived = s.get(ids[0]).expect("archived");
+    assert_eq!(
+        (archived.superseded_by, archived.superseded_at),
+        (None, None)
+    );
+    supersede(s, Commit::Yes);
+    s.set_status(ids[0], Status::Active).expect("restore");
+    let restored = s.get(ids[0]).expect("restored");
+    assert_eq!(
+        (
+            restored.status,
+            restored.superseded_by,
+            restored.superseded_at
+        ),
+        (Status::Active, None, None)
     );
 }
 
