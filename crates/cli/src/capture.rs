@@ -1,6 +1,6 @@
 //! `extract` and `merge`: memories from an agent's output, and from a worker's store.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
@@ -8,7 +8,8 @@ use crate::extract::{extract as find_memories, Extraction, Rejected};
 use anyhow::{bail, Context, Result};
 use oro_mem_core::memory::before_each;
 use oro_mem_core::store::{Embedding, MemoryStore, OtherMemory, WriteOutcome};
-use oro_mem_core::{Filter, NewMemory, Status, Timestamp};
+use oro_mem_core::{Filter, MemoryId, NewMemory, Status, Timestamp};
+use oro_mem_engine::{link_versions, VersionLink};
 use serde::Serialize;
 
 use crate::args::{ExtractArgs, MergeArgs};
@@ -191,13 +192,18 @@ struct Merged {
     /// Embeddings copied rather than made again.
     reused: usize,
     reembedded: usize,
+    /// Memories here superseded by a newer version the other store holds.
+    superseded: usize,
 }
 
 /// Copies the memories of `theirs` this store lacks, in one transaction (nothing with
 /// `dry_run`). Exactly the same memory (namespace, type and content) is never copied twice,
 /// whatever the dedup settings; near-duplicates are left to the usual duplicate checks. The
 /// other store's embeddings of the model this store uses are written, not made again, unless
-/// a copied memory of a session now follows other memories than it did there.
+/// a copied memory of a session now follows other memories than it did there. A memory
+/// superseded there by another is superseded here by that one's copy, as
+/// [`oro_mem_engine::link_versions`] allows: a newer version supersedes an older one, never
+/// the reverse.
 fn copy_missing(ctx: &mut Ctx, theirs: Vec<OtherMemory>, dry_run: bool) -> Result<Merged> {
     // The other store's embeddings of memories of a session were made with the memories
     // before them there.
@@ -207,10 +213,26 @@ fn copy_missing(ctx: &mut Ctx, theirs: Vec<OtherMemory>, dry_run: bool) -> Resul
     );
     let ours = exact_keys(&*ctx.store)?;
     let total = theirs.len();
+    // Each of their memories' id here (the same memory, or its copy), and their links.
+    let mut here: HashMap<MemoryId, MemoryId> = HashMap::new();
+    let versions: Vec<(MemoryId, MemoryId, Timestamp)> = theirs
+        .iter()
+        .filter_map(|o| o.superseded_by.map(|(by, at)| (o.id, by, at)))
+        .collect();
+    let mut copied_ids = Vec::new();
     let (new, made_after): (Vec<(NewMemory, Option<Embedding>)>, Vec<_>) = theirs
         .into_iter()
         .zip(made_after)
-        .filter(|(o, _)| !ours.contains(&exact_key(&o.memory)))
+        .filter(|(o, _)| match ours.get(&exact_key(&o.memory)) {
+            Some(&id) => {
+                here.insert(o.id, id);
+                false
+            }
+            None => {
+                copied_ids.push(o.id);
+                true
+            }
+        })
         .map(|(o, before)| {
             let model = o.embedding.as_ref().map(|e| e.model.clone());
             ((o.memory, o.embedding), (model, before))
@@ -246,9 +268,23 @@ fn copy_missing(ctx: &mut Ctx, theirs: Vec<OtherMemory>, dry_run: bool) -> Resul
             .collect();
         merged.reembedded += ctx.reembed_moved(&copied, &mut std::io::stderr())?;
     }
-    for o in &done.outcomes {
+    for (o, theirs) in done.outcomes.iter().zip(copied_ids) {
         merged.tally.add(o);
+        here.insert(theirs, o.id());
     }
+    let links: Vec<VersionLink> = versions
+        .iter()
+        .filter_map(|(old, by, at)| {
+            Some(VersionLink {
+                old: *here.get(old)?,
+                by: *here.get(by)?,
+                at: *at,
+            })
+        })
+        .collect();
+    let linked = link_versions(&mut *ctx.store, &links)?;
+    merged.superseded = linked.linked;
+    merged.reembedded += ctx.reembed(&linked.unembedded, &mut std::io::stderr())?;
     Ok(merged)
 }
 
@@ -261,16 +297,25 @@ fn exact_key(m: &NewMemory) -> (String, String, String) {
     )
 }
 
-/// The [`exact_key`] of every active or archived memory of `store`.
-fn exact_keys(store: &dyn MemoryStore) -> Result<HashSet<(String, String, String)>> {
-    let mut keys = HashSet::new();
-    for status in [Status::Active, Status::Archived] {
+/// The [`exact_key`] of every memory of `store`, whatever its status (a memory superseded or
+/// merged here is not copied back), with its id (the lowest of several).
+fn exact_keys(store: &dyn MemoryStore) -> Result<HashMap<(String, String, String), MemoryId>> {
+    let mut keys = HashMap::new();
+    for status in [
+        Status::Active,
+        Status::Archived,
+        Status::Merged,
+        Status::Superseded,
+    ] {
         let filter = Filter {
             status: Some(status),
             ..Filter::default()
         };
         store.for_each(&filter, &mut |m| {
-            keys.insert((m.namespace, m.memory_type.to_string(), m.content));
+            let key = (m.namespace, m.memory_type.to_string(), m.content);
+            keys.entry(key)
+                .and_modify(|id: &mut MemoryId| *id = (*id).min(m.id))
+                .or_insert(m.id);
             Ok(())
         })?;
     }
@@ -286,6 +331,7 @@ fn print_merged(other: &str, m: &Merged, dry_run: bool, json: bool) -> std::io::
         ref tally,
         reused,
         reembedded,
+        superseded,
     } = *m;
     if json {
         let mut v = serde_json::json!({
@@ -301,6 +347,7 @@ fn print_merged(other: &str, m: &Merged, dry_run: bool, json: bool) -> std::io::
             v["skipped"] = tally.skipped.into();
             v["embeddings_reused"] = reused.into();
             v["reembedded"] = reembedded.into();
+            v["superseded"] = superseded.into();
         }
         outln!("{v}")?;
     } else if dry_run {
@@ -311,7 +358,7 @@ fn print_merged(other: &str, m: &Merged, dry_run: bool, json: bool) -> std::io::
     } else {
         outln!(
             "{other}: {total} memories, {present} already here; copied {}, merged {} into \
-             near-duplicates, skipped {} duplicates{}{}",
+             near-duplicates, skipped {} duplicates{}{}{}",
             tally.stored,
             tally.merged,
             tally.skipped,
@@ -325,6 +372,11 @@ fn print_merged(other: &str, m: &Merged, dry_run: bool, json: bool) -> std::io::
                     "; {reembedded} memories embedded again with the memories now before \
                      them in their session"
                 )
+            } else {
+                String::new()
+            },
+            if superseded > 0 {
+                format!("; {superseded} superseded here by newer versions")
             } else {
                 String::new()
             }

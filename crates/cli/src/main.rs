@@ -50,7 +50,7 @@ mod serve;
 mod stores;
 mod watch;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -62,7 +62,7 @@ use oro_mem_core::store::{Embedding, ListOrder, WriteOutcome};
 use oro_mem_core::{
     Config, Filter, MemoryType, MetaCondition, Near, NewMemory, Query, Source, Status, Timestamp,
 };
-use oro_mem_engine::{Answer, Engine, Remembered};
+use oro_mem_engine::{Answer, Engine, Remembered, VersionLink};
 
 use crate::args::{Cli, Command, FilterArgs, Format, MemoriesCommand, Sort};
 use crate::stores::{Access, AnyStore, Db};
@@ -194,10 +194,11 @@ impl Ctx {
     /// Embeds `ids` again through the engine (in hybrid mode): memories whose embeddings the
     /// store dropped when a memory before them in their session was archived, reactivated
     /// or deleted. What could not be done is a line on `err`; `oro-mem embed` does it later.
-    fn reembed(&mut self, ids: &[oro_mem_core::MemoryId], err: &mut dyn Write) -> Result<()> {
+    /// Returns how many were embedded.
+    fn reembed(&mut self, ids: &[oro_mem_core::MemoryId], err: &mut dyn Write) -> Result<usize> {
         let done = self.engine.reembed(&mut self.store, ids)?;
         warn_left(&done, err)?;
-        Ok(())
+        Ok(done.done)
     }
 
     /// Embeds again the memories of `made_after` whose memories before them in their session
@@ -805,9 +806,9 @@ fn every_memory(ctx: &Ctx, ids: &[i64], done: &str) -> Result<Vec<oro_mem_core::
     Ok(found)
 }
 
-/// The versions of the fact `m` holds, oldest first by creation: the memories it superseded
-/// and those they superseded in turn, `m`, and the newer versions that superseded it, each
-/// once. Just `m` when it neither superseded nor was superseded.
+/// The versions of the fact `m` holds, oldest first: the memories it superseded and those they
+/// superseded in turn (the furthest back first, then by creation), `m`, and the newer
+/// versions that superseded it, each once. Just `m` when it neither superseded nor was superseded.
 fn versions(
     store: &dyn oro_mem_core::store::MemoryStore,
     m: &oro_mem_core::Memory,
@@ -831,16 +832,28 @@ fn versions(
                 Ok(())
             },
         )?;
-        // Those superseded by `m`, then by them, and so on.
-        let mut newer = vec![m.id];
-        while let Some(id) = newer.pop() {
+        // Those superseded by `m`, then by them, and so on, with how far back each is.
+        let mut newer = vec![(m.id, 0)];
+        let mut depth = Vec::new();
+        while let Some((id, d)) = newer.pop() {
             for s in superseded.iter().filter(|s| s.superseded_by == Some(id)) {
                 if s.id != m.id && !older.iter().any(|o| o.id == s.id) {
-                    newer.push(s.id);
+                    newer.push((s.id, d + 1));
+                    depth.push(d + 1);
                     older.push(s.clone());
                 }
             }
         }
+        // Oldest first: the furthest back first, then by creation.
+        let mut order: Vec<usize> = (0..older.len()).collect();
+        order.sort_by_key(|&i| {
+            (
+                std::cmp::Reverse(depth[i]),
+                older[i].created_at,
+                older[i].id,
+            )
+        });
+        older = order.into_iter().map(|i| older[i].clone()).collect();
     }
     let mut all = older;
     all.push(m.clone());
@@ -859,7 +872,6 @@ fn versions(
             Err(e) => return Err(e.into()),
         }
     }
-    all.sort_by_key(|v| (v.created_at, v.id));
     Ok(all)
 }
 
@@ -1009,6 +1021,53 @@ fn parse_import_line(line: &str) -> Result<(NewMemory, Option<i64>)> {
     Ok((m, exported_id))
 }
 
+/// The memory that superseded the one `export` wrote on `line`, by its exported id, and
+/// when (`superseded_by`, `superseded_at`; the line is valid: [`parse_import_line`]).
+fn superseded_in(line: &str) -> Option<(i64, Timestamp)> {
+    let value: serde_json::Value = serde_json::from_str(line).ok()?;
+    if value.get("status")?.as_str()? != Status::Superseded.as_str() {
+        return None;
+    }
+    let by = value.get("superseded_by")?.as_i64()?;
+    let at = value
+        .get("superseded_at")
+        .and_then(|t| serde_json::from_value(t.clone()).ok())
+        .unwrap_or_else(Timestamp::now);
+    Some((by, at))
+}
+
+/// What makes an imported memory that is not active exactly one of a store's: namespace,
+/// type, content and status.
+fn inactive_key(m: &NewMemory) -> (String, String, String, Status) {
+    (
+        m.namespace.clone(),
+        m.memory_type.to_string(),
+        m.content.clone(),
+        m.status,
+    )
+}
+
+/// Adds the [`inactive_key`] of every memory of `store` that is not active to `keys`, with its
+/// id (the lowest of several).
+fn inactive_keys(
+    store: &dyn oro_mem_core::store::MemoryStore,
+    keys: &mut HashMap<(String, String, String, Status), i64>,
+) -> Result<()> {
+    for status in [Status::Archived, Status::Merged, Status::Superseded] {
+        let filter = Filter {
+            status: Some(status),
+            ..Filter::default()
+        };
+        store.for_each(&filter, &mut |m| {
+            let key = (m.namespace, m.memory_type.to_string(), m.content, m.status);
+            let id = keys.entry(key).or_insert(m.id);
+            *id = (*id).min(m.id);
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
 /// `batch` without the memories whose exported id names a memory of `store` with the same
 /// content, namespace and status: copies of what is here.
 fn still_here(
@@ -1110,6 +1169,11 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
     let bar = progress(len, "importing");
     let dedup = dedup_config(ctx.engine.config(), a.no_dedup);
     let (mut inserted, mut merged, mut skipped) = (0u64, 0u64, 0u64);
+    // The memory here that holds each exported one (by its exported id), and the links
+    // between versions the lines carry (by exported ids), made once every line is written.
+    let mut here: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
+    let mut versions: Vec<(i64, i64, Timestamp)> = Vec::new();
+    let mut inactive: Option<HashMap<(String, String, String, Status), i64>> = None;
     let mut batch = Vec::with_capacity(a.batch_size);
     let mut flush = |batch: &mut Vec<(NewMemory, Option<i64>)>, ctx: &mut Ctx| -> Result<()> {
         let mut memories = std::mem::take(batch);
@@ -1118,14 +1182,43 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
             // is still here as it was: `export` then `import` into the same store changes
             // nothing (the duplicate check reads active memories only).
             let before = memories.len();
+            let exported: Vec<i64> = memories.iter().filter_map(|(_, id)| *id).collect();
             memories = still_here(&*ctx.store, memories)?;
+            for id in exported {
+                if !memories.iter().any(|(_, e)| *e == Some(id)) {
+                    here.insert(id, id);
+                }
+            }
+            // A line not active (the duplicate check reads active memories only) that is
+            // exactly a memory here of its status is a copy of it, from another store.
+            if memories.iter().any(|(m, _)| m.status != Status::Active) {
+                if inactive.is_none() {
+                    let mut keys = HashMap::new();
+                    inactive_keys(&*ctx.store, &mut keys)?;
+                    inactive = Some(keys);
+                }
+                let copies = inactive.get_or_insert_with(HashMap::new);
+                memories.retain(|(m, id)| match copies.get(&inactive_key(m)) {
+                    Some(&here_id) => {
+                        if let Some(e) = id {
+                            here.insert(*e, here_id);
+                        }
+                        false
+                    }
+                    None => true,
+                });
+            }
             skipped += (before - memories.len()) as u64;
         }
+        let exported: Vec<Option<i64>> = memories.iter().map(|(_, id)| *id).collect();
         let memories = memories.into_iter().map(|(m, _)| (m, None));
-        for o in ctx
+        let outcomes = ctx
             .remember(memories.collect(), &dedup, &mut std::io::stderr())?
-            .outcomes
-        {
+            .outcomes;
+        for (o, exported) in outcomes.into_iter().zip(exported) {
+            if let Some(e) = exported {
+                here.insert(e, o.id());
+            }
             match o {
                 WriteOutcome::Inserted { .. } | WriteOutcome::Updated { .. } => inserted += 1,
                 WriteOutcome::Merged { .. } => merged += 1,
@@ -1140,14 +1233,36 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
         if line.trim().is_empty() {
             continue;
         }
-        batch.push(parse_import_line(&line).with_context(|| format!("line {}", i + 1))?);
+        let (m, id) = parse_import_line(&line).with_context(|| format!("line {}", i + 1))?;
+        if let (Some(old), Some((by, at))) = (id, superseded_in(&line)) {
+            versions.push((old, by, at));
+        }
+        batch.push((m, id));
         if batch.len() >= a.batch_size {
             flush(&mut batch, &mut ctx)?;
         }
     }
     flush(&mut batch, &mut ctx)?;
     bar.finish_and_clear();
-    outln!("imported: {inserted} inserted, {merged} merged, {skipped} skipped")?;
+    let links: Vec<VersionLink> = versions
+        .iter()
+        .filter_map(|(old, by, at)| {
+            Some(VersionLink {
+                old: *here.get(old)?,
+                by: *here.get(by)?,
+                at: *at,
+            })
+        })
+        .collect();
+    let linked = oro_mem_engine::link_versions(&mut *ctx.store, &links)?;
+    ctx.reembed(&linked.unembedded, &mut std::io::stderr())?;
+    outln!(
+        "imported: {inserted} inserted, {merged} merged, {skipped} skipped{}",
+        match linked.linked {
+            0 => String::new(),
+            n => format!("; {n} superseded by newer versions"),
+        }
+    )?;
     Ok(())
 }
 

@@ -2049,12 +2049,95 @@ fn a_newer_version_supersedes_the_old_one_which_is_kept_and_restorable() {
     let found = env.recall_json(&["staging API port"]);
     assert_eq!(result_ids(&found).len(), 2);
 
-    // An export of it imports.
+    // An export carries the links: imported elsewhere, the versions are linked by the new
+    // ids, and importing it again adds and links nothing.
     let exported = env.ok(&["export", "--all"]);
     let other = Env::new();
-    let out = other.run_stdin(&["import", "-"], exported.as_bytes());
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(other.count(), 3);
+    other.ok(&["remember", "unrelated, so that the ids differ"]);
+    let imported = other.ok_stdin(&["import", "-"], exported.as_bytes());
+    assert_eq!(
+        imported,
+        "imported: 3 inserted, 0 merged, 0 skipped; 1 superseded by newer versions\n"
+    );
+    let status = |env: &Env, content: &str| -> (String, Option<String>) {
+        let conn = rusqlite::Connection::open(env.db()).unwrap();
+        conn.query_row(
+            "SELECT m.status, s.content FROM memories m \
+             LEFT JOIN memories s ON s.id = m.superseded_by WHERE m.content = ?1",
+            [content],
+            |r| Ok((r.get(0).unwrap(), r.get(1).unwrap())),
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        status(&other, "The staging API runs on port 8080"),
+        (
+            "superseded".to_string(),
+            Some("The staging API runs on port 9090".to_string())
+        )
+    );
+    assert_eq!(
+        other.ok_stdin(&["import", "-"], exported.as_bytes()),
+        "imported: 0 inserted, 0 merged, 3 skipped\n"
+    );
+    assert_eq!(other.count(), 4);
+
+    // A merge lets a worker's newer version supersede the older one here, never the reverse.
+    let ours = Env::new();
+    ours.ok(&[
+        "remember",
+        "The staging API runs on port 8080",
+        "--type",
+        "fact",
+    ]);
+    ours.ok(&["remember", "Deploys use pnpm 9", "--type", "fact"]);
+    let worker = Env::new();
+    worker.ok(&["remember", "Deploys use pnpm 8", "--type", "fact"]);
+    worker.ok(&[
+        "remember",
+        "Deploys use pnpm 9",
+        "--type",
+        "fact",
+        "--supersedes",
+        "1",
+    ]);
+    worker.ok(&[
+        "remember",
+        "The staging API runs on port 8080",
+        "--type",
+        "fact",
+    ]);
+    worker.ok(&[
+        "remember",
+        "The staging API runs on port 9090",
+        "--type",
+        "fact",
+        "--supersedes",
+        "3",
+    ]);
+    let merged = ours.ok(&["merge", worker.db().to_str().unwrap()]);
+    assert!(
+        merged.contains("2 superseded here by newer versions"),
+        "{merged}"
+    );
+    assert_eq!(
+        status(&ours, "The staging API runs on port 8080"),
+        (
+            "superseded".to_string(),
+            Some("The staging API runs on port 9090".to_string())
+        )
+    );
+    // Their older pnpm version is copied as it was there, superseded; ours stays current.
+    assert_eq!(status(&ours, "Deploys use pnpm 9").0, "active");
+    assert_eq!(status(&ours, "Deploys use pnpm 8").0, "superseded");
+    // The worker, merging ours back, does not bring back what it superseded.
+    let back = worker.ok(&["merge", ours.db().to_str().unwrap()]);
+    assert!(back.contains("already here; copied 0"), "{back}");
+    assert_eq!(
+        result_ids(&worker.recall_json(&["staging API port"])),
+        [4],
+        "the newest only"
+    );
 }
 
 #[test]

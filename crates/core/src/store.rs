@@ -139,11 +139,24 @@ pub struct Stats {
 /// ([`MemoryStore::for_each_embedded`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct OtherMemory {
+    /// Its id there.
+    pub id: MemoryId,
     /// The memory, ready to write here.
     pub memory: NewMemory,
+    /// The memory there that superseded it (by its id there), and when, when it is
+    /// superseded.
+    pub superseded_by: Option<(MemoryId, Timestamp)>,
     /// Its embedding there, if it had one; written as it is
     /// ([`WriteTransaction::insert`]), it spares embedding the text again.
     pub embedding: Option<Embedding>,
+}
+
+/// The memory that superseded `m` and when, when `m` is superseded and both are known.
+pub fn superseded(m: &Memory) -> Option<(MemoryId, Timestamp)> {
+    match (m.status, m.superseded_by, m.superseded_at) {
+        (crate::Status::Superseded, Some(by), Some(at)) => Some((by, at)),
+        _ => None,
+    }
 }
 
 /// A memory waiting for its embedding, as [`MemoryWrite::claim_unembedded`] hands it out.

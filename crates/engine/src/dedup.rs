@@ -95,6 +95,85 @@ pub fn remember_batch(
     remember_embedded(store, batch.into_iter().map(|m| (m, None)).collect(), dedup)
 }
 
+/// A link between two versions of a fact that another store (an export, a worker's store)
+/// held, by this store's ids: `old` was superseded by `by` at `at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VersionLink {
+    /// The older version.
+    pub old: MemoryId,
+    /// The newer version.
+    pub by: MemoryId,
+    /// When the newer one superseded it.
+    pub at: Timestamp,
+}
+
+/// What [`link_versions`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Linked {
+    /// How many links were made.
+    pub linked: usize,
+    /// The memories after a newly superseded one in its session, which lost their embeddings
+    /// (made with it among the memories before them): to embed again.
+    pub unembedded: Vec<MemoryId>,
+}
+
+/// Links the memories of `links` as versions, in one transaction of `store`, as `import` and
+/// `merge` found them elsewhere. `old` is marked superseded by
+/// `by` when both are there, of one namespace, `by` is active, and `old` is either superseded
+/// by nothing (imported superseded, its successor written after it) or active and not newer
+/// than `by` (a newer version from elsewhere supersedes the older one here, never the
+/// reverse). Any other link is passed over: `old` superseded here by another version, or
+/// archived, merged, or gone.
+///
+/// # Errors
+///
+/// [`ErrorKind::Storage`](oro_mem_core::ErrorKind::Storage) when the store fails; nothing is
+/// linked then.
+pub fn link_versions(
+    store: &mut (impl MemoryWrite + ?Sized),
+    links: &[VersionLink],
+) -> Result<Linked> {
+    let mut done = Linked::default();
+    if links.is_empty() {
+        return Ok(done);
+    }
+    store.transact(&mut |tx| {
+        let mut linked = 0;
+        let mut left = Vec::new();
+        for link in links {
+            if link.old == link.by {
+                continue;
+            }
+            let (old, by) = match (tx.memory(link.old), tx.memory(link.by)) {
+                (Ok(old), Ok(by)) => (old, by),
+                (Err(e), _) | (_, Err(e)) if e.kind() == oro_mem_core::ErrorKind::NotFound => {
+                    continue
+                }
+                (Err(e), _) | (_, Err(e)) => return Err(e),
+            };
+            let links_here = match old.status {
+                Status::Superseded => old.superseded_by.is_none(),
+                Status::Active => old.created_at <= by.created_at,
+                _ => false,
+            };
+            if !links_here || by.status != Status::Active || old.namespace != by.namespace {
+                continue;
+            }
+            tx.supersede(old.id, by.id, link.at)?;
+            if old.status == Status::Active {
+                left.push(old);
+            }
+            linked += 1;
+        }
+        done = Linked {
+            linked,
+            unembedded: tx.unembed_after(&left.iter().collect::<Vec<_>>())?,
+        };
+        Ok(Commit::Yes)
+    })?;
+    Ok(done)
+}
+
 /// Writes `m` (with its embedding `e`) as the newer version of the memories it supersedes,
 /// which are checked first: each there, of `m`'s namespace, and active or archived.
 fn write_superseding(

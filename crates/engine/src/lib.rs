@@ -68,7 +68,7 @@ pub mod testing;
 mod write;
 
 pub use consolidate::{consolidate, is_alike, keeps};
-pub use dedup::{remember_batch, remember_embedded};
+pub use dedup::{link_versions, remember_batch, remember_embedded, Linked, VersionLink};
 pub use engine::{Answer, EmbedderLoader, Engine, Gathered};
 pub use feedback::{expansion, Feedback, FeedbackRanker};
 pub use pipeline::{Abstention, Pipeline, Recall, Recalled};

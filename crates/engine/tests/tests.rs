@@ -16,8 +16,8 @@ use oro_mem_core::{
 };
 use oro_mem_engine::testing::{recall_cases, recall_fixture_dir};
 use oro_mem_engine::{
-    consolidate, embed_in_context, keeps, remember_batch, remember_embedded, CandidateSource,
-    EmbedderLoader, Engine, Found, Registry, Search, SourceContext,
+    consolidate, embed_in_context, keeps, link_versions, remember_batch, remember_embedded,
+    CandidateSource, EmbedderLoader, Engine, Found, Registry, Search, SourceContext, VersionLink,
 };
 use oro_mem_rank_vector::{normalize, Embedder};
 use oro_mem_store_postgres::testing::TestServer;
@@ -1427,6 +1427,66 @@ fn a_newer_version_supersedes_the_memories_it_names(s: &mut dyn MemoryStore) {
     }
 }
 
+fn versions_from_elsewhere_link_older_to_newer(s: &mut dyn MemoryStore) {
+    let at =
+        |second| NewMemory::new("Deploys use pnpm", MemoryType::Fact).created_at(Timestamp(second));
+    let ids: Vec<MemoryId> = remember_batch(
+        &mut *s,
+        vec![
+            at(100),
+            at(200),
+            NewMemory {
+                status: Status::Superseded,
+                ..at(300)
+            },
+            at(400).namespace("elsewhere"),
+        ],
+        &off(),
+    )
+    .expect("remember")
+    .iter()
+    .map(WriteOutcome::id)
+    .collect();
+    let link = |old, by| VersionLink {
+        old,
+        by,
+        at: Timestamp(500),
+    };
+    let linked = link_versions(
+        &mut *s,
+        &[
+            // Newer by older: never.
+            link(ids[1], ids[0]),
+            // Another namespace, a memory that is not there, itself: never.
+            link(ids[0], ids[3]),
+            link(ids[0], ids[3] + 10),
+            link(ids[0], ids[0]),
+            // A superseded memory without its successor gets it, even an older one.
+            link(ids[2], ids[1]),
+            // Older by newer.
+            link(ids[0], ids[1]),
+        ],
+    )
+    .expect("link");
+    assert_eq!(linked.linked, 2);
+    let by = |id| {
+        let m = s.get(id).expect("get");
+        (m.status, m.superseded_by, m.superseded_at)
+    };
+    assert_eq!(
+        by(ids[0]),
+        (Status::Superseded, Some(ids[1]), Some(Timestamp(500)))
+    );
+    assert_eq!(by(ids[1]).0, Status::Active);
+    assert_eq!(
+        by(ids[2]),
+        (Status::Superseded, Some(ids[1]), Some(Timestamp(500)))
+    );
+    // Linked already: a second run links nothing.
+    let again = link_versions(&mut *s, &[link(ids[0], ids[1])]).expect("link");
+    assert_eq!(again.linked, 0);
+}
+
 fn cosine_duplicates_are_caught(s: &mut dyn MemoryStore) {
     let dedup = DedupConfig {
         bm25: 2.0, // never: only the cosine rule can fire
@@ -1538,12 +1598,13 @@ type StoreCheck = fn(&mut dyn MemoryStore);
 #[test]
 fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
     let mut server = TestServer::get();
-    let checks: [(&str, StoreCheck); 5] = [
+    let checks: [(&str, StoreCheck); 6] = [
         ("invalid batches", invalid_batches_write_nothing),
         ("a bad embedding", a_bad_embedding_writes_nothing),
         ("lexical duplicates", duplicates_are_merged_or_skipped),
         ("cosine duplicates", cosine_duplicates_are_caught),
         ("updates", a_newer_version_supersedes_the_memories_it_names),
+        ("version links", versions_from_elsewhere_link_older_to_newer),
     ];
     for (what, check) in checks {
         for (name, mut s) in new_stores(&mut server) {

@@ -457,6 +457,8 @@ impl Store {
                     _ => None,
                 };
                 f(OtherMemory {
+                    id: memory.id,
+                    superseded_by: oro_mem_core::store::superseded(&memory),
                     memory: NewMemory::from(memory),
                     embedding,
                 })?;

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use oro_mem_core::memory::{CONTEXT_MEMORIES, MAX_ACCESS_COUNT};
-use oro_mem_core::store::{check_vector, Embedding, OtherMemory, ToEmbed};
+use oro_mem_core::store::{check_vector, superseded, Embedding, OtherMemory, ToEmbed};
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Status, Timestamp};
 use oro_mem_text::{self, spaced_cjk};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
@@ -332,7 +332,9 @@ fn each_embedded(
     let mut n = 0;
     while let Some(r) = rows.next().context(&format!("cannot read {shown}"))? {
         let read = || -> rusqlite::Result<OtherMemory> {
-            let memory = NewMemory::from(memory_from_row(r)?);
+            let memory = memory_from_row(r)?;
+            let (id, superseded_by) = (memory.id, superseded(&memory));
+            let memory = NewMemory::from(memory);
             let blob: Option<Vec<u8>> = r.get(MEMORY_COLUMN_COUNT)?;
             let model: Option<String> = r.get(MEMORY_COLUMN_COUNT + 1)?;
             let dim: Option<i64> = r.get(MEMORY_COLUMN_COUNT + 2)?;
@@ -344,7 +346,12 @@ fn each_embedded(
                     .map(|vector| Embedding { model, vector }),
                 _ => None,
             };
-            Ok(OtherMemory { memory, embedding })
+            Ok(OtherMemory {
+                id,
+                memory,
+                superseded_by,
+                embedding,
+            })
         };
         f(read().context(&format!("cannot read {shown}"))?)?;
         n += 1;
