@@ -287,9 +287,13 @@ pub struct FilterArgs {
     /// Only memories from these sources (comma-separated)
     #[arg(long, value_delimiter = ',')]
     pub source: Vec<String>,
-    /// active (default) or archived
+    /// active (default), archived, merged or superseded
     #[arg(long)]
     pub status: Option<String>,
+    /// Also the superseded memories: older versions of facts that changed (see `remember
+    /// --supersedes`)
+    #[arg(long)]
+    pub include_superseded: bool,
     /// Created at or after: a time (2024-05-01, RFC 3339) or a span back from now (7d, 12h)
     #[arg(long)]
     pub since: Option<String>,

@@ -453,6 +453,7 @@ fn build_filter(a: &FilterArgs, now: Timestamp) -> Result<Filter> {
         worker_id: a.worker_id.clone(),
         min_confidence: a.min_confidence,
         status: a.status.as_deref().map(str::parse).transpose()?,
+        include_superseded: a.include_superseded,
         sources: parse_list(&a.source)?,
         created_after: a
             .since

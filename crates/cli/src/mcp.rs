@@ -86,6 +86,8 @@ struct SearchArgs {
     session: Option<String>,
     /// Only memories at least this trusted, 0..1 (default: configured, 0.3).
     min_confidence: Option<f64>,
+    /// Also older versions of facts that changed (superseded memories); default false.
+    include_superseded: Option<bool>,
     /// Let older memories count less (time decay; default: configured).
     decay: Option<bool>,
     /// Token budget for the contents (default 500).
@@ -420,6 +422,7 @@ impl SearchArgs {
             namespace: self.namespace.clone(),
             session: self.session.clone(),
             min_confidence: self.min_confidence,
+            include_superseded: self.include_superseded.unwrap_or(false),
             ..Filter::default()
         })
     }

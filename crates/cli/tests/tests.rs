@@ -1977,6 +1977,10 @@ fn a_newer_version_supersedes_the_old_one_which_is_kept_and_restorable() {
         injected.contains("7070") && !injected.contains("8080"),
         "{injected}"
     );
+    let all = env.recall_json(&["staging API port", "--include-superseded"]);
+    let mut ids = result_ids(&all);
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2, 3], "{all}");
     let superseded = env.ok(&["memories", "list", "--status", "superseded"]);
     assert!(
         superseded.contains("8080") && superseded.contains("9090"),
@@ -2237,6 +2241,11 @@ fn fixtures_pass_in_fts_mode_and_simple_scoring() {
             if let Some(summary) = &m.summary {
                 args.extend(["--summary", summary.as_str()]);
             }
+            let supersedes: Vec<String> = m.supersedes.iter().map(i64::to_string).collect();
+            let supersedes = supersedes.join(",");
+            if !supersedes.is_empty() {
+                args.extend(["--supersedes", supersedes.as_str()]);
+            }
             env.ok(&args);
         }
         // The cases check ranking, not the absolute threshold of simple scoring, which BM25
@@ -2275,7 +2284,16 @@ fn fixtures_pass_in_fts_mode_and_simple_scoring() {
 fn fixtures_pass_with_the_in_memory_bm25_index() {
     for (path, case) in fixture_cases() {
         let mut index = oro_mem_rank_bm25::Bm25Index::new();
+        let superseded: Vec<i64> = case
+            .memories
+            .iter()
+            .flat_map(|m| m.supersedes.iter().copied())
+            .collect();
         for (i, m) in case.memories.iter().enumerate() {
+            if superseded.contains(&(i as i64 + 1)) {
+                // Not searched, as in a store.
+                continue;
+            }
             // The index has one field: files and entities written twice for their weight.
             let about = format!("{} {}", m.files.join(" "), m.entities.join(" "));
             let text = format!(

@@ -67,6 +67,10 @@ pub struct Filter {
     pub min_confidence: Option<f64>,
     /// This status; `None` means [`Status::Active`].
     pub status: Option<Status>,
+    /// Superseded memories too, beside those of [`Filter::status`]: older versions of facts
+    /// that changed, left out unless asked for.
+    #[serde(default)]
+    pub include_superseded: bool,
     /// Any of these sources.
     pub sources: Vec<Source>,
     /// Created at or after this time.
@@ -130,6 +134,20 @@ impl Filter {
     /// The status to match: the one set, or active.
     pub fn status_or_default(&self) -> Status {
         self.status.unwrap_or(Status::Active)
+    }
+
+    /// The statuses to match, as two (the same one twice when there is one): the one set, or
+    /// active; and superseded with [`Filter::include_superseded`].
+    pub fn statuses(&self) -> [Status; 2] {
+        let status = self.status_or_default();
+        [
+            status,
+            if self.include_superseded {
+                Status::Superseded
+            } else {
+                status
+            },
+        ]
     }
 }
 

@@ -67,6 +67,10 @@ pub struct FixtureMemory {
     /// The entities it is about.
     #[serde(default)]
     pub entities: Vec<String>,
+    /// The memories before it that it supersedes (their positions from 1): it is their newer
+    /// version.
+    #[serde(default)]
+    pub supersedes: Vec<i64>,
 }
 
 impl FixtureMemory {
@@ -84,6 +88,7 @@ impl FixtureMemory {
         .files(self.files.iter().cloned())
         .entities(self.entities.iter().cloned());
         m.summary = self.summary.clone();
+        m.supersedes = self.supersedes.clone();
         m
     }
 }

@@ -37,10 +37,17 @@ impl Params {
 /// is too long ([`Filter::check`]).
 pub(crate) fn filter_sql(filter: &Filter, params: &mut Params) -> Result<String> {
     filter.check()?;
-    let mut conds = vec![format!(
-        "m.status = {}",
-        params.add(filter.status_or_default().as_str().to_string())
-    )];
+    // One status as before, so that plans do not change; two when asked.
+    let [status, or] = filter.statuses();
+    let mut conds = vec![if status == or {
+        format!("m.status = {}", params.add(status.as_str().to_string()))
+    } else {
+        format!(
+            "m.status IN ({}, {})",
+            params.add(status.as_str().to_string()),
+            params.add(or.as_str().to_string())
+        )
+    }];
     for (column, value) in [
         ("m.namespace", &filter.namespace),
         ("m.session", &filter.session),

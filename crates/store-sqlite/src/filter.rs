@@ -32,9 +32,17 @@ impl Where {
     pub(crate) fn from_filter(filter: &Filter) -> Result<Where> {
         filter.check()?;
         let mut w = Where::default();
-        w.and("m.status = ?");
-        w.params
-            .push(Value::Text(filter.status_or_default().as_str().into()));
+        // One status as before, so that plans do not change; two when asked.
+        let [status, or] = filter.statuses();
+        w.and(if status == or {
+            "m.status = ?"
+        } else {
+            "m.status IN (?, ?)"
+        });
+        w.params.push(Value::Text(status.as_str().into()));
+        if status != or {
+            w.params.push(Value::Text(or.as_str().into()));
+        }
         for (column, value) in [
             ("m.namespace", &filter.namespace),
             ("m.session", &filter.session),

@@ -138,7 +138,7 @@ impl Store {
         if filter.is_status_only() {
             let fetch = vectors::prefilter(depth);
             let near = vectors::search(&self.conn, model, query, fetch)?;
-            let status = filter.status_or_default();
+            let [status, or] = filter.statuses();
             // One statement for every row, in id order (the rows' pages in file order).
             let mut ids: Vec<MemoryId> = near.iter().map(|&(id, _)| id).collect();
             ids.sort_unstable();
@@ -148,12 +148,19 @@ impl Store {
                 .prepare_cached(
                     "SELECT m.id, m.embedding FROM json_each(?1) j \
                      CROSS JOIN memories m ON m.id = j.value \
-                     WHERE m.status = ?2 AND m.embedding_model = ?3 AND m.confidence >= ?4",
+                     WHERE m.status IN (?2, ?5) AND m.embedding_model = ?3 \
+                     AND m.confidence >= ?4",
                 )
                 .context("cannot read embeddings")?;
             let min_confidence = filter.min_confidence.unwrap_or(0.0);
             let mut rows = stmt
-                .query(params![ids, status.as_str(), model, min_confidence])
+                .query(params![
+                    ids,
+                    status.as_str(),
+                    model,
+                    min_confidence,
+                    or.as_str()
+                ])
                 .context("cannot read embeddings")?;
             let mut top = TopK::new(depth);
             let mut v = Vec::with_capacity(query.len());
@@ -372,11 +379,11 @@ impl Store {
             "SELECT {MEMORY_COLUMNS}, -t.score, t.n FROM \
                (SELECT rowid AS id, rank AS score, count(*) OVER () AS n FROM memories_fts \
                 WHERE memories_fts MATCH ?1 ORDER BY rank LIMIT ?2) t \
-             JOIN memories m ON m.id = t.id WHERE m.status = ?3 AND m.confidence >= ?5 \
+             JOIN memories m ON m.id = t.id WHERE m.status IN (?3, ?6) AND m.confidence >= ?5 \
              ORDER BY t.score LIMIT ?4"
         );
         let mut stmt = self.conn.prepare_cached(&sql).context("cannot search")?;
-        let status = filter.status_or_default();
+        let [status, or] = filter.statuses();
         let rows = stmt
             .query_map(
                 params![
@@ -384,7 +391,8 @@ impl Store {
                     to_i64(fetch),
                     status.as_str(),
                     to_i64(depth),
-                    filter.min_confidence.unwrap_or(0.0)
+                    filter.min_confidence.unwrap_or(0.0),
+                    or.as_str()
                 ],
                 |row| {
                     let matches: i64 = row.get(MEMORY_COLUMN_COUNT + 1)?;
@@ -469,6 +477,7 @@ impl Store {
         let namespace = Filter {
             namespace: filter.namespace.clone(),
             status: filter.status,
+            include_superseded: filter.include_superseded,
             ..Filter::default()
         };
         let most = (embedded / INDEXED_SHARE as i64).max(0) as u64;
@@ -506,10 +515,17 @@ impl Store {
         let context = "cannot read a namespace's memories";
         let ids: Vec<MemoryId> = self
             .conn
-            .prepare_cached("SELECT id FROM memories WHERE namespace = ?1 AND status = ?2 LIMIT ?3")
+            .prepare_cached(
+                "SELECT id FROM memories WHERE namespace = ?1 AND status IN (?2, ?4) LIMIT ?3",
+            )
             .context(context)?
             .query_map(
-                params![namespace, filter.status_or_default().as_str(), most + 1],
+                params![
+                    namespace,
+                    filter.statuses()[0].as_str(),
+                    most + 1,
+                    filter.statuses()[1].as_str()
+                ],
                 |r| r.get(0),
             )
             .context(context)?

@@ -101,6 +101,9 @@ async def run(binary, workdir, db):
             assert newer == {"stored": newer["stored"], "supersedes": [port]}, newer
             found = ok(await session.call_tool("memory_search", {"query": "staging API port"}))
             assert [r["id"] for r in found["results"]] == [newer["stored"]], found
+            both = ok(await session.call_tool(
+                "memory_search", {"query": "staging API port", "include_superseded": True}))
+            assert {r["id"] for r in both["results"]} == {port, newer["stored"]}, both
             old = ok(await session.call_tool("memory_get", {"id": port}))
             assert old["status"] == "superseded" and old["superseded_by"] == newer["stored"], old
             fails(await session.call_tool(

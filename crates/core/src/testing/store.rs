@@ -707,6 +707,19 @@ fn a_superseded_memory_keeps_its_link_until_restored<S: MemoryStore>(s: &mut S) 
     };
     assert_eq!(s.count(&superseded).expect("count"), 1);
     assert_eq!(s.stats().expect("stats").superseded, 1);
+    let both = Filter {
+        include_superseded: true,
+        ..Filter::default()
+    };
+    assert_eq!(s.count(&both).expect("count"), 2);
+    let mut found: Vec<MemoryId> = s
+        .lexical_candidates("staging port", &both, 10)
+        .expect("search")
+        .iter()
+        .map(|(m, _)| m.id)
+        .collect();
+    found.sort_unstable();
+    assert_eq!(found, ids, "asked for, the superseded one too");
     // Archived, it is superseded by nothing; restored, active again.
     s.set_status(ids[0], Status::Archived).expect("archive");
     let archived = s.get(ids[0]).expect("archived");
