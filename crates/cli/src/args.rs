@@ -242,6 +242,10 @@ pub struct RememberArgs {
     /// Store even if it duplicates an existing memory
     #[arg(long)]
     pub no_dedup: bool,
+    /// Store it beside an older memory it would update (the same statement with values
+    /// changed), rather than superseding that one
+    #[arg(long, conflicts_with = "supersedes")]
+    pub no_supersede: bool,
     /// Store it as the newer version of these memories (ids, comma-separated or repeated):
     /// they are kept, marked superseded by it, and no longer recalled (`memories restore`
     /// undoes it). No duplicate check: it may repeat most of their words

@@ -266,6 +266,7 @@ session_context = 3.0   # embed a memory as e(text) + this x e(the two before it
 enabled = true
 bm25 = 0.7              # new content scoring > 0.7 of its self-score against a memory is a duplicate
 cosine = 0.85           # (hybrid) cosine similarity above which content is a duplicate
+updates = true          # a memory that is an older one with values changed supersedes it
 
 [consolidate]
 merge_bm25 = 0.8              # near-duplicates at or above this are merged

@@ -525,7 +525,10 @@ fn remember(ctx: &mut Ctx, a: &args::RememberArgs, io: &mut Io<'_>) -> Result<()
             Err(e) => bail!("--metadata is not valid JSON: {e}"),
         }
     }
-    let dedup = dedup_config(ctx.engine.config(), a.no_dedup);
+    let mut dedup = dedup_config(ctx.engine.config(), a.no_dedup);
+    if a.no_supersede {
+        dedup.updates = false;
+    }
     let outcome = ctx
         .remember(vec![(m, None)], &dedup, io.err)?
         .outcomes

@@ -320,25 +320,45 @@ fn a_changed_value_is_no_duplicate_and_a_reworded_statement_still_is() {
         serde_json::from_str(&env.ok(&["remember", text, "--type", "decision", "--json"])).unwrap()
     };
     // The issue's own example: the digits are no index terms, so the words alone matched.
-    for (old, new) in [
+    // The same statement with its value changed supersedes the old one; one too short to
+    // tell (two words of three the same) is stored beside it. Neither is lost.
+    for (old, new, became) in [
         (
             "The staging API runs on port 8080",
             "The staging API runs on port 9090",
+            "updated",
         ),
-        ("Deploys use pnpm 8", "Deploys use pnpm 9"),
+        ("Deploys use pnpm 8", "Deploys use pnpm 9", "updated"),
         (
             "Format with `cargo +nightly fmt --all`",
             "Format with `cargo fmt --all`",
+            "inserted",
         ),
     ] {
-        assert_eq!(outcome(old)["outcome"], "inserted", "{old}");
-        assert_eq!(outcome(new)["outcome"], "inserted", "{new} after {old}");
+        let first = outcome(old);
+        assert_eq!(first["outcome"], "inserted", "{old}");
+        let second = outcome(new);
+        assert_eq!(second["outcome"], became, "{new} after {old}");
+        if became == "updated" {
+            assert_eq!(second["supersedes"], serde_json::json!([first["id"]]));
+        }
     }
     // The same value reworded, or a value mentioned in passing dropped: still a duplicate.
     for text in ["the staging API runs on port 9090.", "Deploys use pnpm 9."] {
         assert_eq!(outcome(text)["outcome"], "skipped", "{text}");
     }
     assert_eq!(env.count(), 6);
+    // Asked not to, a new value is stored beside the old one.
+    let out = env.ok(&[
+        "remember",
+        "Deploys use pnpm 10",
+        "--type",
+        "decision",
+        "--no-supersede",
+        "--json",
+    ]);
+    assert!(out.contains(r#""outcome":"inserted""#), "{out}");
+    assert_eq!(result_ids(&env.recall_json(&["deploys pnpm"])).len(), 2);
 }
 
 #[test]
@@ -3248,6 +3268,7 @@ fn eval_replays_edits_through_the_write_path_and_scores_its_decisions() {
             let outcome: serde_json::Value = serde_json::from_str(&out).unwrap();
             let decision = match outcome["outcome"].as_str().unwrap() {
                 "inserted" => "distinct",
+                "updated" => "update",
                 "skipped" | "merged" => "duplicate",
                 other => panic!("outcome {other}"),
             };
@@ -3255,9 +3276,9 @@ fn eval_replays_edits_through_the_write_path_and_scores_its_decisions() {
         })
         .collect();
     assert_eq!(decisions, expected);
-    // The new port is not lost as a duplicate of the old (the values differ), and the
+    // The new port supersedes the old (the same statement, its value changed), and the
     // unrelated statement is left alone.
-    assert_eq!(decisions[0].1, "distinct");
+    assert_eq!(decisions[0].1, "update");
     assert_eq!(decisions[2].1, "distinct");
     let share = |label: &str, decision: &str| {
         let of: Vec<_> = decisions
@@ -3267,17 +3288,14 @@ fn eval_replays_edits_through_the_write_path_and_scores_its_decisions() {
             .collect();
         of.iter().filter(|((_, d), _)| *d == decision).count() as f64 / of.len() as f64
     };
-    assert_eq!(v["by_label"]["update"]["distinct"], 1);
-    assert_eq!(v["update_recall"], 0.0);
-    assert!(
-        v["update_precision"].is_null(),
-        "no pair was decided an update"
-    );
+    assert_eq!(v["by_label"]["update"]["update"], 1);
+    assert_eq!(v["update_recall"], 1.0);
+    assert_eq!(v["update_precision"], 1.0);
     assert_eq!(v["duplicates_caught"], share("duplicate", "duplicate"));
     assert_eq!(v["distinct_left_alone"], 1.0);
     let table = env.ok(&["eval", "--updates", file]);
     assert!(table.contains("3 pairs replayed, fts mode"), "{table}");
-    assert!(table.contains("update recall 0.00"), "{table}");
+    assert!(table.contains("update recall 1.00"), "{table}");
     // The replay writes in a scratch store, not the project's.
     assert_eq!(env.count(), 0);
 

@@ -11,6 +11,10 @@ use crate::consolidate::says_the_same;
 /// How many of a new memory's most similar memories by their words a duplicate check reads.
 const NEIGHBOURS: usize = 5;
 
+/// The lexical similarity from which an older memory may be one a new memory updates: below
+/// the duplicate threshold, as a changed path or command changes index terms too.
+const UPDATE_FLOOR: f64 = 0.5;
+
 /// Validates and stores `batch` in one transaction of `store`, each memory with its embedding
 /// if it has one, and each checked for duplicates of its namespace under `dedup`: inserted,
 /// merged into a duplicate, or skipped. All or nothing.
@@ -234,13 +238,29 @@ fn write_checked(
     now: Timestamp,
 ) -> Result<WriteOutcome> {
     let id = tx.insert_provisionally(m, e, now)?;
-    let hits = tx.similar_lexically(id, &m.content, &m.namespace, dedup.bm25, NEIGHBOURS)?;
-    let mut best = first_alike(tx, m, hits, dedup.bm25)?;
+    let updates = dedup.updates && m.status == Status::Active;
+    let floor = if updates {
+        dedup.bm25.min(UPDATE_FLOOR)
+    } else {
+        dedup.bm25
+    };
+    let hits = tx.similar_lexically(id, &m.content, &m.namespace, floor, NEIGHBOURS)?;
+    let mut best = first_alike(tx, m, hits.clone(), dedup.bm25)?;
     if let (None, Some(e)) = (&best, e) {
         let near = tx.similar_by_vector(id, &m.namespace, e)?;
         best = first_alike(tx, m, near, dedup.cosine)?;
     }
     let Some((existing, similarity)) = best else {
+        if updates {
+            if let Some(old) = first_updated(tx, m, &hits)? {
+                tx.supersede(old.id, id, now)?;
+                tx.unembed_after(&[&old])?;
+                return Ok(WriteOutcome::Updated {
+                    id,
+                    supersedes: vec![old.id],
+                });
+            }
+        }
         return Ok(WriteOutcome::Inserted { id });
     };
     tx.withdraw(id)?;
@@ -257,6 +277,22 @@ fn write_checked(
             similarity,
         })
     }
+}
+
+/// The first memory of `hits` (by descending similarity) that `m` updates: the same
+/// statement with values changed ([`oro_mem_text::changed_value`]), the same metadata.
+fn first_updated(
+    tx: &mut dyn WriteTransaction,
+    m: &NewMemory,
+    hits: &[(MemoryId, f64)],
+) -> Result<Option<Memory>> {
+    for &(other, _) in hits {
+        let o = tx.memory(other)?;
+        if o.metadata == m.metadata && oro_mem_text::changed_value(&o.content, &m.content) {
+            return Ok(Some(o));
+        }
+    }
+    Ok(None)
 }
 
 /// The memory of `hits` (by descending similarity) above `above` that `m` duplicates: its

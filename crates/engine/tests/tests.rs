@@ -1487,6 +1487,79 @@ fn versions_from_elsewhere_link_older_to_newer(s: &mut dyn MemoryStore) {
     assert_eq!(again.linked, 0);
 }
 
+fn a_changed_value_supersedes_the_statement_it_changes(s: &mut dyn MemoryStore) {
+    let dedup = DedupConfig::default();
+    let write = |s: &mut dyn MemoryStore, text: &str, dedup: &DedupConfig| {
+        remember_batch(s, vec![NewMemory::new(text, MemoryType::Fact)], dedup)
+            .expect("remember")
+            .remove(0)
+    };
+    for text in [
+        "Nightly builds run on the shared runner",
+        "Run the linter before every commit",
+        "Migrations run inside a transaction",
+        "The docs site deploys from the main branch",
+    ] {
+        write(&mut *s, text, &dedup);
+    }
+    let old = write(
+        &mut *s,
+        "The staging API listens on port 8080 behind the proxy",
+        &dedup,
+    )
+    .id();
+    let new = write(
+        &mut *s,
+        "The staging API listens on port 9090 behind the proxy",
+        &dedup,
+    );
+    assert_eq!(
+        new,
+        WriteOutcome::Updated {
+            id: new.id(),
+            supersedes: vec![old]
+        }
+    );
+    assert_eq!(s.get(old).expect("kept").superseded_by, Some(new.id()));
+    // Reworded, it is a duplicate of the newest; about something else, apart.
+    let again = write(
+        &mut *s,
+        "the staging API listens on port 9090, behind the proxy",
+        &dedup,
+    );
+    assert!(
+        matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == new.id()),
+        "{again:?}"
+    );
+    let other = write(
+        &mut *s,
+        "Nightly builds run on the shared runner at 2am",
+        &dedup,
+    );
+    assert!(
+        matches!(
+            other,
+            WriteOutcome::Skipped { .. } | WriteOutcome::Merged { .. }
+        ),
+        "{other:?}"
+    );
+    // Turned off, a new value is stored beside the old one.
+    let off = DedupConfig {
+        updates: false,
+        ..DedupConfig::default()
+    };
+    let beside = write(
+        &mut *s,
+        "The staging API listens on port 7070 behind the proxy",
+        &off,
+    );
+    assert!(
+        matches!(beside, WriteOutcome::Inserted { .. }),
+        "{beside:?}"
+    );
+    assert_eq!(s.get(new.id()).expect("kept").status, Status::Active);
+}
+
 fn cosine_duplicates_are_caught(s: &mut dyn MemoryStore) {
     let dedup = DedupConfig {
         bm25: 2.0, // never: only the cosine rule can fire
@@ -1598,13 +1671,17 @@ type StoreCheck = fn(&mut dyn MemoryStore);
 #[test]
 fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
     let mut server = TestServer::get();
-    let checks: [(&str, StoreCheck); 6] = [
+    let checks: [(&str, StoreCheck); 7] = [
         ("invalid batches", invalid_batches_write_nothing),
         ("a bad embedding", a_bad_embedding_writes_nothing),
         ("lexical duplicates", duplicates_are_merged_or_skipped),
         ("cosine duplicates", cosine_duplicates_are_caught),
         ("updates", a_newer_version_supersedes_the_memories_it_names),
         ("version links", versions_from_elsewhere_link_older_to_newer),
+        (
+            "changed values",
+            a_changed_value_supersedes_the_statement_it_changes,
+        ),
     ];
     for (what, check) in checks {
         for (name, mut s) in new_stores(&mut server) {

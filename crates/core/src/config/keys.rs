@@ -316,6 +316,7 @@ pub const KEYS: &[Key] = &[
         |c, v| c.embedding.session_context = v,
     ),
     flag("dedup.enabled", |c, v| c.dedup.enabled = v),
+    flag("dedup.updates", |c, v| c.dedup.updates = v),
     number(
         "dedup.bm25",
         Domain::Unit,

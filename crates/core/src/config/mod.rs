@@ -693,6 +693,9 @@ pub struct DedupConfig {
     pub bm25: f64,
     /// Cosine similarity above which new content is a duplicate (hybrid).
     pub cosine: f64,
+    /// With the check on, a new memory that is an active one of its namespace with values
+    /// changed supersedes it (an update).
+    pub updates: bool,
 }
 
 impl Default for DedupConfig {
@@ -701,6 +704,7 @@ impl Default for DedupConfig {
             enabled: true,
             bm25: 0.7,
             cosine: 0.85,
+            updates: true,
         }
     }
 }
