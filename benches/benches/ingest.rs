@@ -34,7 +34,7 @@ type Case<'a> = (
     &'static str,
     &'a Path,
     Option<Arc<dyn Embedder>>,
-    bool,
+    DedupConfig,
     Option<&'static str>,
 );
 const BATCH: usize = 100;
@@ -54,31 +54,48 @@ fn ingest(c: &mut Criterion) {
             None
         }
     };
+    let on = DedupConfig::default();
     let mut cases: Vec<Case<'_>> = vec![
-        ("fts", &plain, None, true, None),
-        ("fts_no_dedup", &plain, None, false, None),
+        ("fts", &plain, None, on.clone(), None),
+        // The duplicate check without looking for the memories a new one updates.
+        (
+            "fts_no_updates",
+            &plain,
+            None,
+            DedupConfig {
+                updates: false,
+                ..on.clone()
+            },
+            None,
+        ),
+        (
+            "fts_no_dedup",
+            &plain,
+            None,
+            DedupConfig {
+                enabled: false,
+                ..on.clone()
+            },
+            None,
+        ),
         (
             "synthetic_vectors",
             &embedded,
             Some(Arc::new(SyntheticEmbedder)),
-            true,
+            on.clone(),
             None,
         ),
     ];
     if let Some(m) = minilm {
-        cases.push(("minilm", &plain, Some(m.clone()), true, None));
-        cases.push(("minilm_session", &plain, Some(m), true, Some("bench")));
+        cases.push(("minilm", &plain, Some(m.clone()), on.clone(), None));
+        cases.push(("minilm_session", &plain, Some(m), on, Some("bench")));
     }
 
     let mut group = c.benchmark_group("ingest");
     group.throughput(Throughput::Elements(BATCH as u64));
     group.sample_size(10);
     let copy = dir.path().join("copy.db");
-    for (name, template, embedder, dedup_on, session) in cases {
-        let dedup = DedupConfig {
-            enabled: dedup_on,
-            ..DedupConfig::default()
-        };
+    for (name, template, embedder, dedup, session) in cases {
         group.bench_function(name, |b| {
             b.iter_batched(
                 || {

@@ -1389,6 +1389,14 @@ fn consolidate(ctx: &mut Ctx, a: &args::ConsolidateArgs, io: &mut Io<'_>) -> Res
         writeln!(io.out, "{verb} {drop} into {keep} (similarity {sim:.2})")?;
     }
     let verb = if a.dry_run {
+        "would supersede"
+    } else {
+        "superseded"
+    };
+    for (old, new) in &report.superseded {
+        writeln!(io.out, "{verb} {old} by {new} (its value changed)")?;
+    }
+    let verb = if a.dry_run {
         "would archive"
     } else {
         "archived"
@@ -1398,9 +1406,10 @@ fn consolidate(ctx: &mut Ctx, a: &args::ConsolidateArgs, io: &mut Io<'_>) -> Res
     }
     writeln!(
         io.out,
-        "{}: {} merged, {} archived",
+        "{}: {} merged, {} superseded, {} archived",
         if a.dry_run { "dry run" } else { "done" },
         report.merged.len(),
+        report.superseded.len(),
         report.archived.len()
     )?;
     Ok(())

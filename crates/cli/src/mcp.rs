@@ -131,6 +131,9 @@ struct RememberArgs {
     /// The ids of memories this one is the newer version of (a changed fact): they are kept,
     /// superseded by it, and no longer found by search.
     supersedes: Option<Vec<MemoryId>>,
+    /// false: store it beside an older memory it would update (the same statement with
+    /// values changed) instead of superseding that one. Default true.
+    supersede: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -244,8 +247,10 @@ impl MemoryServer {
         m.files = a.files.unwrap_or_default();
         m.entities = a.entities.unwrap_or_default();
         m.supersedes = a.supersedes.unwrap_or_default();
+        let supersede = a.supersede.unwrap_or(true);
         self.with(move |s| {
-            let dedup = s.engine.config().dedup.clone();
+            let mut dedup = s.engine.config().dedup.clone();
+            dedup.updates &= supersede;
             let done = s.remember(vec![(m, None)], &dedup, &mut std::io::stderr())?;
             let mut out = match &done.outcomes[0] {
                 WriteOutcome::Inserted { id } => serde_json::json!({ "stored": id }),

@@ -2165,6 +2165,45 @@ fn a_newer_version_supersedes_the_old_one_which_is_kept_and_restorable() {
 }
 
 #[test]
+fn consolidate_finds_the_states_of_a_fact_stored_apart_and_supersedes_the_older() {
+    let env = Env::new();
+    for text in [
+        "Nightly builds run on the shared runner",
+        "The staging API listens on port 8080 behind the proxy",
+        "Migrations run inside a transaction",
+        "The docs site deploys from the main branch",
+        "Run the linter before every commit",
+        "Release notes list every breaking change",
+    ] {
+        env.ok(&["remember", text]);
+    }
+    // Stored apart, as before updates were detected on write.
+    env.ok(&[
+        "remember",
+        "The staging API listens on port 9090 behind the proxy",
+        "--no-supersede",
+    ]);
+    let dry = env.ok(&["consolidate", "--dry-run"]);
+    assert!(
+        dry.contains("would supersede 2 by 7 (its value changed)"),
+        "{dry}"
+    );
+    assert!(
+        dry.ends_with("dry run: 0 merged, 1 superseded, 0 archived\n"),
+        "{dry}"
+    );
+    assert_eq!(env.ok(&["memories"]).lines().count(), 7, "nothing changed");
+    let done = env.ok(&["consolidate"]);
+    assert!(done.contains("superseded 2 by 7"), "{done}");
+    assert_eq!(result_ids(&env.recall_json(&["staging API port"])), [7]);
+    let shown = env.ok(&["memories", "show", "2", "--no-touch"]);
+    assert!(shown.contains("superseded by: 7"), "{shown}");
+    assert!(env
+        .ok(&["consolidate", "--dry-run"])
+        .contains("0 superseded"));
+}
+
+#[test]
 fn consolidate_dry_run_then_for_real() {
     let env = Env::new();
     env.ok(&[

@@ -95,10 +95,13 @@ pub struct ConsolidateReport {
     /// `(kept, removed, similarity)`: `removed` was folded into `kept`, and kept as merged
     /// into it.
     pub merged: Vec<(MemoryId, MemoryId, f64)>,
+    /// `(old, new)`: `old` was superseded by `new`, the same statement with values changed
+    /// and stored later (two states of one fact stored as two memories).
+    pub superseded: Vec<(MemoryId, MemoryId)>,
     /// Stale low-confidence memories archived.
     pub archived: Vec<MemoryId>,
     /// Memories whose embeddings were dropped because a memory before them in their session
-    /// was merged away or archived (see [`MemoryWrite::forget`]); empty on a dry run.
+    /// was merged away, superseded or archived (see [`MemoryWrite::forget`]); empty on a dry run.
     pub unembedded: Vec<MemoryId>,
     /// True when nothing was written.
     pub dry_run: bool,

@@ -1,5 +1,6 @@
-//! Consolidation: merging near-duplicates and archiving stale memories, written once for
-//! every store over its [`WriteTransaction`] primitives.
+//! Consolidation: merging near-duplicates, superseding older states of a fact, and
+//! archiving stale memories, written once for every store over its [`WriteTransaction`]
+//! primitives.
 
 use std::collections::{HashMap, HashSet};
 
@@ -10,14 +11,19 @@ use oro_mem_core::{Memory, MemoryId, MemoryWrite, Result, Timestamp};
 /// How many of a memory's most similar memories consolidation looks at.
 const NEIGHBOURS: usize = 5;
 
-/// Merges near-duplicates and archives stale low-confidence memories, in one transaction of
-/// `store`.
+/// Merges near-duplicates, supersedes older states of a fact and archives stale
+/// low-confidence memories, in one transaction of `store`.
 ///
 /// Two active memories of one namespace are near-duplicates when one's content, as a query,
 /// scores the other at `merge_bm25` or more of its own score, and they say the same thing
 /// ([`is_alike`]). The one kept has the higher confidence (then: pinned, then older,
-/// [`keeps`]) and takes the other in ([`WriteTransaction::fold_into`]). Memories are visited
-/// by ascending id; one merged away is not visited again. Memories below
+/// [`keeps`]) and takes the other in ([`WriteTransaction::fold_into`]). Two that are the
+/// same statement with values changed ([`oro_mem_text::changed_value`], the same metadata;
+/// found among a memory's lexical neighbours from a similarity of 0.5) are two states of one
+/// fact, stored apart (before updates were detected on write, or with them turned off): the
+/// one stored earlier is superseded by the later ([`WriteTransaction::supersede`]). Memories
+/// are visited by ascending id; one merged away or superseded is not visited again. Memories
+/// below
 /// `prune_below_confidence`, not pinned, and neither accessed nor created in the last
 /// `prune_after_days` are archived. The memories after one that left its session lose their
 /// embeddings, which held it. With `dry_run` nothing is written and the report says what
@@ -63,17 +69,35 @@ fn consolidated(
             m.id,
             &m.content,
             &m.namespace,
-            config.merge_bm25,
+            config.merge_bm25.min(crate::dedup::UPDATE_FLOOR),
             NEIGHBOURS,
         )?;
         for (other, similarity) in hits {
-            if similarity < config.merge_bm25 || removed.contains(&other) {
+            if removed.contains(&other) {
                 continue;
             }
             let Some(&o) = by_id.get(&other) else {
                 continue;
             };
-            if !is_alike(m, o) {
+            if similarity < config.merge_bm25 || !is_alike(m, o) {
+                // Two states of one fact: the older is superseded by the newer.
+                let (old, new) = if (m.created_at, m.id) < (o.created_at, o.id) {
+                    (m, o)
+                } else {
+                    (o, m)
+                };
+                if old.metadata == new.metadata
+                    && oro_mem_text::changed_value(&old.content, &new.content)
+                {
+                    report.superseded.push((old.id, new.id));
+                    removed.insert(old.id);
+                    if !dry_run {
+                        tx.supersede(old.id, new.id, now)?;
+                    }
+                    if old.id == m.id {
+                        break;
+                    }
+                }
                 continue;
             }
             let (keep, drop) = if keeps(m, o) { (m, o) } else { (o, m) };

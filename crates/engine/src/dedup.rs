@@ -13,7 +13,7 @@ const NEIGHBOURS: usize = 5;
 
 /// The lexical similarity from which an older memory may be one a new memory updates: below
 /// the duplicate threshold, as a changed path or command changes index terms too.
-const UPDATE_FLOOR: f64 = 0.5;
+pub(crate) const UPDATE_FLOOR: f64 = 0.5;
 
 /// Validates and stores `batch` in one transaction of `store`, each memory with its embedding
 /// if it has one, and each checked for duplicates of its namespace under `dedup`: inserted,

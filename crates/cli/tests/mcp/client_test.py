@@ -110,6 +110,19 @@ async def run(binary, workdir, db):
                 "memory_remember",
                 {"content": "The staging API runs on port 7070", "supersedes": [port]}),
                 "already superseded by")
+            # A changed value supersedes by itself, unless asked not to.
+            base = ok(await session.call_tool(
+                "memory_remember",
+                {"content": "The docs site builds with mkdocs 1.5 on every merge", "type": "fact"}))
+            beside = ok(await session.call_tool(
+                "memory_remember",
+                {"content": "The docs site builds with mkdocs 1.6 on every merge", "type": "fact",
+                 "supersede": False}))
+            assert set(beside) == {"stored"}, beside
+            newest = ok(await session.call_tool(
+                "memory_remember",
+                {"content": "The docs site builds with mkdocs 1.7 on every merge", "type": "fact"}))
+            assert newest.get("supersedes"), newest
 
             # Bad arguments: tool errors that say what was wrong; the server lives on.
             fails(await session.call_tool(
