@@ -9,7 +9,6 @@ use anyhow::{bail, Context, Result};
 use oro_mem_core::memory::before_each;
 use oro_mem_core::store::{Embedding, MemoryStore, OtherMemory, WriteOutcome};
 use oro_mem_core::{Filter, MemoryId, NewMemory, Status, Timestamp};
-use oro_mem_engine::{link_versions, VersionLink};
 use serde::Serialize;
 
 use crate::args::{ExtractArgs, MergeArgs};
@@ -272,19 +271,9 @@ fn copy_missing(ctx: &mut Ctx, theirs: Vec<OtherMemory>, dry_run: bool) -> Resul
         merged.tally.add(o);
         here.insert(theirs, o.id());
     }
-    let links: Vec<VersionLink> = versions
-        .iter()
-        .filter_map(|(old, by, at)| {
-            Some(VersionLink {
-                old: *here.get(old)?,
-                by: *here.get(by)?,
-                at: *at,
-            })
-        })
-        .collect();
-    let linked = link_versions(&mut *ctx.store, &links)?;
-    merged.superseded = linked.linked;
-    merged.reembedded += ctx.reembed(&linked.unembedded, &mut std::io::stderr())?;
+    let (linked, reembedded) = ctx.link_versions(&versions, &here)?;
+    merged.superseded = linked;
+    merged.reembedded += reembedded;
     Ok(merged)
 }
 

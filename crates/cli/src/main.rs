@@ -191,6 +191,31 @@ impl Ctx {
         Ok(done)
     }
 
+    /// Links as versions the memories of another store (an export, a worker's store) that
+    /// `versions` names by that store's ids, `(old, superseded by, at)`, through `here`,
+    /// each of those ids' memory in this store ([`oro_mem_engine::link_versions`]; a pair
+    /// with a memory not here is passed over); then embeds again what lost its embedding.
+    /// Returns how many were linked, and how many embedded again.
+    fn link_versions(
+        &mut self,
+        versions: &[(i64, i64, Timestamp)],
+        here: &HashMap<i64, i64>,
+    ) -> Result<(usize, usize)> {
+        let links: Vec<VersionLink> = versions
+            .iter()
+            .filter_map(|(old, by, at)| {
+                Some(VersionLink {
+                    old: *here.get(old)?,
+                    by: *here.get(by)?,
+                    at: *at,
+                })
+            })
+            .collect();
+        let linked = oro_mem_engine::link_versions(&mut *self.store, &links)?;
+        let reembedded = self.reembed(&linked.unembedded, &mut std::io::stderr())?;
+        Ok((linked.linked, reembedded))
+    }
+
     /// Embeds `ids` again through the engine (in hybrid mode): memories whose embeddings the
     /// store dropped when a memory before them in their session was archived, reactivated
     /// or deleted. What could not be done is a line on `err`; `oro-mem embed` does it later.
@@ -1248,21 +1273,10 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
     }
     flush(&mut batch, &mut ctx)?;
     bar.finish_and_clear();
-    let links: Vec<VersionLink> = versions
-        .iter()
-        .filter_map(|(old, by, at)| {
-            Some(VersionLink {
-                old: *here.get(old)?,
-                by: *here.get(by)?,
-                at: *at,
-            })
-        })
-        .collect();
-    let linked = oro_mem_engine::link_versions(&mut *ctx.store, &links)?;
-    ctx.reembed(&linked.unembedded, &mut std::io::stderr())?;
+    let (linked, _) = ctx.link_versions(&versions, &here)?;
     outln!(
         "imported: {inserted} inserted, {merged} merged, {skipped} skipped{}",
-        match linked.linked {
+        match linked {
             0 => String::new(),
             n => format!("; {n} superseded by newer versions"),
         }
