@@ -210,7 +210,14 @@ fn copy_missing(ctx: &mut Ctx, theirs: Vec<OtherMemory>, dry_run: bool) -> Resul
         &theirs.iter().map(|o| &o.memory).collect::<Vec<_>>(),
         Timestamp::now(),
     );
-    let ours = exact_keys(&*ctx.store)?;
+    // Whatever its status here: a memory superseded or merged here is not copied back.
+    let statuses = [
+        Status::Active,
+        Status::Archived,
+        Status::Merged,
+        Status::Superseded,
+    ];
+    let ours = exact_keys(&*ctx.store, &statuses)?;
     let total = theirs.len();
     // Each of their memories' id here (the same memory, or its copy), and their links.
     let mut here: HashMap<MemoryId, MemoryId> = HashMap::new();
@@ -222,14 +229,20 @@ fn copy_missing(ctx: &mut Ctx, theirs: Vec<OtherMemory>, dry_run: bool) -> Resul
     let (new, made_after): (Vec<(NewMemory, Option<Embedding>)>, Vec<_>) = theirs
         .into_iter()
         .zip(made_after)
-        .filter(|(o, _)| match ours.get(&exact_key(&o.memory)) {
-            Some(&id) => {
-                here.insert(o.id, id);
-                false
-            }
-            None => {
-                copied_ids.push(o.id);
-                true
+        .filter(|(o, _)| {
+            // The lowest id of several.
+            let here_id = ours
+                .get(&exact_key(&o.memory))
+                .and_then(|v| v.iter().map(|&(_, id)| id).min());
+            match here_id {
+                Some(id) => {
+                    here.insert(o.id, id);
+                    false
+                }
+                None => {
+                    copied_ids.push(o.id);
+                    true
+                }
             }
         })
         .map(|(o, before)| {
@@ -277,8 +290,12 @@ fn copy_missing(ctx: &mut Ctx, theirs: Vec<OtherMemory>, dry_run: bool) -> Resul
     Ok(merged)
 }
 
-/// What makes two memories exactly the same for a merge: namespace, type and content.
-fn exact_key(m: &NewMemory) -> (String, String, String) {
+/// What makes two memories exactly the same for a merge or an import: namespace, type and
+/// content.
+pub(crate) type ExactKey = (String, String, String);
+
+/// The [`ExactKey`] of `m`.
+pub(crate) fn exact_key(m: &NewMemory) -> ExactKey {
     (
         m.namespace.clone(),
         m.memory_type.to_string(),
@@ -286,25 +303,20 @@ fn exact_key(m: &NewMemory) -> (String, String, String) {
     )
 }
 
-/// The [`exact_key`] of every memory of `store`, whatever its status (a memory superseded or
-/// merged here is not copied back), with its id (the lowest of several).
-fn exact_keys(store: &dyn MemoryStore) -> Result<HashMap<(String, String, String), MemoryId>> {
-    let mut keys = HashMap::new();
-    for status in [
-        Status::Active,
-        Status::Archived,
-        Status::Merged,
-        Status::Superseded,
-    ] {
+/// The memories of `store` of `statuses` by their [`ExactKey`]: each one's status and id.
+pub(crate) fn exact_keys(
+    store: &dyn MemoryStore,
+    statuses: &[Status],
+) -> Result<HashMap<ExactKey, Vec<(Status, MemoryId)>>> {
+    let mut keys: HashMap<ExactKey, Vec<(Status, MemoryId)>> = HashMap::new();
+    for &status in statuses {
         let filter = Filter {
             status: Some(status),
             ..Filter::default()
         };
         store.for_each(&filter, &mut |m| {
             let key = (m.namespace, m.memory_type.to_string(), m.content);
-            keys.entry(key)
-                .and_modify(|id: &mut MemoryId| *id = (*id).min(m.id))
-                .or_insert(m.id);
+            keys.entry(key).or_default().push((m.status, m.id));
             Ok(())
         })?;
     }

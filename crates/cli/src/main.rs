@@ -842,49 +842,32 @@ fn versions(
     store: &dyn oro_mem_core::store::MemoryStore,
     m: &oro_mem_core::Memory,
 ) -> Result<Vec<oro_mem_core::Memory>> {
-    let mut older: Vec<oro_mem_core::Memory> = Vec::new();
-    if store.count(&Filter {
-        status: Some(Status::Superseded),
-        namespace: Some(m.namespace.clone()),
-        ..Filter::default()
-    })? > 0
-    {
-        let mut superseded = Vec::new();
-        store.for_each(
-            &Filter {
-                status: Some(Status::Superseded),
-                namespace: Some(m.namespace.clone()),
-                ..Filter::default()
-            },
-            &mut |s| {
-                superseded.push(s);
-                Ok(())
-            },
-        )?;
-        // Those superseded by `m`, then by them, and so on, with how far back each is.
-        let mut newer = vec![(m.id, 0)];
-        let mut depth = Vec::new();
-        while let Some((id, d)) = newer.pop() {
-            for s in superseded.iter().filter(|s| s.superseded_by == Some(id)) {
-                if s.id != m.id && !older.iter().any(|o| o.id == s.id) {
-                    newer.push((s.id, d + 1));
-                    depth.push(d + 1);
-                    older.push(s.clone());
-                }
+    let mut superseded = Vec::new();
+    store.for_each(
+        &Filter {
+            status: Some(Status::Superseded),
+            namespace: Some(m.namespace.clone()),
+            ..Filter::default()
+        },
+        &mut |s| {
+            superseded.push(s);
+            Ok(())
+        },
+    )?;
+    // Those superseded by `m`, then by them, and so on, with how far back each is.
+    let mut older: Vec<(usize, oro_mem_core::Memory)> = Vec::new();
+    let mut newer = vec![(m.id, 0)];
+    while let Some((id, d)) = newer.pop() {
+        for s in superseded.iter().filter(|s| s.superseded_by == Some(id)) {
+            if s.id != m.id && !older.iter().any(|(_, o)| o.id == s.id) {
+                newer.push((s.id, d + 1));
+                older.push((d + 1, s.clone()));
             }
         }
-        // Oldest first: the furthest back first, then by creation.
-        let mut order: Vec<usize> = (0..older.len()).collect();
-        order.sort_by_key(|&i| {
-            (
-                std::cmp::Reverse(depth[i]),
-                older[i].created_at,
-                older[i].id,
-            )
-        });
-        older = order.into_iter().map(|i| older[i].clone()).collect();
     }
-    let mut all = older;
+    // Oldest first: the furthest back first, then by creation.
+    older.sort_by_key(|(d, o)| (std::cmp::Reverse(*d), o.created_at, o.id));
+    let mut all: Vec<oro_mem_core::Memory> = older.into_iter().map(|(_, o)| o).collect();
     all.push(m.clone());
     let mut next = m.superseded_by;
     while let Some(id) = next {
@@ -1018,7 +1001,7 @@ const IMPORT_FIELDS: [&str; 24] = [
 /// defaults to `lesson`, as for `remember`, and `source` to `import`. A field it does not
 /// know is an error, not dropped: a misspelt `"tgas"` would lose the tags. Also returns the
 /// `id` the line carries when `export` wrote it.
-fn parse_import_line(line: &str) -> Result<(NewMemory, Option<i64>)> {
+fn parse_import_line(line: &str) -> Result<ImportLine> {
     let mut value: serde_json::Value = serde_json::from_str(line).context("not JSON")?;
     let obj = value
         .as_object_mut()
@@ -1044,57 +1027,32 @@ fn parse_import_line(line: &str) -> Result<(NewMemory, Option<i64>)> {
         .or_insert_with(|| serde_json::Value::String("import".into()));
     obj.entry("type")
         .or_insert_with(|| serde_json::Value::String(MemoryType::Lesson.to_string()));
-    let exported_id = obj.get("id").and_then(serde_json::Value::as_i64);
-    let mut m: NewMemory = serde_json::from_value(value)?;
-    m.validate()?;
-    Ok((m, exported_id))
-}
-
-/// The memory that superseded the one `export` wrote on `line`, by its exported id, and
-/// when (`superseded_by`, `superseded_at`; the line is valid: [`parse_import_line`]).
-fn superseded_in(line: &str) -> Option<(i64, Timestamp)> {
-    let value: serde_json::Value = serde_json::from_str(line).ok()?;
-    if value.get("status")?.as_str()? != Status::Superseded.as_str() {
-        return None;
-    }
-    let by = value.get("superseded_by")?.as_i64()?;
-    let at = value
+    let id = obj.get("id").and_then(serde_json::Value::as_i64);
+    let by = obj.get("superseded_by").and_then(serde_json::Value::as_i64);
+    let at = obj
         .get("superseded_at")
         .and_then(|t| serde_json::from_value(t.clone()).ok())
         .unwrap_or_else(Timestamp::now);
-    Some((by, at))
+    let mut memory: NewMemory = serde_json::from_value(value)?;
+    memory.validate()?;
+    let superseded = by
+        .filter(|_| memory.status == Status::Superseded)
+        .map(|by| (by, at));
+    Ok(ImportLine {
+        memory,
+        id,
+        superseded,
+    })
 }
 
-/// What makes an imported memory that is not active exactly one of a store's: namespace,
-/// type, content and status.
-fn inactive_key(m: &NewMemory) -> (String, String, String, Status) {
-    (
-        m.namespace.clone(),
-        m.memory_type.to_string(),
-        m.content.clone(),
-        m.status,
-    )
-}
-
-/// Adds the [`inactive_key`] of every memory of `store` that is not active to `keys`, with its
-/// id (the lowest of several).
-fn inactive_keys(
-    store: &dyn oro_mem_core::store::MemoryStore,
-    keys: &mut HashMap<(String, String, String, Status), i64>,
-) -> Result<()> {
-    for status in [Status::Archived, Status::Merged, Status::Superseded] {
-        let filter = Filter {
-            status: Some(status),
-            ..Filter::default()
-        };
-        store.for_each(&filter, &mut |m| {
-            let key = (m.namespace, m.memory_type.to_string(), m.content, m.status);
-            let id = keys.entry(key).or_insert(m.id);
-            *id = (*id).min(m.id);
-            Ok(())
-        })?;
-    }
-    Ok(())
+/// A memory read from one line of an import.
+struct ImportLine {
+    memory: NewMemory,
+    /// The id `export` wrote, if any.
+    id: Option<i64>,
+    /// The memory that superseded it there, by its exported id, and when, when its status is
+    /// superseded (`superseded_by`, `superseded_at`).
+    superseded: Option<(i64, Timestamp)>,
 }
 
 /// `batch` without the memories whose exported id names a memory of `store` with the same
@@ -1177,7 +1135,8 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
             continue;
         }
         let limits = &ctx.engine.config().memory;
-        if let Err(e) = parse_import_line(&line).and_then(|(m, _)| Ok(limits.check(&m.content)?)) {
+        if let Err(e) = parse_import_line(&line).and_then(|l| Ok(limits.check(&l.memory.content)?))
+        {
             bad.push(format!("line {}: {e:#}", i + 1));
         }
     }
@@ -1202,7 +1161,7 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
     // between versions the lines carry (by exported ids), made once every line is written.
     let mut here: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
     let mut versions: Vec<(i64, i64, Timestamp)> = Vec::new();
-    let mut inactive: Option<HashMap<(String, String, String, Status), i64>> = None;
+    let mut inactive: Option<HashMap<capture::ExactKey, Vec<(Status, i64)>>> = None;
     let mut batch = Vec::with_capacity(a.batch_size);
     let mut flush = |batch: &mut Vec<(NewMemory, Option<i64>)>, ctx: &mut Ctx| -> Result<()> {
         let mut memories = std::mem::take(batch);
@@ -1222,19 +1181,27 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
             // exactly a memory here of its status is a copy of it, from another store.
             if memories.iter().any(|(m, _)| m.status != Status::Active) {
                 if inactive.is_none() {
-                    let mut keys = HashMap::new();
-                    inactive_keys(&*ctx.store, &mut keys)?;
-                    inactive = Some(keys);
+                    let statuses = [Status::Archived, Status::Merged, Status::Superseded];
+                    inactive = Some(capture::exact_keys(&*ctx.store, &statuses)?);
                 }
                 let copies = inactive.get_or_insert_with(HashMap::new);
-                memories.retain(|(m, id)| match copies.get(&inactive_key(m)) {
-                    Some(&here_id) => {
-                        if let Some(e) = id {
-                            here.insert(*e, here_id);
+                memories.retain(|(m, id)| {
+                    // The lowest id of several of its status.
+                    let same = copies.get(&capture::exact_key(m)).and_then(|v| {
+                        v.iter()
+                            .filter(|&&(s, _)| s == m.status)
+                            .map(|&(_, id)| id)
+                            .min()
+                    });
+                    match same {
+                        Some(here_id) => {
+                            if let Some(e) = id {
+                                here.insert(*e, here_id);
+                            }
+                            false
                         }
-                        false
+                        None => true,
                     }
-                    None => true,
                 });
             }
             skipped += (before - memories.len()) as u64;
@@ -1262,11 +1229,11 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
         if line.trim().is_empty() {
             continue;
         }
-        let (m, id) = parse_import_line(&line).with_context(|| format!("line {}", i + 1))?;
-        if let (Some(old), Some((by, at))) = (id, superseded_in(&line)) {
+        let line = parse_import_line(&line).with_context(|| format!("line {}", i + 1))?;
+        if let (Some(old), Some((by, at))) = (line.id, line.superseded) {
             versions.push((old, by, at));
         }
-        batch.push((m, id));
+        batch.push((line.memory, line.id));
         if batch.len() >= a.batch_size {
             flush(&mut batch, &mut ctx)?;
         }

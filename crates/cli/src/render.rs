@@ -179,11 +179,7 @@ pub fn versions(versions: &[Memory], shown: i64) -> String {
             v.id,
             v.created_at,
             v.status.as_str(),
-            if first.chars().count() > 80 {
-                first.chars().take(79).collect::<String>() + "…"
-            } else {
-                first.to_string()
-            }
+            clip(first, 80)
         );
     }
     out
@@ -265,12 +261,18 @@ pub fn memory_details(m: &Memory, now: Timestamp) -> String {
     out
 }
 
+/// `text`, cut to at most `width` characters with `…` ending it when it was longer.
+fn clip(text: &str, width: usize) -> String {
+    if text.chars().count() > width {
+        text.chars().take(width - 1).collect::<String>() + "…"
+    } else {
+        text.to_string()
+    }
+}
+
 /// One line per memory for `memories list`.
 pub fn list_line(m: &Memory, now: Timestamp) -> String {
-    let mut content = one_line(&m.content);
-    if content.chars().count() > 100 {
-        content = content.chars().take(99).collect::<String>() + "…";
-    }
+    let content = clip(&one_line(&m.content), 100);
     format!(
         "{:>6}  {:<10} {:>4}  {:>5}  {}{}",
         m.id,

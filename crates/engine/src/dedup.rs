@@ -186,6 +186,7 @@ fn write_superseding(
     e: Option<&Embedding>,
     now: Timestamp,
 ) -> Result<WriteOutcome> {
+    let mut olds = Vec::with_capacity(m.supersedes.len());
     for &old in &m.supersedes {
         let o = tx.memory(old)?;
         if o.namespace != m.namespace {
@@ -208,19 +209,16 @@ fn write_superseding(
         if let Some(why) = why {
             return Err(Error::invalid_input(format!("memory {old} {why}")));
         }
+        olds.push(o);
     }
     let id = tx.insert(&[(m, e)], now)?[0];
-    let mut left = Vec::new();
-    for &old in &m.supersedes {
-        let o = tx.memory(old)?;
-        tx.supersede(old, id, now)?;
-        if o.status == Status::Active {
-            left.push(o);
-        }
+    for o in &olds {
+        tx.supersede(o.id, id, now)?;
     }
     // The memories after them in their sessions were embedded with them before them
     // ([`crate::Engine::remember`] embeds them again).
-    tx.unembed_after(&left.iter().collect::<Vec<_>>())?;
+    let left: Vec<&Memory> = olds.iter().filter(|o| o.status == Status::Active).collect();
+    tx.unembed_after(&left)?;
     Ok(WriteOutcome::Updated {
         id,
         supersedes: m.supersedes.clone(),
@@ -245,10 +243,10 @@ fn write_checked(
         dedup.bm25
     };
     let hits = tx.similar_lexically(id, &m.content, &m.namespace, floor, NEIGHBOURS)?;
-    let mut best = first_alike(tx, m, hits.clone(), dedup.bm25)?;
+    let mut best = first_alike(tx, m, &hits, dedup.bm25)?;
     if let (None, Some(e)) = (&best, e) {
         let near = tx.similar_by_vector(id, &m.namespace, e)?;
-        best = first_alike(tx, m, near, dedup.cosine)?;
+        best = first_alike(tx, m, &near, dedup.cosine)?;
     }
     let Some((existing, similarity)) = best else {
         if updates {
@@ -302,11 +300,11 @@ fn first_updated(
 fn first_alike(
     tx: &mut dyn WriteTransaction,
     m: &NewMemory,
-    hits: Vec<(MemoryId, f64)>,
+    hits: &[(MemoryId, f64)],
     above: f64,
 ) -> Result<Option<(Memory, f64)>> {
     let mut first = None;
-    for (other, similarity) in hits {
+    for &(other, similarity) in hits {
         if similarity <= above {
             continue;
         }

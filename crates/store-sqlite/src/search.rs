@@ -513,6 +513,7 @@ impl Store {
             return Ok(None);
         };
         let context = "cannot read a namespace's memories";
+        let [status, or] = filter.statuses();
         let ids: Vec<MemoryId> = self
             .conn
             .prepare_cached(
@@ -520,12 +521,7 @@ impl Store {
             )
             .context(context)?
             .query_map(
-                params![
-                    namespace,
-                    filter.statuses()[0].as_str(),
-                    most + 1,
-                    filter.statuses()[1].as_str()
-                ],
+                params![namespace, status.as_str(), most + 1, or.as_str()],
                 |r| r.get(0),
             )
             .context(context)?
