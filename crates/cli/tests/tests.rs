@@ -282,6 +282,7 @@ fn duplicates_are_skipped_or_merged() {
 fn a_negation_is_no_duplicate_and_strict_says_when_a_write_was_one() {
     let env = Env::new();
     env.ok(&["remember", "ruff --fix must run before pyright"]);
+    // The rule reversed: a newer version, not a duplicate.
     let out = env.run(&[
         "remember",
         "ruff --fix must not run before pyright",
@@ -289,7 +290,9 @@ fn a_negation_is_no_duplicate_and_strict_says_when_a_write_was_one() {
         "--json",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("\"inserted\""), "{}", stdout(&out));
+    let outcome: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(outcome["outcome"], "updated");
+    assert_eq!(outcome["supersedes"], serde_json::json!([1]));
     let out = env.run(&[
         "remember",
         "ruff --fix must NOT run before pyright",

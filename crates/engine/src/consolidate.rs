@@ -130,8 +130,9 @@ fn consolidated(
 
 /// Whether two memories alike in words say the same thing: a memory and its negation ("must
 /// not" against "must") do not, nor do two that name different values ("port 8080" against
-/// "port 9090": [`oro_mem_text::same_values`]), nor two whose metadata differ (two runs of a
-/// robot with other parameters).
+/// "port 9090": [`oro_mem_text::same_values`]) or two states of one fact ("tests run on
+/// Jest" against "on Vitest": [`oro_mem_text::changed_value`]), nor two whose metadata differ
+/// (two runs of a robot with other parameters).
 pub fn is_alike(a: &Memory, b: &Memory) -> bool {
     says_the_same(&a.content, &a.metadata, &b.content, &b.metadata)
 }
@@ -143,7 +144,10 @@ pub(crate) fn says_the_same(
     b: &str,
     b_metadata: &serde_json::Map<String, serde_json::Value>,
 ) -> bool {
-    oro_mem_text::same_polarity(a, b) && oro_mem_text::same_values(a, b) && a_metadata == b_metadata
+    a_metadata == b_metadata
+        && oro_mem_text::same_polarity(a, b)
+        && oro_mem_text::same_values(a, b)
+        && !oro_mem_text::changed_value(a, b)
 }
 
 /// Whether `a` is kept over `b` when they are merged: the higher confidence, then the pinned

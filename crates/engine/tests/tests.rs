@@ -1203,8 +1203,14 @@ fn consolidation_merges_near_duplicates_and_archives_stale_memories_on_both_stor
         let pairs = |r: &ConsolidateReport| r.merged.iter().map(|m| (m.0, m.1)).collect::<Vec<_>>();
         assert_eq!(pairs(&report), pairs(&dry), "{name}: the dry run told");
         assert_eq!(report.archived, dry.archived, "{name}: the dry run told");
-        // The more confident is kept; a negation and other metadata are no duplicates.
+        // The more confident is kept; a negation and other metadata are no duplicates, and
+        // the negation, stored later, is the rule's newer version.
         assert_eq!(pairs(&report), [(ids[1], ids[0])], "{name}: {report:?}");
+        assert_eq!(report.superseded, [(ids[4], ids[5])], "{name}: {report:?}");
+        assert_eq!(
+            dry.superseded, report.superseded,
+            "{name}: the dry run told"
+        );
         assert!(report.merged[0].2 >= config.merge_bm25, "{name}");
         let kept = s.get(ids[1]).unwrap();
         assert_eq!(kept.tags, ["ci", "rust"], "{name}: the tags are united");
@@ -1222,12 +1228,13 @@ fn consolidation_merges_near_duplicates_and_archives_stale_memories_on_both_stor
         assert_eq!(report.archived, [ids[2]], "{name}: stale and not pinned");
         assert_eq!(s.get(ids[2]).unwrap().status, Status::Archived, "{name}");
         assert_eq!(s.get(ids[3]).unwrap().status, Status::Active, "{name}");
-        for id in &ids[4..] {
+        assert_eq!(s.get(ids[4]).unwrap().status, Status::Superseded, "{name}");
+        for id in &ids[5..] {
             assert_eq!(s.get(*id).unwrap().status, Status::Active, "{name}");
         }
         let again = consolidate(&mut s, &config, now, false).unwrap();
         assert!(
-            again.merged.is_empty() && again.archived.is_empty(),
+            again.merged.is_empty() && again.archived.is_empty() && again.superseded.is_empty(),
             "{name}: nothing is left to do: {again:?}"
         );
     }
@@ -1312,7 +1319,7 @@ fn duplicates_are_merged_or_skipped(s: &mut dyn MemoryStore) {
     );
     assert_eq!(s.count(&Filter::default()).expect("count"), 1);
 
-    // The same words, negated, say the opposite: not a duplicate.
+    // The same words, negated, say the opposite: not a duplicate, a newer version.
     let negated = remember_batch(
         &mut *s,
         vec![NewMemory::new(
@@ -1324,9 +1331,10 @@ fn duplicates_are_merged_or_skipped(s: &mut dyn MemoryStore) {
     .expect("remember")
     .remove(0);
     assert!(
-        matches!(negated, WriteOutcome::Inserted { .. }),
-        "a negation is stored: {negated:?}"
+        matches!(&negated, WriteOutcome::Updated { supersedes, .. } if supersedes == &[first.id()]),
+        "a negation is stored and supersedes the rule it reverses: {negated:?}"
     );
+    assert_eq!(s.get(first.id()).expect("get").status, Status::Superseded);
     let again = remember_batch(
         &mut *s,
         vec![NewMemory::new(
@@ -1342,7 +1350,8 @@ fn duplicates_are_merged_or_skipped(s: &mut dyn MemoryStore) {
         "a negation duplicates the negation, not the original: {again:?}"
     );
 
-    // Archived memories are not duplicates: the same text is stored anew.
+    // Archived memories are not duplicates: the same text is stored anew (reversing the
+    // negation again).
     s.set_status(first.id(), Status::Archived).expect("archive");
     let anew = remember_batch(
         &mut *s,
@@ -1352,7 +1361,7 @@ fn duplicates_are_merged_or_skipped(s: &mut dyn MemoryStore) {
     .expect("remember")
     .remove(0);
     assert!(
-        matches!(anew, WriteOutcome::Inserted { id } if id != first.id()),
+        matches!(anew, WriteOutcome::Inserted { id } | WriteOutcome::Updated { id, .. } if id != first.id()),
         "an archived memory is no duplicate: {anew:?}"
     );
 }

@@ -75,28 +75,27 @@ pub enum Segment<'a> {
 /// run before pyright" score alike by words and mean the opposite, so a duplicate check
 /// compares this too ([`same_polarity`]).
 pub fn is_negated(text: &str) -> bool {
+    // Words with their apostrophes (straight or curly), so "don't" is one word.
+    let negations = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+        .filter(|w| is_negation(w))
+        .count();
+    negations % 2 == 1
+}
+
+/// Whether `word` (with its apostrophes) negates: `not`, `never`, `without`, `don't`, ...
+pub(crate) fn is_negation(word: &str) -> bool {
     const NEGATIONS: &[&str] = &[
         "not", "no", "never", "none", "nothing", "nobody", "nowhere", "neither", "nor", "without",
         "cannot", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "wont", "cant",
         "couldnt", "shouldnt", "wouldnt", "mustnt", "hasnt", "havent", "hadnt", "neednt",
     ];
-    let mut negations = 0usize;
-    // Words with their apostrophes (straight or curly), so "don't" is one word.
-    for word in text
-        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
-        .filter(|w| !w.is_empty())
-    {
-        let word = word.to_lowercase();
-        let bare: String = word
-            .chars()
-            .filter(|&c| c != '\'' && c != '\u{2019}')
-            .collect();
-        let contracted = word.ends_with("n't") || word.ends_with("n\u{2019}t");
-        if contracted || NEGATIONS.contains(&bare.as_str()) {
-            negations += 1;
-        }
-    }
-    negations % 2 == 1
+    let word = word.to_lowercase();
+    let bare: String = word
+        .chars()
+        .filter(|&c| c != '\'' && c != '\u{2019}')
+        .collect();
+    word.ends_with("n't") || word.ends_with("n\u{2019}t") || NEGATIONS.contains(&bare.as_str())
 }
 
 /// True when `a` and `b` are both negated or both not ([`is_negated`]): only then can one be
