@@ -4,6 +4,9 @@
 //! - `ingest/fts`: no embeddings (FTS mode).
 //! - `ingest/fts_no_dedup`: the same with dedup off, the baseline that shows what the
 //!   duplicate check costs.
+//! - `ingest/fts_named` and `ingest/fts_named_no_updates`: each memory ends in a name and a
+//!   path, so the update check also looks for older states by the plain words alone (a
+//!   second lexical query: its cost for a write that updates nothing).
 //! - `ingest/synthetic_vectors`: embeddings from the synthetic stand-in, so the time is the
 //!   store's own vector work (cosine dedup against the index, the index append) without a
 //!   model.
@@ -29,13 +32,14 @@ use oro_mem_store_sqlite::Store;
 const EXISTING: usize = 10_000;
 
 /// A case: its name, the template store it copies, the embedder it writes with, whether
-/// dedup is on, and the session its memories are written in, if any.
+/// dedup is on, the session its memories are written in, if any, and the memories.
 type Case<'a> = (
     &'static str,
     &'a Path,
     Option<Arc<dyn Embedder>>,
     DedupConfig,
     Option<&'static str>,
+    &'a [String],
 );
 const BATCH: usize = 100;
 
@@ -47,6 +51,12 @@ fn ingest(c: &mut Criterion) {
     drop(build_embedded_store(&embedded, EXISTING));
     // The next 100 texts of the same generator: new memories, some close to existing ones.
     let texts: Vec<String> = memories(EXISTING + BATCH).split_off(EXISTING);
+    // The same, each naming a tool and a file, as agents' rules do.
+    let named: Vec<String> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("{t} with Tool{i} in `src/module{i}.rs`"))
+        .collect();
     let minilm: Option<Arc<dyn Embedder>> = match MiniLm::load_default() {
         Ok(m) => Some(Arc::new(m)),
         Err(e) => {
@@ -55,18 +65,29 @@ fn ingest(c: &mut Criterion) {
         }
     };
     let on = DedupConfig::default();
+    let no_updates = DedupConfig {
+        updates: false,
+        ..on.clone()
+    };
     let mut cases: Vec<Case<'_>> = vec![
-        ("fts", &plain, None, on.clone(), None),
+        ("fts", &plain, None, on.clone(), None, &texts),
         // The duplicate check without looking for the memories a new one updates.
         (
             "fts_no_updates",
             &plain,
             None,
-            DedupConfig {
-                updates: false,
-                ..on.clone()
-            },
+            no_updates.clone(),
             None,
+            &texts,
+        ),
+        ("fts_named", &plain, None, on.clone(), None, &named),
+        (
+            "fts_named_no_updates",
+            &plain,
+            None,
+            no_updates,
+            None,
+            &named,
         ),
         (
             "fts_no_dedup",
@@ -77,6 +98,7 @@ fn ingest(c: &mut Criterion) {
                 ..on.clone()
             },
             None,
+            &texts,
         ),
         (
             "synthetic_vectors",
@@ -84,18 +106,19 @@ fn ingest(c: &mut Criterion) {
             Some(Arc::new(SyntheticEmbedder)),
             on.clone(),
             None,
+            &texts,
         ),
     ];
     if let Some(m) = minilm {
-        cases.push(("minilm", &plain, Some(m.clone()), on.clone(), None));
-        cases.push(("minilm_session", &plain, Some(m), on, Some("bench")));
+        cases.push(("minilm", &plain, Some(m.clone()), on.clone(), None, &texts));
+        cases.push(("minilm_session", &plain, Some(m), on, Some("bench"), &texts));
     }
 
     let mut group = c.benchmark_group("ingest");
     group.throughput(Throughput::Elements(BATCH as u64));
     group.sample_size(10);
     let copy = dir.path().join("copy.db");
-    for (name, template, embedder, dedup, session) in cases {
+    for (name, template, embedder, dedup, session, texts) in cases {
         group.bench_function(name, |b| {
             b.iter_batched(
                 || {

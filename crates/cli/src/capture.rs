@@ -280,12 +280,17 @@ fn copy_missing(ctx: &mut Ctx, theirs: Vec<OtherMemory>, dry_run: bool) -> Resul
             .collect();
         merged.reembedded += ctx.reembed_moved(&copied, &mut std::io::stderr())?;
     }
+    // A copy that is a newer state of a fact here supersedes it as it is written.
+    let mut updated = 0;
     for (o, theirs) in done.outcomes.iter().zip(copied_ids) {
         merged.tally.add(o);
         here.insert(theirs, o.id());
+        if let WriteOutcome::Updated { supersedes, .. } = o {
+            updated += supersedes.len();
+        }
     }
     let (linked, reembedded) = ctx.link_versions(&versions, &here)?;
-    merged.superseded = linked;
+    merged.superseded = linked + updated;
     merged.reembedded += reembedded;
     Ok(merged)
 }

@@ -1155,7 +1155,11 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
     }
     let (reader, len) = open_input(path)?;
     let bar = progress(len, "importing");
-    let dedup = dedup_config(ctx.engine.config(), a.no_dedup);
+    let mut dedup = dedup_config(ctx.engine.config(), a.no_dedup);
+    // The file says which memories are versions of which: an import links them as it says
+    // and decides no supersession of its own (an export of a store where two states of a
+    // fact were both kept active imports as it was).
+    dedup.updates = false;
     let (mut inserted, mut merged, mut skipped) = (0u64, 0u64, 0u64);
     // The memory here that holds each exported one (by its exported id), and the links
     // between versions the lines carry (by exported ids), made once every line is written.

@@ -250,7 +250,7 @@ fn write_checked(
     }
     let Some((existing, similarity)) = best else {
         if updates {
-            if let Some(old) = first_updated(tx, m, &hits)? {
+            if let Some(old) = updated(tx, id, m, &hits)? {
                 tx.supersede(old.id, id, now)?;
                 tx.unembed_after(&[&old])?;
                 return Ok(WriteOutcome::Updated {
@@ -277,8 +277,32 @@ fn write_checked(
     }
 }
 
+/// The memory that `m` (stored provisionally as `id`) updates, if any: the first of its
+/// lexical neighbours `hits`, else of the neighbours of its plain words alone
+/// ([`oro_mem_text::plain_words`]), which find an older state whose changed word (a name, a
+/// path) is rare enough to outweigh every word the two share, as in a store of a few
+/// memories.
+fn updated(
+    tx: &mut dyn WriteTransaction,
+    id: MemoryId,
+    m: &NewMemory,
+    hits: &[(MemoryId, f64)],
+) -> Result<Option<Memory>> {
+    if let Some(old) = first_updated(tx, m, hits)? {
+        return Ok(Some(old));
+    }
+    let plain = oro_mem_text::plain_words(&m.content);
+    if plain.is_empty() || plain == m.content {
+        return Ok(None);
+    }
+    let hits = tx.similar_lexically(id, &plain, &m.namespace, UPDATE_FLOOR, NEIGHBOURS)?;
+    first_updated(tx, m, &hits)
+}
+
 /// The first memory of `hits` (by descending similarity) that `m` updates: the same
-/// statement with values changed ([`oro_mem_text::changed_value`]), the same metadata.
+/// statement with values changed ([`oro_mem_text::changed_value`]), the same metadata, and
+/// not newer than `m` (a memory copied from elsewhere with its time, older than a state
+/// here, does not supersede it).
 fn first_updated(
     tx: &mut dyn WriteTransaction,
     m: &NewMemory,
@@ -286,7 +310,9 @@ fn first_updated(
 ) -> Result<Option<Memory>> {
     for &(other, _) in hits {
         let o = tx.memory(other)?;
-        if o.metadata == m.metadata && oro_mem_text::changed_value(&o.content, &m.content) {
+        let older = m.created_at.is_none_or(|at| o.created_at <= at);
+        if older && o.metadata == m.metadata && oro_mem_text::changed_value(&o.content, &m.content)
+        {
             return Ok(Some(o));
         }
     }

@@ -1567,6 +1567,51 @@ fn a_changed_value_supersedes_the_statement_it_changes(s: &mut dyn MemoryStore) 
         "{beside:?}"
     );
     assert_eq!(s.get(new.id()).expect("kept").status, Status::Active);
+    // A state older than the one here (copied from elsewhere with its time) does not
+    // supersede it.
+    let older = remember_batch(
+        &mut *s,
+        vec![NewMemory::new(
+            "The staging API listens on port 6060 behind the proxy",
+            MemoryType::Fact,
+        )
+        .created_at(Timestamp(86_400))],
+        &dedup,
+    )
+    .expect("remember")
+    .remove(0);
+    assert!(matches!(older, WriteOutcome::Inserted { .. }), "{older:?}");
+    assert_eq!(s.get(new.id()).expect("kept").status, Status::Active);
+}
+
+/// A store of a few memories, short statements whose one rare word changes: the words they
+/// share weigh next to nothing to BM25 there (they are in half the store), so the whole
+/// statement finds no older state; its plain words do.
+fn a_changed_name_in_a_small_store_supersedes_it(s: &mut dyn MemoryStore) {
+    let write = |s: &mut dyn MemoryStore, text: &str| {
+        let m = NewMemory::new(text, MemoryType::Decision);
+        remember_batch(s, vec![m], &DedupConfig::default())
+            .expect("remember")
+            .remove(0)
+    };
+    write(&mut *s, "Always run migrations inside a transaction");
+    for (old, new) in [
+        ("Unit tests run on Jest", "Unit tests run on Vitest"),
+        (
+            "Config lives in src/config.rs",
+            "Config lives in src/settings.rs",
+        ),
+    ] {
+        let old = write(&mut *s, old).id();
+        let new = write(&mut *s, new);
+        assert_eq!(
+            new,
+            WriteOutcome::Updated {
+                id: new.id(),
+                supersedes: vec![old]
+            }
+        );
+    }
 }
 
 fn cosine_duplicates_are_caught(s: &mut dyn MemoryStore) {
@@ -1680,7 +1725,7 @@ type StoreCheck = fn(&mut dyn MemoryStore);
 #[test]
 fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
     let mut server = TestServer::get();
-    let checks: [(&str, StoreCheck); 7] = [
+    let checks: [(&str, StoreCheck); 8] = [
         ("invalid batches", invalid_batches_write_nothing),
         ("a bad embedding", a_bad_embedding_writes_nothing),
         ("lexical duplicates", duplicates_are_merged_or_skipped),
@@ -1690,6 +1735,10 @@ fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
         (
             "changed values",
             a_changed_value_supersedes_the_statement_it_changes,
+        ),
+        (
+            "a changed name in a small store",
+            a_changed_name_in_a_small_store_supersedes_it,
         ),
     ];
     for (what, check) in checks {

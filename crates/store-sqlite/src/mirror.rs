@@ -299,6 +299,21 @@ impl Mirror {
         Ok(Prepared { doc, terms })
     }
 
+    /// `prepared` asked a narrower query, `content` (some of its words): `None` when a term
+    /// of it is not one of `prepared`'s, whose rows the mirror read, or not one term.
+    pub(crate) fn narrow(&self, prepared: &Prepared, content: &str) -> Result<Option<Prepared>> {
+        let (Some(all), Some(terms)) = (
+            prepared.terms.as_ref(),
+            single_terms(&self.analyzer, &query_terms(content))?,
+        ) else {
+            return Ok(None);
+        };
+        Ok(terms.iter().all(|t| all.contains(t)).then(|| Prepared {
+            doc: prepared.doc.clone(),
+            terms: Some(terms),
+        }))
+    }
+
     /// The index term of each phrase of `query`, with its rows read; `None` when a phrase is
     /// not one term (a CJK bigram is two), which the mirror leaves to FTS5.
     fn query_terms(&mut self, conn: &Connection, query: &[Term]) -> Result<Option<Vec<String>>> {

@@ -41,6 +41,8 @@ impl Inserted {
 /// The provisional write, until it is kept or taken back.
 struct Provisional {
     inserted: Inserted,
+    /// Its content: what the mirror prepared, and so the one query the mirror answers.
+    content: String,
     /// What the mirror prepared for it, when the mirror holds it.
     prepared: Option<Prepared>,
     embedding: Option<Embedding>,
@@ -252,6 +254,7 @@ impl WriteTransaction for Writing<'_> {
         }
         self.provisional = Some(Provisional {
             inserted: Inserted::of(id, memory, now),
+            content: memory.content.clone(),
             prepared,
             embedding: embedding.cloned(),
         });
@@ -299,7 +302,19 @@ impl WriteTransaction for Writing<'_> {
         };
         match &self.provisional {
             Some(p) if p.inserted.id == id => {
-                let mirrored = self.mirror.as_mut().zip(p.prepared.as_ref());
+                // Some of its words as the query: the mirror read their rows too.
+                let narrowed = match (&self.mirror, &p.prepared) {
+                    (Some(mirror), Some(prepared)) if p.content != content => {
+                        mirror.narrow(prepared, content)?
+                    }
+                    _ => None,
+                };
+                let prepared = if p.content == content {
+                    p.prepared.as_ref()
+                } else {
+                    narrowed.as_ref()
+                };
+                let mirrored = self.mirror.as_mut().zip(prepared);
                 similar(
                     self.conn,
                     &mut self.counts,

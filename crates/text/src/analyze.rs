@@ -50,7 +50,7 @@ impl Fields<'_> {
 }
 
 /// A memory's text as BM25 sees it.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Document {
     /// Tokens in every field: the document length of BM25 (bigrams not counted).
     pub len: i32,

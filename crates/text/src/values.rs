@@ -179,6 +179,26 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     replaced || one_for_one || flags || list
 }
 
+/// The words of `text` other than its values and names ([`changed_value`]'s reading):
+/// what an older state of the same fact shares with it, whatever changed. As a query it
+/// finds that state where the whole text cannot: a changed name or path is a rare word that
+/// outweighs every word the two share.
+///
+/// ```
+/// use oro_mem_text::plain_words;
+///
+/// assert_eq!(plain_words("Unit tests run on Vitest"), "Unit tests run on");
+/// assert_eq!(plain_words("Config lives in `src/settings.rs`"), "Config lives in");
+/// ```
+pub fn plain_words(text: &str) -> String {
+    let tokens = tokens(text);
+    let plain = (0..tokens.len()).filter(|&i| {
+        let t = tokens[i];
+        t.chars().any(char::is_alphanumeric) && !is_value_token(t) && !is_name(&tokens, i)
+    });
+    plain.map(|i| tokens[i]).collect::<Vec<_>>().join(" ")
+}
+
 const PLAIN2: (Kind, Kind) = (Kind::Plain, Kind::Plain);
 
 /// What a changed word is to [`changed_value`].

@@ -64,8 +64,8 @@ pub trait WriteTransaction {
 
     /// The active memories of `namespace`, other than memory `id`, whose BM25 score for
     /// `content` as a query is at least `at_least` × the score of memory `id` (which holds
-    /// `content`) for it: its similarity, mostly in `[0, 1]`. At most `limit`, by descending
-    /// similarity.
+    /// `content`, or its words) for it: its similarity, mostly in `[0, 1]`. At most `limit`,
+    /// by descending similarity.
     fn similar_lexically(
         &mut self,
         id: MemoryId,
