@@ -19,7 +19,8 @@ const NEIGHBOURS: usize = 5;
 /// ([`is_alike`]). The one kept has the higher confidence (then: pinned, then older,
 /// [`keeps`]) and takes the other in ([`WriteTransaction::fold_into`]). Two that are the
 /// same statement with values changed ([`oro_mem_text::changed_value`], the same metadata;
-/// found among a memory's lexical neighbours from a similarity of 0.5) are two states of one
+/// found among a memory's lexical neighbours from a similarity of 0.5, or its plain words'
+/// neighbours, [`oro_mem_text::plain_words`]) are two states of one
 /// fact, stored apart (before updates were detected on write, or with them turned off): the
 /// one stored earlier is superseded by the later ([`WriteTransaction::supersede`]). Memories
 /// are visited by ascending id; one merged away or superseded is not visited again. Memories
@@ -65,13 +66,31 @@ fn consolidated(
         if removed.contains(&m.id) {
             continue;
         }
-        let hits = tx.similar_lexically(
+        let mut hits = tx.similar_lexically(
             m.id,
             &m.content,
             &m.namespace,
             config.merge_bm25.min(crate::dedup::UPDATE_FLOOR),
             NEIGHBOURS,
         )?;
+        // The neighbours of its plain words too, as the write path looks for what a new
+        // memory updates: states of a fact only (their similarity is not the duplicates').
+        let plain = oro_mem_text::plain_words(&m.content);
+        if !plain.is_empty() && plain != m.content {
+            let more = tx.similar_lexically(
+                m.id,
+                &plain,
+                &m.namespace,
+                crate::dedup::UPDATE_FLOOR,
+                NEIGHBOURS,
+            )?;
+            for (other, _) in more {
+                if hits.iter().all(|&(seen, _)| seen != other) {
+                    // Below any merge threshold: a state of a fact, or nothing.
+                    hits.push((other, f64::NEG_INFINITY));
+                }
+            }
+        }
         for (other, similarity) in hits {
             if removed.contains(&other) {
                 continue;

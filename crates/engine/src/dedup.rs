@@ -250,12 +250,15 @@ fn write_checked(
     }
     let Some((existing, similarity)) = best else {
         if updates {
-            if let Some(old) = updated(tx, id, m, &hits)? {
-                tx.supersede(old.id, id, now)?;
-                tx.unembed_after(&[&old])?;
+            let olds = updated(tx, id, m, &hits)?;
+            if !olds.is_empty() {
+                for old in &olds {
+                    tx.supersede(old.id, id, now)?;
+                }
+                tx.unembed_after(&olds.iter().collect::<Vec<_>>())?;
                 return Ok(WriteOutcome::Updated {
                     id,
-                    supersedes: vec![old.id],
+                    supersedes: olds.iter().map(|o| o.id).collect(),
                 });
             }
         }
@@ -277,46 +280,52 @@ fn write_checked(
     }
 }
 
-/// The memory that `m` (stored provisionally as `id`) updates, if any: the first of its
-/// lexical neighbours `hits`, else of the neighbours of its plain words alone
+/// The memories that `m` (stored provisionally as `id`) updates: those of its lexical
+/// neighbours `hits`, else of the neighbours of its plain words alone
 /// ([`oro_mem_text::plain_words`]), which find an older state whose changed word (a name, a
 /// path) is rare enough to outweigh every word the two share, as in a store of a few
-/// memories.
+/// memories. Every state of the fact stored apart before is superseded, not only one.
 fn updated(
     tx: &mut dyn WriteTransaction,
     id: MemoryId,
     m: &NewMemory,
     hits: &[(MemoryId, f64)],
-) -> Result<Option<Memory>> {
-    if let Some(old) = first_updated(tx, m, hits)? {
-        return Ok(Some(old));
-    }
+) -> Result<Vec<Memory>> {
+    let olds = all_updated(tx, m, hits)?;
     let plain = oro_mem_text::plain_words(&m.content);
-    if plain.is_empty() || plain == m.content {
-        return Ok(None);
+    if !olds.is_empty() || plain.is_empty() || plain == m.content {
+        return Ok(olds);
     }
     let hits = tx.similar_lexically(id, &plain, &m.namespace, UPDATE_FLOOR, NEIGHBOURS)?;
-    first_updated(tx, m, &hits)
+    all_updated(tx, m, &hits)
 }
 
-/// The first memory of `hits` (by descending similarity) that `m` updates: the same
-/// statement with values changed ([`oro_mem_text::changed_value`]), the same metadata, and
-/// not newer than `m` (a memory copied from elsewhere with its time, older than a state
-/// here, does not supersede it).
-fn first_updated(
+/// The memories of `hits` that `m` updates: the same statement with values changed
+/// ([`oro_mem_text::changed_value`]), the same metadata, and not newer than `m` (a memory
+/// copied from elsewhere with its time, older than a state here, does not supersede it);
+/// after the first, only states of the same fact as it.
+fn all_updated(
     tx: &mut dyn WriteTransaction,
     m: &NewMemory,
     hits: &[(MemoryId, f64)],
-) -> Result<Option<Memory>> {
+) -> Result<Vec<Memory>> {
+    let mut olds = Vec::new();
     for &(other, _) in hits {
         let o = tx.memory(other)?;
         let older = m.created_at.is_none_or(|at| o.created_at <= at);
-        if older && o.metadata == m.metadata && oro_mem_text::changed_value(&o.content, &m.content)
+        // Another state of the fact the first one found states, not another fact.
+        let same_fact = olds.first().is_none_or(|first: &Memory| {
+            first.content == o.content || oro_mem_text::changed_value(&first.content, &o.content)
+        });
+        if older
+            && same_fact
+            && o.metadata == m.metadata
+            && oro_mem_text::changed_value(&o.content, &m.content)
         {
-            return Ok(Some(o));
+            olds.push(o);
         }
     }
-    Ok(None)
+    Ok(olds)
 }
 
 /// The memory of `hits` (by descending similarity) above `above` that `m` duplicates: its

@@ -1582,6 +1582,23 @@ fn a_changed_value_supersedes_the_statement_it_changes(s: &mut dyn MemoryStore) 
     .remove(0);
     assert!(matches!(older, WriteOutcome::Inserted { .. }), "{older:?}");
     assert_eq!(s.get(new.id()).expect("kept").status, Status::Active);
+    // A new state supersedes every state of the fact stored apart.
+    let newest = write(
+        &mut *s,
+        "The staging API listens on port 5050 behind the proxy",
+        &dedup,
+    );
+    let WriteOutcome::Updated { mut supersedes, .. } = newest.clone() else {
+        panic!("{newest:?}");
+    };
+    supersedes.sort_unstable();
+    assert_eq!(supersedes, [new.id(), beside.id(), older.id()]);
+    // The unrelated memories are left alone.
+    assert_eq!(
+        s.count(&Filter::default()).expect("count"),
+        5,
+        "the four unrelated ones and the newest state"
+    );
 }
 
 /// A store of a few memories, short statements whose one rare word changes: the words they
@@ -1612,6 +1629,31 @@ fn a_changed_name_in_a_small_store_supersedes_it(s: &mut dyn MemoryStore) {
             }
         );
     }
+    // Stored apart, consolidation finds them the same way.
+    let off = DedupConfig {
+        updates: false,
+        ..DedupConfig::default()
+    };
+    let apart: Vec<MemoryId> = [
+        "Review the code format in CI",
+        "Code format checks run nightly",
+        "Format the code with Ruff",
+        "Format the code with Biome",
+    ]
+    .into_iter()
+    .map(|text| {
+        let m = NewMemory::new(text, MemoryType::Decision).namespace("apart");
+        remember_batch(&mut *s, vec![m], &off).expect("remember")[0].id()
+    })
+    .collect();
+    let report = consolidate(
+        &mut *s,
+        &ConsolidateConfig::default(),
+        Timestamp::now(),
+        false,
+    )
+    .expect("consolidate");
+    assert_eq!(report.superseded, [(apart[2], apart[3])]);
 }
 
 fn cosine_duplicates_are_caught(s: &mut dyn MemoryStore) {
