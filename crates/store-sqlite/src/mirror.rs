@@ -739,6 +739,10 @@ mod tests {
         "index",
         "数据库",
         "锁",
+        // Names and values: the update check's second query, by the plain words alone.
+        "Jest",
+        "Vitest",
+        "v2.1",
     ];
 
     fn text(words: &[usize]) -> String {
@@ -815,6 +819,52 @@ mod tests {
                 let m = mirrored.mirror.borrow();
                 prop_assert!(!m.as_ref().expect("the mirror is kept").broken);
             }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// A memory written provisionally and asked with some of its words (the update
+        /// check's plain words) finds what FTS5 finds for them: the same neighbours and
+        /// similarities, to the bit.
+        #[test]
+        fn a_narrowed_query_finds_what_fts5_finds(
+            docs in prop::collection::vec(
+                (prop::collection::vec(0..WORDS.len(), 1..8),
+                 prop::collection::vec(0..WORDS.len(), 0..3),
+                 any::<bool>()),
+                1..40,
+            ),
+            words in prop::collection::vec(0..WORDS.len(), 1..8),
+            kept in prop::collection::vec(any::<bool>(), 8),
+            floor in prop::sample::select(vec![0.0, 0.3, 0.5]),
+        ) {
+            use oro_mem_core::store::Commit;
+            let off = DedupConfig { enabled: false, ..DedupConfig::default() };
+            let mut mirrored = Store::open_in_memory().unwrap();
+            let mut plain = Store::open_in_memory().unwrap();
+            plain.mirror_enabled = false;
+            for (words, about, in_a) in &docs {
+                for s in [&mut mirrored, &mut plain] {
+                    remember(s, memory(words, about, *in_a, 0.5), &off).unwrap();
+                }
+            }
+            let m = memory(&words, &[], true, 0.5);
+            let some: Vec<usize> = words.iter().zip(&kept).filter(|(_, k)| **k).map(|(w, _)| *w).collect();
+            let narrowed = text(&some);
+            let mut found = Vec::new();
+            for s in [&mut mirrored, &mut plain] {
+                let mut hits = Vec::new();
+                s.transact(&mut |tx| {
+                    let id = tx.insert_provisionally(&m, None, oro_mem_core::Timestamp(1))?;
+                    hits = tx.similar_lexically(id, &narrowed, "a", floor, 10)?;
+                    Ok(Commit::No)
+                })
+                .unwrap();
+                found.push(hits);
+            }
+            prop_assert_eq!(&found[0], &found[1]);
         }
     }
 
