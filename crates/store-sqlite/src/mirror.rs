@@ -773,6 +773,39 @@ mod tests {
         s.mirror.borrow().as_ref().map(|m| m.answered)
     }
 
+    /// Stored memories: their words, what they are about (tags, summary, files), whether in
+    /// namespace `a`.
+    type Docs = Vec<(Vec<usize>, Vec<usize>, bool)>;
+
+    fn docs(len: std::ops::Range<usize>) -> impl Strategy<Value = Docs> {
+        prop::collection::vec(
+            (
+                prop::collection::vec(0..WORDS.len(), 1..8),
+                prop::collection::vec(0..WORDS.len(), 0..3),
+                any::<bool>(),
+            ),
+            len,
+        )
+    }
+
+    /// Two stores holding `docs`, the first checking duplicates with the mirror, the second
+    /// with FTS5.
+    fn mirrored_and_plain(docs: &Docs) -> (Store, Store) {
+        let off = DedupConfig {
+            enabled: false,
+            ..DedupConfig::default()
+        };
+        let mut mirrored = Store::open_in_memory().unwrap();
+        let mut plain = Store::open_in_memory().unwrap();
+        plain.mirror_enabled = false;
+        for (words, about, in_a) in docs {
+            for s in [&mut mirrored, &mut plain] {
+                remember(s, memory(words, about, *in_a, 0.5), &off).unwrap();
+            }
+        }
+        (mirrored, plain)
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -780,12 +813,7 @@ mod tests {
         /// and similarities, to the bit, a second batch reusing the first's mirror.
         #[test]
         fn the_mirror_finds_what_fts5_finds(
-            docs in prop::collection::vec(
-                (prop::collection::vec(0..WORDS.len(), 1..8),
-                 prop::collection::vec(0..WORDS.len(), 0..3),
-                 any::<bool>()),
-                0..40,
-            ),
+            docs in docs(0..40),
             batches in prop::collection::vec(
                 prop::collection::vec(
                     (prop::collection::vec(0..WORDS.len(), 1..8),
@@ -799,15 +827,7 @@ mod tests {
             bm25 in prop::sample::select(vec![0.3, 0.5, 0.7, 0.85]),
         ) {
             let dedup = DedupConfig { bm25, ..DedupConfig::default() };
-            let off = DedupConfig { enabled: false, ..dedup };
-            let mut mirrored = Store::open_in_memory().unwrap();
-            let mut plain = Store::open_in_memory().unwrap();
-            plain.mirror_enabled = false;
-            for (words, about, in_a) in &docs {
-                for s in [&mut mirrored, &mut plain] {
-                    remember(s, memory(words, about, *in_a, 0.5), &off).unwrap();
-                }
-            }
+            let (mut mirrored, mut plain) = mirrored_and_plain(&docs);
             for batch in &batches {
                 let new: Vec<NewMemory> = batch
                     .iter()
@@ -820,36 +840,19 @@ mod tests {
                 prop_assert!(!m.as_ref().expect("the mirror is kept").broken);
             }
         }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
 
         /// A memory written provisionally and asked with some of its words (the update
         /// check's plain words) finds what FTS5 finds for them: the same neighbours and
         /// similarities, to the bit.
         #[test]
         fn a_narrowed_query_finds_what_fts5_finds(
-            docs in prop::collection::vec(
-                (prop::collection::vec(0..WORDS.len(), 1..8),
-                 prop::collection::vec(0..WORDS.len(), 0..3),
-                 any::<bool>()),
-                1..40,
-            ),
+            docs in docs(1..40),
             words in prop::collection::vec(0..WORDS.len(), 1..8),
             kept in prop::collection::vec(any::<bool>(), 8),
             floor in prop::sample::select(vec![0.0, 0.3, 0.5]),
         ) {
             use oro_mem_core::store::Commit;
-            let off = DedupConfig { enabled: false, ..DedupConfig::default() };
-            let mut mirrored = Store::open_in_memory().unwrap();
-            let mut plain = Store::open_in_memory().unwrap();
-            plain.mirror_enabled = false;
-            for (words, about, in_a) in &docs {
-                for s in [&mut mirrored, &mut plain] {
-                    remember(s, memory(words, about, *in_a, 0.5), &off).unwrap();
-                }
-            }
+            let (mut mirrored, mut plain) = mirrored_and_plain(&docs);
             let m = memory(&words, &[], true, 0.5);
             let some: Vec<usize> = words.iter().zip(&kept).filter(|(_, k)| **k).map(|(w, _)| *w).collect();
             let narrowed = text(&some);
