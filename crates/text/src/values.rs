@@ -149,8 +149,7 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         if typos || gone.len() + came.len() == 0 {
             continue;
         }
-        let named = gone.iter().chain(&came).filter(|w| w.kind != Kind::Plain);
-        let named = named.count();
+        let named = named(&gone) + named(&came);
         as_list &= named == gone.len() + came.len() || (conjunction && named > 0);
         listed |= conjunction && named > 0;
         dropped.extend(gone);
@@ -163,17 +162,15 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     }
     let reversed = !crate::same_polarity(old, new)
         && dropped.iter().chain(&added).all(|w| {
-            crate::words::is_negation(core(w.text)) || w.text.eq_ignore_ascii_case("always")
+            crate::words::is_negation(core(w.text)) || core(w.text).eq_ignore_ascii_case("always")
         });
     if reversed || changed == 0 {
         return reversed;
     }
-    let named = |words: &[Word]| words.iter().filter(|w| w.kind != Kind::Plain).count();
     let plain = changed - named(&dropped) - named(&added);
     let one_side = dropped.is_empty() || added.is_empty();
     let replaced = named(&dropped) > 0 && named(&added) > 0 && plain <= 1;
-    let one_for_one =
-        dropped.len() == 1 && added.len() == 1 && (dropped[0].kind, added[0].kind) != PLAIN2;
+    let one_for_one = dropped.len() == 1 && added.len() == 1 && named(&dropped) + named(&added) > 0;
     let flags = one_side && dropped.iter().chain(&added).all(|w| is_flag(w.text));
     let list = one_side && as_list && listed;
     replaced || one_for_one || flags || list
@@ -199,8 +196,6 @@ pub fn plain_words(text: &str) -> String {
     plain.map(|i| tokens[i]).collect::<Vec<_>>().join(" ")
 }
 
-const PLAIN2: (Kind, Kind) = (Kind::Plain, Kind::Plain);
-
 /// What a changed word is to [`changed_value`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -216,6 +211,11 @@ enum Kind {
 struct Word<'a> {
     text: &'a str,
     kind: Kind,
+}
+
+/// How many of `words` are values or names.
+fn named(words: &[Word]) -> usize {
+    words.iter().filter(|w| w.kind != Kind::Plain).count()
 }
 
 /// The content words of `tokens[range]` (not punctuation, not function words), each with
