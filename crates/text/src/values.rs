@@ -160,6 +160,15 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     if same * 10 < shorter * 7 || changed > 6 {
         return false;
     }
+    // A qualifier turned into its complement ("non-Rust" for "Rust") beside other changes:
+    // two rules for two cases ("if only non-Rust code changed, run A"; "if Rust code
+    // changed, run B"), both true.
+    if dropped
+        .iter()
+        .any(|d| added.iter().any(|a| complements(d.text, a.text)))
+    {
+        return false;
+    }
     let reversed = !crate::same_polarity(old, new)
         && dropped.iter().chain(&added).all(|w| {
             crate::words::is_negation(core(w.text)) || core(w.text).eq_ignore_ascii_case("always")
@@ -211,6 +220,13 @@ enum Kind {
 struct Word<'a> {
     text: &'a str,
     kind: Kind,
+}
+
+/// `a` and `b` are a word and its complement: `non-X` and `X`, either way round.
+fn complements(a: &str, b: &str) -> bool {
+    let (a, b) = (core(a).to_lowercase(), core(b).to_lowercase());
+    let negated = |x: &str, y: &str| x.strip_prefix("non-").is_some_and(|rest| rest == y);
+    negated(&a, &b) || negated(&b, &a)
 }
 
 /// How many of `words` are values or names.
@@ -585,6 +601,11 @@ mod tests {
             (
                 "Use the dialog system for lifecycles",
                 "Dialogs draw last, over everything else",
+            ),
+            // Two cases of one rule, each with its own command.
+            (
+                "If only non-Rust code changed, run `tools/lint.js --js` before committing",
+                "If Rust code changed, run `tools/lint.js` before committing",
             ),
         ] {
             assert!(!changed_value(old, new), "{old:?} -> {new:?}");
