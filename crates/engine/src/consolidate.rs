@@ -75,20 +75,10 @@ fn consolidated(
         )?;
         // The neighbours of its plain words too, as the write path looks for what a new
         // memory updates: states of a fact only (their similarity is not the duplicates').
-        let plain = oro_mem_text::plain_words(&m.content);
-        if !plain.is_empty() && plain != m.content {
-            let more = tx.similar_lexically(
-                m.id,
-                &plain,
-                &m.namespace,
-                crate::dedup::UPDATE_FLOOR,
-                NEIGHBOURS,
-            )?;
-            for (other, _) in more {
-                if hits.iter().all(|&(seen, _)| seen != other) {
-                    // Below any merge threshold: a state of a fact, or nothing.
-                    hits.push((other, f64::NEG_INFINITY));
-                }
+        for (other, _) in crate::dedup::plain_neighbours(tx, m.id, &m.content, &m.namespace)? {
+            if hits.iter().all(|&(seen, _)| seen != other) {
+                // Below any merge threshold: a state of a fact, or nothing.
+                hits.push((other, f64::NEG_INFINITY));
             }
         }
         for (other, similarity) in hits {

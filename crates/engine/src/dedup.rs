@@ -292,12 +292,27 @@ fn updated(
     hits: &[(MemoryId, f64)],
 ) -> Result<Vec<Memory>> {
     let olds = all_updated(tx, m, hits)?;
-    let plain = oro_mem_text::plain_words(&m.content);
-    if !olds.is_empty() || plain.is_empty() || plain == m.content {
+    if !olds.is_empty() {
         return Ok(olds);
     }
-    let hits = tx.similar_lexically(id, &plain, &m.namespace, UPDATE_FLOOR, NEIGHBOURS)?;
+    let hits = plain_neighbours(tx, id, &m.content, &m.namespace)?;
     all_updated(tx, m, &hits)
+}
+
+/// The lexical neighbours of the plain words of `content` (memory `id`'s) alone
+/// ([`oro_mem_text::plain_words`]), from [`UPDATE_FLOOR`]: where an older state of its fact
+/// is found when the whole text does not find it. None when it has no values or names.
+pub(crate) fn plain_neighbours(
+    tx: &mut dyn WriteTransaction,
+    id: MemoryId,
+    content: &str,
+    namespace: &str,
+) -> Result<Vec<(MemoryId, f64)>> {
+    let plain = oro_mem_text::plain_words(content);
+    if plain.is_empty() || plain == content {
+        return Ok(Vec::new());
+    }
+    tx.similar_lexically(id, &plain, namespace, UPDATE_FLOOR, NEIGHBOURS)
 }
 
 /// The memories of `hits` that `m` updates: the same statement with values changed

@@ -303,16 +303,13 @@ impl WriteTransaction for Writing<'_> {
         match &self.provisional {
             Some(p) if p.inserted.id == id => {
                 // Some of its words as the query: the mirror read their rows too.
-                let narrowed = match (&self.mirror, &p.prepared) {
+                let narrowed;
+                let prepared = match (&self.mirror, &p.prepared) {
                     (Some(mirror), Some(prepared)) if p.content != content => {
-                        mirror.narrow(prepared, content)?
+                        narrowed = mirror.narrow(prepared, content)?;
+                        narrowed.as_ref()
                     }
-                    _ => None,
-                };
-                let prepared = if p.content == content {
-                    p.prepared.as_ref()
-                } else {
-                    narrowed.as_ref()
+                    _ => p.prepared.as_ref(),
                 };
                 let mirrored = self.mirror.as_mut().zip(prepared);
                 similar(
