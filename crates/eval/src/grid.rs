@@ -181,6 +181,12 @@ pub fn expand(base: &Config, axes: &[Axis]) -> Result<Vec<Setting>> {
 /// Turns the product's recall into a pure ranking of the best [`RANKED`]: no minimum score or
 /// relevance, no token budget, no near-duplicate skipping, so the metrics judge the order
 /// alone.
+///
+/// Vector mode's cosine gate (`recall.min_similarity`) goes too: that mode has no relevance
+/// model, so the gate is its selection, as `recall.min_relevance` is the other modes', and it
+/// drops candidates without reordering any (ranked with it, a task whose best cosine is below
+/// the gate counts as a ranking of nothing). Hybrid mode's gate stays: it decides which
+/// candidates enter the fusion, and so the order.
 pub fn ranking_only(config: &mut Config, depth: usize) {
     config.fallback_to_fts = false;
     let r = &mut config.recall;
@@ -190,6 +196,7 @@ pub fn ranking_only(config: &mut Config, depth: usize) {
     r.budget_tokens = usize::MAX;
     r.min_score = 0.0;
     r.hybrid_min_score = 0.0;
+    r.min_similarity = 0.0;
     r.min_relevance = 0.0;
     r.abstain_below = 0.0;
     r.near_duplicate = f64::INFINITY;
