@@ -5,13 +5,14 @@ use std::collections::{HashMap, HashSet};
 use oro_mem_core::{Candidates, Error, MemoryId, Query, Ranker, Ranking, Result};
 use oro_mem_text::bm25::{self, Bm25};
 use oro_mem_text::Stemmer;
-use oro_mem_text::{query_terms, segments, Segment, Term};
+use oro_mem_text::{identifier_parts, query_terms, segments, Segment, Term};
 
 /// How text becomes index terms.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Analyzer {
     /// Lowercase only: the same tokens as FTS5's `unicode61` tokenizer on text without
-    /// diacritics (unicode61 also folds "é" to "e"; this analyzer keeps it).
+    /// diacritics (unicode61 also folds "é" to "e"; this analyzer keeps it) and without
+    /// identifiers in camelCase (this analyzer adds their parts, as the stores do).
     Plain,
     /// Lowercase and English (Snowball) stemming, close to FTS5's `porter unicode61`.
     #[default]
@@ -23,8 +24,10 @@ pub enum Analyzer {
 /// Scoring is exactly FTS5's `bm25()` (negated, so larger is better): `k1 = 1.2`, `b = 0.75`,
 /// `idf = ln((N - n + 0.5) / (n + 0.5))` floored at `1e-6`, document length in tokens over the
 /// average. Query text goes through [`query_terms`], so stopwords and one-letter words are not
-/// searched (they still count toward document length, as in FTS5). CJK text is indexed as
-/// character bigrams.
+/// searched (they still count toward document length, as in FTS5). A code identifier is
+/// indexed whole and by its parts, as the stores index it
+/// ([`identifier_parts`](oro_mem_text::identifier_parts)). CJK text is indexed as character
+/// bigrams.
 pub struct Bm25Index {
     analyzer: Analyzer,
     stemmer: Option<Stemmer>,
@@ -116,7 +119,16 @@ impl Bm25Index {
         let mut out = Vec::new();
         for seg in segments(text) {
             match seg {
-                Segment::Word(w) => out.push(self.word(w)),
+                Segment::Word(w) => {
+                    out.push(self.word(w));
+                    // An identifier's parts beside it, as the stores index them.
+                    out.extend(
+                        identifier_parts(w)
+                            .into_iter()
+                            .flatten()
+                            .map(|p| self.word(p)),
+                    );
+                }
                 Segment::Cjk(run) => {
                     let chars: Vec<char> = run.chars().collect();
                     if chars.len() == 1 {

@@ -9,10 +9,13 @@ use postgres::Client;
 
 use oro_mem_core::{Error, ErrorKind, Result};
 
-use crate::store::{pg_error, Context};
+use oro_mem_text::Analyzer;
 
-/// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i32 = 2;
+use crate::store::{pg_error, Context};
+use crate::write;
+
+/// The schema version this build writes and reads: one per migration.
+pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 
 /// Migration `i` takes the schema from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -168,16 +171,23 @@ const MIGRATIONS: &[&str] = &[
         ADD COLUMN IF NOT EXISTS superseded_by bigint,
         ADD COLUMN IF NOT EXISTS superseded_at bigint;
     "#,
+    // 6: identifiers indexed by their parts too (`text::index_text`: `DefaultHost` also as
+    // `default` and `host`): the BM25 index is written again ([`REINDEXED`]).
+    "",
 ];
+
+/// The first schema whose BM25 index holds identifiers' parts: [`migrate`] writes an older
+/// store's index again, as the analyzer reads its memories now.
+const REINDEXED: i32 = 6;
 
 /// The advisory lock every writer of this schema holds for its transaction, so that duplicate
 /// checks see every memory written before them and the BM25 totals change one writer at a time.
 pub(crate) const WRITE_LOCK: &str =
     "SELECT pg_advisory_xact_lock(hashtextextended('oro-mem write ' || current_schema(), 0))";
 
-/// Brings the tables to [`SCHEMA_VERSION`], on a connection [`ensure_schema`] set up. Returns
-/// the version found.
-pub(crate) fn migrate(client: &mut Client) -> Result<i32> {
+/// Brings the tables to [`SCHEMA_VERSION`], on a connection [`ensure_schema`] set up, the BM25
+/// index read by `analyzer`. Returns the version found.
+pub(crate) fn migrate(client: &mut Client, analyzer: &Analyzer) -> Result<i32> {
     let mut tx = client.transaction().context("cannot start migration")?;
     tx.batch_execute(WRITE_LOCK)
         .context("cannot lock for migration")?;
@@ -200,6 +210,9 @@ pub(crate) fn migrate(client: &mut Client) -> Result<i32> {
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
         tx.batch_execute(sql)
             .context(&format!("cannot migrate to schema version {}", i + 1))?;
+    }
+    if (1..REINDEXED).contains(&found) {
+        write::reindex_lexical(&mut tx, analyzer)?;
     }
     if found < SCHEMA_VERSION {
         tx.execute("DELETE FROM oro_mem_schema", &[])

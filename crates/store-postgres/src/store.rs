@@ -184,14 +184,15 @@ impl Store {
     /// pgvector, or holds a newer schema.
     pub fn open(location: &Location) -> Result<Store> {
         let mut client = connect(location)?;
-        let migrated_from = schema::migrate(&mut client)?;
+        let analyzer = Analyzer::new()?;
+        let migrated_from = schema::migrate(&mut client, &analyzer)?;
         Ok(Store {
             client: RefCell::new(client),
             last_used: Cell::new(Instant::now()),
             statements: RefCell::new(HashMap::new()),
             models: RefCell::new(HashMap::new()),
             location: location.clone(),
-            analyzer: Analyzer::new()?,
+            analyzer,
             migrated_from,
         })
     }

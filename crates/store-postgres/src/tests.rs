@@ -195,3 +195,61 @@ fn each_store_keeps_to_the_schema_it_names() {
         server_location.drop_schema(&schema).expect("drop");
     }
 }
+
+#[test]
+fn an_older_schema_is_indexed_again_by_identifiers_parts_once() {
+    use oro_mem_core::{Filter, MemoryType, NewMemory};
+
+    let Some(mut server) = Server::get() else {
+        return;
+    };
+    let location = server.fresh();
+    let found = |s: &Store, query: &str| -> Vec<i64> {
+        s.lexical_candidates(query, &Filter::default(), 10)
+            .expect("search")
+            .iter()
+            .map(|(m, _)| m.id)
+            .collect()
+    };
+    let version = |s: &Store| -> i32 {
+        s.client()
+            .expect("connected")
+            .query_one("SELECT version FROM oro_mem_schema", &[])
+            .expect("version")
+            .get(0)
+    };
+    {
+        let mut s = Store::open(&location).expect("open");
+        assert_eq!(version(&s), crate::SCHEMA_VERSION);
+        oro_mem_engine::remember_batch(
+            &mut s,
+            vec![NewMemory::new(
+                "cfg.DefaultHost() reads GH_HOST first",
+                MemoryType::Gotcha,
+            )],
+            &oro_mem_core::config::DedupConfig::default(),
+        )
+        .expect("write");
+        assert_eq!(found(&s, "which default host"), [1]);
+        // An index as schema 5 wrote it, without the parts (and none at all, here).
+        s.client()
+            .expect("connected")
+            .batch_execute(
+                "TRUNCATE lex_postings, lex_terms; UPDATE oro_mem_schema SET version = 5",
+            )
+            .expect("age the store");
+        assert_eq!(found(&s, "which default host"), Vec::<i64>::new());
+    }
+    let s = Store::open(&location).expect("open again");
+    assert_eq!(found(&s, "which default host"), [1]);
+    assert_eq!(found(&s, "DefaultHost"), [1]);
+    assert_eq!(version(&s), crate::SCHEMA_VERSION);
+    // At the current version, opening writes nothing again: an emptied index stays empty.
+    s.client()
+        .expect("connected")
+        .batch_execute("TRUNCATE lex_postings, lex_terms")
+        .expect("empty the index");
+    drop(s);
+    let s = Store::open(&location).expect("open a third time");
+    assert_eq!(found(&s, "DefaultHost"), Vec::<i64>::new());
+}

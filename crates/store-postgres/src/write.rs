@@ -545,44 +545,53 @@ impl Store {
     /// is changed then.
     pub fn rebuild_index(&mut self) -> Result<()> {
         self.writing(|tx| {
-            tx.batch_execute("TRUNCATE lex_postings, lex_terms")
-                .context("cannot rebuild the full-text index")?;
-            let rows = tx
-                .query(
-                    "SELECT id, content, tags::text, summary, files::text, entities::text \
-                     FROM memories ORDER BY id",
-                    &[],
-                )
-                .context("cannot rebuild the full-text index")?;
-            for row in &rows {
-                let id: MemoryId = row.get(0);
-                let of = |what: &str| format!("{what} of memory {id}");
-                let tags = json_again(row.get(2), &of("tags"))?;
-                let files = json_again(row.get(4), &of("files"))?;
-                let entities = json_again(row.get(5), &of("entities"))?;
-                let summary: Option<&str> = row.get(3);
-                let doc = self.analyzer.document(&Fields {
-                    content: row.get(1),
-                    tags: &tags,
-                    summary: summary.unwrap_or_default(),
-                    files: &files,
-                    entities: &entities,
-                })?;
-                tx.execute(
-                    "UPDATE memories SET lex_len = $2 WHERE id = $1",
-                    &[&id, &doc.len],
-                )
-                .context("cannot rebuild the full-text index")?;
-                add_postings(tx, id, doc)?;
-            }
-            tx.batch_execute(
-                "UPDATE lex_stats SET docs = (SELECT count(*) FROM memories), \
-                                  tokens = (SELECT coalesce(sum(lex_len), 0) FROM memories); \
-             REINDEX TABLE memories",
-            )
-            .context("cannot rebuild the indexes")
+            reindex_lexical(tx, &self.analyzer)?;
+            tx.batch_execute("REINDEX TABLE memories")
+                .context("cannot rebuild the indexes")
         })
     }
+}
+
+/// Writes the BM25 index (postings, document frequencies, lengths and totals) afresh from the
+/// memories, as `analyzer` reads them now: what a rebuild does, and the migration to a schema
+/// whose analysis changed.
+pub(crate) fn reindex_lexical(tx: &mut Transaction<'_>, analyzer: &Analyzer) -> Result<()> {
+    let context = "cannot rebuild the full-text index";
+    tx.batch_execute("TRUNCATE lex_postings, lex_terms")
+        .context(context)?;
+    let rows = tx
+        .query(
+            "SELECT id, content, tags::text, summary, files::text, entities::text \
+             FROM memories ORDER BY id",
+            &[],
+        )
+        .context(context)?;
+    for row in &rows {
+        let id: MemoryId = row.get(0);
+        let of = |what: &str| format!("{what} of memory {id}");
+        let tags = json_again(row.get(2), &of("tags"))?;
+        let files = json_again(row.get(4), &of("files"))?;
+        let entities = json_again(row.get(5), &of("entities"))?;
+        let summary: Option<&str> = row.get(3);
+        let doc = analyzer.document(&Fields {
+            content: row.get(1),
+            tags: &tags,
+            summary: summary.unwrap_or_default(),
+            files: &files,
+            entities: &entities,
+        })?;
+        tx.execute(
+            "UPDATE memories SET lex_len = $2 WHERE id = $1",
+            &[&id, &doc.len],
+        )
+        .context(context)?;
+        add_postings(tx, id, doc)?;
+    }
+    tx.batch_execute(
+        "UPDATE lex_stats SET docs = (SELECT count(*) FROM memories), \
+                          tokens = (SELECT coalesce(sum(lex_len), 0) FROM memories)",
+    )
+    .context(context)
 }
 
 /// The columns of a [`ToEmbed`] of memory `m` (`SELECT … FROM memories m`): its id, its text

@@ -6,7 +6,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use oro_mem_text::LEXICAL_FIELDS;
+use oro_mem_text::{index_text, LEXICAL_FIELDS};
 
 use crate::store::SqlContext;
 use crate::vectors;
@@ -139,6 +139,10 @@ const MIGRATIONS: &[&str] = &[
     // 12: knowledge updates: a superseded memory's newer version (`superseded_by`) and when
     // it was replaced (`superseded_at`). Made by `add_superseded`.
     "",
+    // 13: identifiers indexed by their parts too (`text::index_text`: `DefaultHost` also as
+    // `default` and `host`): `index_texts` writes the new `fts_text` of every memory whose
+    // indexed text changes, and the update trigger indexes it again.
+    "",
 ];
 
 /// The schema version this build writes.
@@ -160,6 +164,7 @@ fn step_to(version: u32) -> Option<fn(&Connection) -> oro_mem_core::Result<()>> 
         10 => Some(add_merged),
         11 => Some(add_fact),
         12 => Some(add_superseded),
+        13 => Some(index_texts),
         _ => None,
     }
 }
@@ -260,6 +265,37 @@ fn add_superseded(conn: &Connection) -> oro_mem_core::Result<()> {
     let context = "cannot add the superseded columns";
     add_column(conn, "superseded_by", "INTEGER").context(context)?;
     add_column(conn, "superseded_at", "INTEGER").context(context)?;
+    Ok(())
+}
+
+/// Migration 13, and the first step of rebuilding the full-text index: each memory's
+/// `fts_text` made what [`index_text`] makes of its content now, written only where it
+/// changes (the update trigger then indexes that memory again). Runs again over what it made.
+pub(crate) fn index_texts(conn: &Connection) -> oro_mem_core::Result<()> {
+    let context = "cannot prepare the memories' text for the full-text index";
+    let mut changed: Vec<(i64, Option<String>)> = Vec::new();
+    {
+        let mut rows = conn
+            .prepare("SELECT id, content, fts_text FROM memories")
+            .context(context)?;
+        let mut rows = rows.query([]).context(context)?;
+        while let Some(row) = rows.next().context(context)? {
+            let content: String = row.get(1).context(context)?;
+            let indexed: Option<String> = row.get(2).context(context)?;
+            let now = index_text(&content);
+            if now != indexed {
+                changed.push((row.get(0).context(context)?, now));
+            }
+        }
+    }
+    let mut update = conn
+        .prepare("UPDATE memories SET fts_text = ?2 WHERE id = ?1")
+        .context(context)?;
+    for (id, text) in changed {
+        update
+            .execute(rusqlite::params![id, text])
+            .context(context)?;
+    }
     Ok(())
 }
 

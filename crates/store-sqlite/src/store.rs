@@ -856,7 +856,8 @@ impl Store {
         })
     }
 
-    /// Rebuilds the FTS5 index from the memories table.
+    /// Rebuilds the FTS5 index from the memories table, each memory's indexed text made again
+    /// first ([`index_text`](oro_mem_text::index_text)), and the vector index.
     ///
     /// # Errors
     ///
@@ -866,6 +867,7 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .context("cannot start write transaction")?;
+        schema::index_texts(&tx)?;
         tx.execute(
             "INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')",
             [],

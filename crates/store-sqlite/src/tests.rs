@@ -792,3 +792,52 @@ fn a_kept_count_follows_writes_by_this_store_and_by_others() {
         "each filter counted alike"
     );
 }
+
+#[test]
+fn a_schema_12_store_indexes_its_identifiers_by_their_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v12.db");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        schema::migrate_to(&conn, 12).unwrap();
+        conn.execute(
+            "INSERT INTO memories (content, type, created_at, updated_at) \
+             VALUES ('cfg.DefaultHost() reads GH_HOST first', 'gotcha', 1, 1), \
+                    ('the docs build with mkdocs', 'lesson', 2, 2)",
+            [],
+        )
+        .unwrap();
+    }
+    let found = |s: &Store, query: &str| -> Vec<i64> {
+        ids(&s.lexical_candidates(query, &Filter::default(), 10).unwrap())
+    };
+    {
+        // Read as it is, unchanged.
+        let s = Store::open_read_only(&path).unwrap();
+        assert_eq!(found(&s, "DefaultHost"), [1]);
+        assert_eq!(s.stats().unwrap().schema_version, 12);
+    }
+    let mut s = Store::open(&path).unwrap();
+    assert_eq!(s.stats().unwrap().schema_version, crate::SCHEMA_VERSION);
+    assert_eq!(found(&s, "which default host"), [1]);
+    assert_eq!(found(&s, "DefaultHost"), [1]);
+    // Only the memory whose indexed text changed was written again.
+    let fts_text: Vec<Option<String>> = s
+        .conn
+        .prepare("SELECT fts_text FROM memories ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert_eq!(
+        fts_text,
+        [
+            Some("cfg.DefaultHost Default Host() reads GH_HOST first".to_string()),
+            None
+        ]
+    );
+    s.rebuild_index().unwrap();
+    assert_eq!(found(&s, "default host"), [1]);
+    assert_eq!(s.integrity_check().unwrap(), "ok");
+}

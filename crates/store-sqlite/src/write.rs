@@ -8,7 +8,7 @@ use std::path::Path;
 use oro_mem_core::memory::{CONTEXT_MEMORIES, MAX_ACCESS_COUNT};
 use oro_mem_core::store::{check_vector, superseded, Embedding, OtherMemory, ToEmbed};
 use oro_mem_core::{Error, ErrorKind, Memory, MemoryId, NewMemory, Result, Status, Timestamp};
-use oro_mem_text::{self, spaced_cjk};
+use oro_mem_text::{self, index_text};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
 use crate::quant::dot_f32;
@@ -428,7 +428,7 @@ pub(crate) fn insert(
             created.max(now.as_second()),
             m.access_count.min(MAX_ACCESS_COUNT) as i64,
             m.last_accessed.map(Timestamp::as_second),
-            spaced_cjk(&m.content),
+            index_text(&m.content),
             m.session,
             m.summary,
             files,

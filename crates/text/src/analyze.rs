@@ -9,7 +9,8 @@
 //! back. Nothing is written anywhere; it costs tens of microseconds a text. A port of
 //! unicode61 and FTS5's Porter stemmer would be another 500 lines to keep in step by hand.
 //!
-//! CJK text is indexed as the store indexes it, one character per token ([`spaced_cjk`]); a
+//! A memory's content is indexed as the store indexes it ([`index_text`]): an identifier's
+//! parts beside it, and CJK text one character per token ([`spaced_cjk`]); a
 //! query's CJK bigram is an FTS5 phrase of two tokens there, so here each pair of adjacent
 //! CJK characters of the body is also a term of its own: the two, a space between them.
 
@@ -18,7 +19,7 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::{field_weight, is_cjk, spaced_cjk, Term};
+use crate::{field_weight, index_text, is_cjk, spaced_cjk, Term};
 
 /// A memory's text fields, in the order and with the weights of
 /// [`LEXICAL_FIELDS`](crate::LEXICAL_FIELDS): tags, files and entities as the
@@ -187,7 +188,7 @@ impl Analyzer {
     ///
     /// [`ErrorKind::Tokenizer`] when SQLite fails.
     pub fn documents(&self, memories: &[Fields<'_>]) -> Result<Vec<Document>> {
-        let spaced: Vec<Option<String>> = memories.iter().map(|f| spaced_cjk(f.content)).collect();
+        let spaced: Vec<Option<String>> = memories.iter().map(|f| index_text(f.content)).collect();
         let bodies: Vec<Fields<'_>> = memories
             .iter()
             .zip(&spaced)
@@ -310,6 +311,59 @@ mod tests {
         );
     }
 
+    #[test]
+    fn identifiers_are_indexed_whole_and_by_their_parts() {
+        let a = Analyzer::new().unwrap();
+        let d = a
+            .document(&Fields {
+                content: "cfg.DefaultHost() and IDs",
+                tags: "[]",
+                ..Fields::default()
+            })
+            .unwrap();
+        assert_eq!(d.len, 6);
+        let terms: Vec<&str> = d.terms.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(
+            terms,
+            ["and", "cfg", "default", "defaulthost", "host", "id"]
+        );
+        assert_eq!(
+            a.query(&query_terms("the default host of DefaultHost"))
+                .unwrap(),
+            ["default", "host", "defaulthost"]
+        );
+    }
+
+    proptest! {
+        /// The index holds exactly the words [`index_words`](crate::index_words) names, as
+        /// many and each as the index stems it alone: what the coverage features and the
+        /// query-term rankers read of a memory is what BM25 scores.
+        #[test]
+        fn the_index_holds_the_index_words(
+            words in prop::collection::vec(
+                "[a-z]{1,6}|[A-Z][a-z]{1,5}|[a-z]{1,5}[A-Z][a-z]{0,5}|[A-Z]{1,4}[a-z]{0,4}[0-9]?",
+                0..10,
+            ),
+            separators in prop::collection::vec("[ .,()/_-]", 10),
+        ) {
+            let text: String = words
+                .iter()
+                .zip(&separators)
+                .flat_map(|(w, s)| [w.as_str(), s.as_str()])
+                .collect();
+            let a = Analyzer::new().unwrap();
+            let d = a.document(&Fields { content: &text, tags: "[]", ..Fields::default() }).unwrap();
+            let mut expected: Vec<String> = crate::index_words(&text)
+                .flat_map(|w| a.query(&[Term::Word(w.to_lowercase())]).unwrap())
+                .collect();
+            prop_assert_eq!(d.len as usize, expected.len());
+            expected.sort();
+            expected.dedup();
+            let held: Vec<String> = d.terms.into_iter().map(|(t, _)| t).collect();
+            prop_assert_eq!(held, expected);
+        }
+    }
+
     proptest! {
         /// Memories analyzed together are analyzed as each alone, one without a token among
         /// them included.
@@ -359,7 +413,7 @@ mod tests {
                                                     tokenize = 'porter unicode61');",
             ).unwrap();
             for (rowid, f) in [(1, first), (2, second)] {
-                let body = spaced_cjk(f.content).unwrap_or(f.content.to_string());
+                let body = index_text(f.content).unwrap_or(f.content.to_string());
                 conn.execute(
                     "INSERT INTO t (rowid, body, tags, summary, files, entities) \
                      VALUES (?1, ?2, '[]', ?3, ?4, ?5)",

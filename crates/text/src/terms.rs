@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
 
-use crate::{is_cjk, is_stopword, query_terms, words, Stemmer, Term};
+use crate::{index_words, is_cjk, is_stopword, query_terms, words, Stemmer, Term};
 
 /// The query's terms as the full-text index matches them: stemmed words, and CJK terms as
 /// they are. Built once per query, then [`QueryTerms::coverage`] per candidate.
@@ -125,7 +125,7 @@ impl QueryTerms {
         // there are as many as the query has terms.
         let mut initials: Vec<char> = Vec::with_capacity(self.len());
         let mut enough = false;
-        for (p, w) in words(content).enumerate() {
+        for (p, w) in index_words(content).enumerate() {
             let mut chars = w.chars();
             let Some(first) = chars.next() else { continue };
             let lower = first.to_lowercase().next();
@@ -170,7 +170,7 @@ impl QueryTerms {
         if !self.stems.is_empty() {
             // Each distinct word is stemmed once: the content's stems, and those of its own
             // terms (no stopwords, no single letters, as in `query_terms`).
-            let distinct: HashSet<String> = words(content)
+            let distinct: HashSet<String> = index_words(content)
                 .filter(|w| !w.chars().all(is_cjk))
                 .map(str::to_lowercase)
                 .collect();
@@ -211,7 +211,7 @@ pub struct Held {
     pub held: Vec<bool>,
     /// Where the query's word terms occur: `(position, term)` for every word that stems to
     /// word term `term` (an index below [`QueryTerms::word_terms`], in the query's order), by
-    /// increasing position; positions count every word, stopwords too. CJK terms are not
+    /// increasing position; positions count every word, stopwords and identifiers' parts too ([`index_words`]). CJK terms are not
     /// placed.
     pub positions: Vec<(usize, usize)>,
     /// Its [`QueryTerms::coverage`].
@@ -253,7 +253,7 @@ mod tests {
             prop_assert!(at.windows(2).all(|w| w[0].0 < w[1].0), "positions increase");
             let mut placed = vec![false; q.word_terms()];
             for &(p, t) in at {
-                prop_assert!(p < words(&content).count());
+                prop_assert!(p < index_words(&content).count());
                 placed[t] = true;
             }
             prop_assert_eq!(placed, read.held[..q.word_terms()].to_vec());
@@ -327,6 +327,12 @@ mod tests {
         "studied",
         "sunrise",
         "Sunrises",
+        "DefaultHost",
+        "default",
+        "hosts",
+        "RunTests",
+        "HTTPServer",
+        "IDs",
         "paint",
         "painted",
         "pyright",

@@ -268,6 +268,100 @@ pub fn spaced_cjk(text: &str) -> Option<String> {
     Some(out)
 }
 
+/// The parts of an identifier written in camelCase or PascalCase, when it has at least two
+/// of two letters or more: `DefaultHost` → `Default`, `Host`; `useEffect` → `use`, `Effect`;
+/// `HTTPServer` → `HTTP`, `Server`; `AgentDepsT` → `Agent`, `Deps`. `None` for a word without
+/// a change of case inside it, and for one that would keep fewer than two parts: a plural of
+/// capitals is one part (`IDs`, `PRs`, `RNAs`), digits and single letters are no parts
+/// (`mRNA`, `ErbB4`, `utf8`, `v2` stay whole). Only ASCII words are split.
+///
+/// The full-text index holds these parts beside the whole word ([`index_text`]) and a query
+/// searches them beside it ([`query_terms`]), so a task that says "default host" finds a
+/// memory about `cfg.DefaultHost()`, and one that names `DefaultHost` finds it best.
+/// (`snake_case`, dotted and slashed names are split by the tokenizer already: `_`, `.` and `/`
+/// separate words.)
+///
+/// ```
+/// use oro_mem_text::identifier_parts;
+/// assert_eq!(identifier_parts("DefaultHost"), Some(vec!["Default", "Host"]));
+/// assert_eq!(identifier_parts("HTTPServer"), Some(vec!["HTTP", "Server"]));
+/// assert_eq!(identifier_parts("IDs"), None);
+/// assert_eq!(identifier_parts("mRNA"), None);
+/// ```
+pub fn identifier_parts(word: &str) -> Option<Vec<&str>> {
+    let b = word.as_bytes();
+    if b.len() < 4 || !b.iter().all(u8::is_ascii_alphanumeric) {
+        return None;
+    }
+    let lower = |i: usize| b.get(i).is_some_and(u8::is_ascii_lowercase);
+    let upper = |i: usize| b.get(i).is_some_and(u8::is_ascii_uppercase);
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let mut cased = false;
+    for i in 1..b.len() {
+        // aB and 4B: a word begins at B. ABc: at B, unless "c" is a plural "s" (IDs, URLsFor).
+        let plural = b.get(i + 1) == Some(&b's') && !lower(i + 2);
+        let case = ((lower(i - 1) || b[i - 1].is_ascii_digit()) && upper(i))
+            || (upper(i - 1) && upper(i) && lower(i + 1) && !plural);
+        cased |= case;
+        if case || b[i - 1].is_ascii_digit() != b[i].is_ascii_digit() {
+            pieces.push(&word[start..i]);
+            start = i;
+        }
+    }
+    pieces.push(&word[start..]);
+    let parts: Vec<&str> = pieces
+        .into_iter()
+        .filter(|p| p.len() >= 2 && p.bytes().all(|c| c.is_ascii_alphabetic()))
+        .collect();
+    (cased && parts.len() >= 2).then_some(parts)
+}
+
+/// The words of `text` as the full-text index holds them: [`words`], each identifier followed
+/// by its [`identifier_parts`]. Positions counted over these agree with [`index_text`]'s.
+pub fn index_words(text: &str) -> impl Iterator<Item = &str> {
+    words(text).flat_map(|w| std::iter::once(w).chain(identifier_parts(w).into_iter().flatten()))
+}
+
+/// `text` as the full-text index is given it: CJK characters spaced ([`spaced_cjk`]) and each
+/// identifier's parts written after it ([`identifier_parts`]: `cfg.DefaultHost()` →
+/// `cfg.DefaultHost Default Host()`), so that the index's tokenizer reads [`index_words`].
+/// `None` when `text` can be indexed as it is.
+///
+/// ```
+/// use oro_mem_text::index_text;
+/// assert_eq!(index_text("call cfg.DefaultHost()").unwrap(), "call cfg.DefaultHost Default Host()");
+/// assert_eq!(index_text("plain words, v2 and IDs"), None);
+/// ```
+pub fn index_text(text: &str) -> Option<String> {
+    let spaced = spaced_cjk(text);
+    let base = spaced.as_deref().unwrap_or(text);
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    for seg in segments(base) {
+        let Segment::Word(w) = seg else { continue };
+        let Some(parts) = identifier_parts(w) else {
+            continue;
+        };
+        // `segments` returns slices of `base`: the word ends this far into it.
+        let end = w.as_ptr() as usize - base.as_ptr() as usize + w.len();
+        let o = out.get_or_insert_with(|| String::with_capacity(base.len() + 32));
+        o.push_str(&base[copied..end]);
+        for p in parts {
+            o.push(' ');
+            o.push_str(p);
+        }
+        copied = end;
+    }
+    match out {
+        Some(mut o) => {
+            o.push_str(&base[copied..]);
+            Some(o)
+        }
+        None => spaced,
+    }
+}
+
 /// The set of lowercased words of `text`.
 pub fn word_set(text: &str) -> HashSet<String> {
     words(text).map(str::to_lowercase).collect()
@@ -285,8 +379,9 @@ pub fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
 
 /// The distinct query terms of `text`, in order of first appearance.
 ///
-/// Words are lowercased; stopwords, one-character words and `NEAR` in capitals (FTS5's
-/// operator) are dropped (one CJK character is a word, so it is kept); CJK runs become
+/// Words are lowercased, an identifier's parts follow it ([`identifier_parts`]: `DefaultHost`
+/// gives `defaulthost`, `default`, `host`); stopwords, one-character words and `NEAR` in
+/// capitals (FTS5's operator) are dropped (one CJK character is a word, so it is kept); CJK runs become
 /// overlapping bigrams. Everything that is not a letter
 /// or digit, query operators' punctuation included, separates terms. At most
 /// [`MAX_QUERY_TERMS`] are returned.
@@ -319,6 +414,13 @@ pub fn query_terms(text: &str) -> Vec<Term> {
                 let lower = w.to_lowercase();
                 if !is_stopword(&lower) {
                     push(Term::Word(lower), &mut out);
+                }
+                // An identifier's parts are searched beside it, as the index holds them.
+                for part in identifier_parts(w).into_iter().flatten() {
+                    let lower = part.to_lowercase();
+                    if !is_stopword(&lower) {
+                        push(Term::Word(lower), &mut out);
+                    }
                 }
             }
             Segment::Cjk(run) => {
@@ -389,6 +491,63 @@ mod tests {
             "ruff --fix must run before pyright"
         ));
         assert!(same_polarity("never use unwrap", "do not use unwrap"));
+    }
+
+    #[test]
+    fn identifiers_split_at_changes_of_case_into_parts_of_two_letters_or_more() {
+        for (word, parts) in [
+            ("DefaultHost", Some(&["Default", "Host"][..])),
+            ("useEffect", Some(&["use", "Effect"])),
+            ("HTTPServer", Some(&["HTTP", "Server"])),
+            ("AgentDepsT", Some(&["Agent", "Deps"])),
+            ("Base64Encoder", Some(&["Base", "Encoder"])),
+            ("URLsFor", Some(&["URLs", "For"])),
+            ("requestId", Some(&["request", "Id"])),
+            ("IDs", None),
+            ("RNAs", None),
+            ("mRNA", None),
+            ("ErbB4", None),
+            ("utf8", None),
+            ("lowercase", None),
+            ("UPPERCASE", None),
+            ("Capitalized", None),
+            ("Caf\u{e9}Noir", None),
+        ] {
+            assert_eq!(identifier_parts(word).as_deref(), parts, "{word}");
+        }
+    }
+
+    #[test]
+    fn an_identifiers_parts_follow_it_in_the_index_and_in_a_query() {
+        assert_eq!(
+            index_text("Use `useEffect` in RunContext.").unwrap(),
+            "Use `useEffect use Effect` in RunContext Run Context."
+        );
+        assert_eq!(
+            index_words("HTTPServer ok").collect::<Vec<_>>(),
+            ["HTTPServer", "HTTP", "Server", "ok"]
+        );
+        // CJK is spaced as before, identifiers split beside it.
+        assert_eq!(
+            index_text("数据 DefaultHost").unwrap(),
+            "数 据 DefaultHost Default Host"
+        );
+        let terms: Vec<String> = query_terms("set nameOfTest in DefaultHost")
+            .iter()
+            .map(|t| t.as_str().to_string())
+            .collect();
+        assert_eq!(
+            terms,
+            [
+                "set",
+                "nameoftest",
+                "name",
+                "test",
+                "defaulthost",
+                "default",
+                "host"
+            ]
+        );
     }
 
     #[test]
