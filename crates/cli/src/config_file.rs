@@ -187,6 +187,7 @@ feedback_docs = 10      # pseudo-relevance feedback (weights.feedback): best ful
 feedback_terms = 10     # and how many of their words, not in the query, it searches for
 min_relevance = 0.02    # drop results whose estimated relevance (see below) is under this; 0 keeps all
 abstain_below = 0.0     # return nothing when the best result's estimated relevance is under this
+keep_named = true       # keep, whatever its estimate, a result naming a path/command/identifier the query names
 order = "score"         # order results by "score" (fused) or "relevance" (the estimate)
 
 [recall.weights]        # 0 turns a ranker off

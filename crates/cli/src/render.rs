@@ -101,6 +101,13 @@ pub fn text(results: &[Recalled], explain: bool, now: Timestamp) -> String {
                     features.join(", ")
                 );
             }
+            if let Some(n) = &r.named {
+                let _ = writeln!(
+                    out,
+                    "     kept below the relevance bar: it names `{n}`, as the query does \
+                     (recall.keep_named)"
+                );
+            }
         }
     }
     out

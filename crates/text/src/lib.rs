@@ -54,5 +54,5 @@ pub use analyze::{Analyzer, Document, Fields};
 pub use error::{Error, ErrorKind, Result};
 pub use stem::Stemmer;
 pub use terms::{Held, QueryTerms};
-pub use values::{changed_value, plain_words, same_values, values};
+pub use values::{changed_value, identifiers, names, plain_words, same_values, values};
 pub use words::*;

@@ -68,6 +68,47 @@ pub fn values(text: &str) -> BTreeSet<String> {
     out
 }
 
+/// The identifiers `text` names: its [`values`] of four characters or more that hold a letter
+/// (a path, a command, a code identifier, a package, a flag; not a number, a short version or
+/// a link). What a memory that names one of them exactly is about ([`names`]).
+///
+/// ```
+/// use oro_mem_text::identifiers;
+///
+/// let ids = identifiers("Fix `cfg.DefaultHost()` in api/client.go for v2 (see https://x.io/1)");
+/// assert_eq!(ids.into_iter().collect::<Vec<_>>(), ["api/client.go", "cfg.DefaultHost()"]);
+/// ```
+pub fn identifiers(text: &str) -> BTreeSet<String> {
+    let mut out = values(text);
+    out.retain(|v| {
+        v.chars().count() >= 4 && v.chars().any(|c| c.is_ascii_alphabetic()) && !v.contains("://")
+    });
+    out
+}
+
+/// True when `text` holds `identifier` exactly, not inside a longer word or name: `names("see
+/// api/client.go.", "client.go")` (a path's last part, at the end of a sentence), but not
+/// `names("use clients", "client")` nor `names("client.go.orig", "client.go")`.
+///
+/// ```
+/// use oro_mem_text::names;
+///
+/// assert!(names("Run `just bazel-lock-update` after", "just bazel-lock-update"));
+/// assert!(!names("MODULE.bazel.lock.bak", "MODULE.bazel.lock"));
+/// ```
+pub fn names(text: &str, identifier: &str) -> bool {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    !identifier.is_empty()
+        && text.match_indices(identifier).any(|(i, _)| {
+            let mut after = text[i + identifier.len()..].chars();
+            let next = after.next();
+            // A name goes on past `.`, `-`, `/` or `:` when a word follows.
+            let goes_on =
+                word(next) || (matches!(next, Some('.' | '-' | '/' | ':')) && word(after.next()));
+            !word(text[..i].chars().next_back()) && !goes_on
+        })
+}
+
 /// True unless each of `a` and `b` names a value the other does not ([`values`]): a value
 /// changed from one to the other (a port, a version, a command, a path), so they are two
 /// states of one fact rather than one statement reworded. A value only added or only dropped

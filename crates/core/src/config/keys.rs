@@ -294,6 +294,7 @@ pub const KEYS: &[Key] = &[
         |c| c.recall.abstain_below,
         |c, v| c.recall.abstain_below = v,
     ),
+    flag("recall.keep_named", |c, v| c.recall.keep_named = v),
     text(
         "recall.order",
         Domain::Choice(&["score", "relevance"]),

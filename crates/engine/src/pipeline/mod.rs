@@ -18,7 +18,7 @@ use oro_mem_core::{
     CandidateTerms, Candidates, Fuser, Memory, MemoryId, Query, Ranker, Ranking, Result, Signal,
     Timestamp, Weighted,
 };
-use oro_mem_text::{jaccard, word_set};
+use oro_mem_text::{identifiers, jaccard, names, word_set};
 use serde::Serialize;
 
 /// Estimated tokens of `text`: bytes / 4, rounded up.
@@ -101,6 +101,10 @@ pub struct Recalled {
     /// The evidence the estimate was made from (empty without a calibration).
     #[serde(skip_serializing_if = "Features::is_empty")]
     pub features: Features,
+    /// The identifier of the query this memory names, when that kept it though its estimated
+    /// relevance is below `recall.min_relevance` (`recall.keep_named`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub named: Option<String>,
 }
 
 /// Why a recall returned nothing. Serialized as `{"reason": "below_relevance", "message":
@@ -455,8 +459,12 @@ impl Pipeline {
         }
         out.answerable = estimator.as_ref().and_then(|e| e.answerable);
         let mut below = Below::default();
+        let named = match &estimator {
+            Some(_) if self.recall.keep_named => self.named(query, &candidates),
+            _ => Vec::new(),
+        };
         out.results = self
-            .select(scored, &by_id, estimator.as_ref(), &mut below)
+            .select(scored, &by_id, estimator.as_ref(), &mut below, &named)
             .into_iter()
             .map(|s| self.explained(s, &inputs, &boosted))
             .collect();
@@ -652,15 +660,38 @@ impl Pipeline {
         scored
     }
 
+    /// The identifiers the query names ([`identifiers`]) that at least one and at most
+    /// `max_results` candidates name: what singles a few memories out (`recall.keep_named`).
+    fn named(&self, query: &Query<'_>, candidates: &Candidates) -> Vec<String> {
+        let mut named = identifiers(query.text);
+        if named.is_empty() {
+            return Vec::new();
+        }
+        let texts: Vec<_> = candidates
+            .iter()
+            .map(|c| c.memory.searched_text())
+            .collect();
+        named.retain(|n| {
+            let held = texts
+                .iter()
+                .filter(|t| names(t, n))
+                .take(self.recall.max_results + 1);
+            (1..=self.recall.max_results).contains(&held.count())
+        });
+        named.into_iter().collect()
+    }
+
     /// The select stage: in score order, skips near-duplicates of a result already taken and
     /// what does not fit the token budget, up to `max_results`; the best result alone over
-    /// the budget is cut to fit rather than dropped.
+    /// the budget is cut to fit rather than dropped. A result estimated below
+    /// `min_relevance` is passed over unless it names one of `named`.
     fn select(
         &self,
         scored: Vec<Scored>,
         by_id: &HashMap<MemoryId, &Memory>,
         estimator: Option<&Estimator<'_>>,
         below: &mut Below,
+        named: &[String],
     ) -> Vec<Selected> {
         let mut selected: Vec<Selected> = Vec::new();
         let mut kept_words = Vec::new();
@@ -690,15 +721,20 @@ impl Pipeline {
                 None
             };
             // Estimated last, so a recall estimates only what it would otherwise return.
+            let mut kept_for = None;
             if let Some(e) = estimator {
                 if s.probability.is_none() {
                     e.estimate(&mut s);
                 }
                 let p = s.probability.unwrap_or(0.0);
                 if p < self.recall.min_relevance {
-                    below.count += 1;
-                    below.best = below.best.max(p);
-                    continue;
+                    let text = m.searched_text();
+                    kept_for = named.iter().find(|n| names(&text, n)).cloned();
+                    if kept_for.is_none() {
+                        below.count += 1;
+                        below.best = below.best.max(p);
+                        continue;
+                    }
                 }
             }
             let mut memory = m.clone();
@@ -717,6 +753,7 @@ impl Pipeline {
                 memory,
                 tokens,
                 truncated,
+                named: kept_for,
             });
         }
         selected
@@ -783,6 +820,7 @@ impl Pipeline {
             boosts,
             probability: s.scored.probability,
             features: s.scored.features,
+            named: s.named,
         }
     }
 }
@@ -1102,6 +1140,8 @@ struct Selected {
     memory: Memory,
     tokens: usize,
     truncated: bool,
+    /// The query's identifier it names, when that kept it below the relevance bar.
+    named: Option<String>,
 }
 
 /// Cuts `text` to at most `tokens` estimated tokens, at a character boundary, marking the cut.
@@ -1494,7 +1534,7 @@ mod tests {
             })
             .collect();
         let ids: Vec<_> = p
-            .select(scored, &by_id, None, &mut Below::default())
+            .select(scored, &by_id, None, &mut Below::default(), &[])
             .iter()
             .map(|s| s.scored.id)
             .collect();
@@ -2176,6 +2216,52 @@ mod tests {
             run_query(&plain, "flaky login test", cands()).results.len(),
             2
         );
+    }
+
+    #[test]
+    fn a_result_naming_an_identifier_of_the_query_is_kept_below_the_bar() {
+        let query = "bump the version in `pyproject.toml` for the release";
+        let cands = || {
+            vec![
+                candidate(
+                    1,
+                    "Version numbers live in pyproject.toml and src/pkg/__init__.py",
+                    1.0,
+                ),
+                candidate(2, "pyproject.toml.orig is left by merges; delete it", 1.0),
+                candidate(3, "The release checklist lives in the wiki", 1.0),
+            ]
+        };
+        // Estimates of about 0.1 and less, below a bar of 0.5: only the memory that names
+        // `pyproject.toml` is kept, and says why.
+        let r = run_query(&calibrated(0.5, Order::Score), query, cands());
+        let ids: Vec<MemoryId> = r.results.iter().map(|r| r.memory.id).collect();
+        assert_eq!(ids, [1]);
+        assert!(r.results[0].probability.unwrap() < 0.5);
+        assert_eq!(r.results[0].named.as_deref(), Some("pyproject.toml"));
+        assert_eq!(r.below_relevance, 2);
+        // Off, nothing is kept.
+        let off = pipeline(RecallConfig {
+            min_relevance: 0.5,
+            keep_named: false,
+            ..RecallConfig::default()
+        })
+        .calibration(Calibration::new([
+            (oro_mem_core::calibration::INTERCEPT, -4.0),
+            (COVERAGE, 4.0),
+            ("lexical", 1.0),
+        ]));
+        assert!(run_query(&off, query, cands()).results.is_empty());
+        // Above the bar, nothing is marked as kept for a name.
+        let r = run_query(&calibrated(0.0, Order::Score), query, cands());
+        assert!(r.results.iter().all(|r| r.named.is_none()));
+        // An identifier more candidates name than recall returns singles none of them out.
+        let many: Vec<Scored> = (1..=4)
+            .map(|i| candidate(i, &format!("pyproject.toml holds setting {i}"), 1.0))
+            .collect();
+        assert!(run_query(&calibrated(0.5, Order::Score), query, many)
+            .results
+            .is_empty());
     }
 
     #[test]
