@@ -28,6 +28,8 @@ const WRAPPING: &[char] = &[
 /// assert!(values("Always run the tests first").is_empty());
 /// ```
 pub fn values(text: &str) -> BTreeSet<String> {
+    let quoted = with_bare_command(text);
+    let text = quoted.as_deref().unwrap_or(text);
     let mut out = BTreeSet::new();
     let mut prose = String::with_capacity(text.len());
     // Code spans whole: a command is one value, whatever its words.
@@ -109,6 +111,49 @@ pub fn names(text: &str, identifier: &str) -> bool {
         })
 }
 
+/// `text` with a command written without backticks put between them, so that it is read as
+/// one value, as a code span is: the rest of the text after a leading `[context]`, a `$ `
+/// prompt, or a colon, when all of it looks like a command line (a lower-case program name,
+/// then arguments, flags, paths; no function words, no capitals but in flags, at most twelve
+/// words; a shell comment after ` #` is left out of it). `None` when there is none.
+fn with_bare_command(text: &str) -> Option<String> {
+    if text.contains('`') {
+        return None;
+    }
+    let trimmed = text.trim();
+    let start = if trimmed.starts_with('[') {
+        trimmed.find(']')? + 1
+    } else {
+        trimmed.rfind(": ").map(|i| i + 2)?
+    };
+    let tail = trimmed[start..].trim_start();
+    let tail = tail.strip_prefix("$ ").unwrap_or(tail);
+    let command = tail.split(" #").next().unwrap_or(tail).trim_end();
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let program = words.first()?;
+    let looks_like_a_command = (1..=12).contains(&words.len())
+        && program.starts_with(|c: char| c.is_ascii_lowercase())
+        && program
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
+        && words.iter().all(|w| {
+            let argument = !FUNCTION_WORDS.contains(&w.to_lowercase().as_str())
+                && !w.starts_with(|c: char| c.is_uppercase())
+                && !w.ends_with(['.', ',', ';', '?', '!']);
+            let operator = matches!(*w, "." | "&&" | "|" | "--");
+            is_flag(w) || is_value(core(w)) || argument || operator
+        });
+    if !looks_like_a_command || words.len() < 2 && !is_value(core(program)) {
+        return None;
+    }
+    let at = text.find(command)?;
+    Some(format!(
+        "{}`{command}`{}",
+        &text[..at],
+        &text[at + command.len()..]
+    ))
+}
+
 /// True unless each of `a` and `b` names a value the other does not ([`values`]): a value
 /// changed from one to the other (a port, a version, a command, a path), so they are two
 /// states of one fact rather than one statement reworded. A value only added or only dropped
@@ -163,6 +208,9 @@ pub fn same_values(a: &str, b: &str) -> bool {
 /// assert!(!changed_value("Use `gofumpt -w .` to format", "Use `goftumpt -w .` to format"));
 /// ```
 pub fn changed_value(old: &str, new: &str) -> bool {
+    let (quoted_old, quoted_new) = (with_bare_command(old), with_bare_command(new));
+    let old = quoted_old.as_deref().unwrap_or(old);
+    let new = quoted_new.as_deref().unwrap_or(new);
     let (a, b) = (tokens(old), tokens(new));
     let (ka, kb): (Vec<String>, Vec<String>) = (keys(&a), keys(&b));
     let stemmer = Stemmer::english();
@@ -595,6 +643,54 @@ mod tests {
             assert!(changed_value(old, new), "{old:?} -> {new:?}");
             assert!(changed_value(new, old), "{new:?} -> {old:?}");
         }
+    }
+
+    #[test]
+    fn a_command_without_backticks_is_one_value() {
+        for (text, command) in [
+            (
+                "[Install the Python versions for the tests with] cargo run python install",
+                Some("cargo run python install"),
+            ),
+            (
+                "To run the docs site locally: npm run start -- --port 3001",
+                Some("npm run start -- --port 3001"),
+            ),
+            (
+                "[Run an example with] $ yarn tsn -T examples/a.ts",
+                Some("yarn tsn -T examples/a.ts"),
+            ),
+            (
+                "[Start it with] crewai flow kickoff   # the old way",
+                Some("crewai flow kickoff"),
+            ),
+            ("Note: always run the tests before you commit", None),
+            ("Deploys: Tuesdays only", None),
+            ("[Style] Prefer early returns.", None),
+        ] {
+            let v = values(text);
+            match command {
+                Some(c) => assert!(v.contains(c), "{text:?}: {v:?}"),
+                None => assert!(v.is_empty(), "{text:?}: {v:?}"),
+            }
+        }
+        for (old, new) in [
+            (
+                "[Install the Python versions with] cargo run toolchain install",
+                "[Install the Python versions with] cargo run python install",
+            ),
+            (
+                "To start the mock server: npx prism path/to/api.yml",
+                "To start the mock server: npx prism mock path/to/api.yml",
+            ),
+        ] {
+            assert!(changed_value(old, new), "{old:?} -> {new:?}");
+            assert!(!same_values(old, new), "{old:?} -> {new:?}");
+        }
+        assert!(!changed_value(
+            "Note: always run the tests before you commit",
+            "Note: run all the tests before you push",
+        ));
     }
 
     #[test]
