@@ -554,7 +554,7 @@ impl Store {
 
 /// Writes the BM25 index (postings, document frequencies, lengths and totals) afresh from the
 /// memories, as `analyzer` reads them now: what a rebuild does, and the migration to a schema
-/// whose analysis changed.
+/// whose analysis changed. A few statements per [`REINDEX_BATCH`] memories, not per memory.
 pub(crate) fn reindex_lexical(tx: &mut Transaction<'_>, analyzer: &Analyzer) -> Result<()> {
     let context = "cannot rebuild the full-text index";
     tx.batch_execute("TRUNCATE lex_postings, lex_terms")
@@ -566,33 +566,48 @@ pub(crate) fn reindex_lexical(tx: &mut Transaction<'_>, analyzer: &Analyzer) -> 
             &[],
         )
         .context(context)?;
-    for row in &rows {
-        let id: MemoryId = row.get(0);
-        let of = |what: &str| format!("{what} of memory {id}");
-        let tags = json_again(row.get(2), &of("tags"))?;
-        let files = json_again(row.get(4), &of("files"))?;
-        let entities = json_again(row.get(5), &of("entities"))?;
-        let summary: Option<&str> = row.get(3);
-        let doc = analyzer.document(&Fields {
-            content: row.get(1),
-            tags: &tags,
-            summary: summary.unwrap_or_default(),
-            files: &files,
-            entities: &entities,
-        })?;
+    for chunk in rows.chunks(REINDEX_BATCH) {
+        let mut postings = Postings::default();
+        let (mut ids, mut lens) = (
+            Vec::with_capacity(chunk.len()),
+            Vec::with_capacity(chunk.len()),
+        );
+        for row in chunk {
+            let id: MemoryId = row.get(0);
+            let of = |what: &str| format!("{what} of memory {id}");
+            let tags = json_again(row.get(2), &of("tags"))?;
+            let files = json_again(row.get(4), &of("files"))?;
+            let entities = json_again(row.get(5), &of("entities"))?;
+            let summary: Option<&str> = row.get(3);
+            let doc = analyzer.document(&Fields {
+                content: row.get(1),
+                tags: &tags,
+                summary: summary.unwrap_or_default(),
+                files: &files,
+                entities: &entities,
+            })?;
+            ids.push(id);
+            lens.push(doc.len);
+            postings.push(id, doc);
+        }
         tx.execute(
-            "UPDATE memories SET lex_len = $2 WHERE id = $1",
-            &[&id, &doc.len],
+            "UPDATE memories m SET lex_len = u.len \
+             FROM unnest($1::int8[], $2::int4[]) AS u(id, len) WHERE m.id = u.id",
+            &[&ids, &lens],
         )
         .context(context)?;
-        add_postings(tx, id, doc)?;
+        postings.write(tx)?;
     }
     tx.batch_execute(
         "UPDATE lex_stats SET docs = (SELECT count(*) FROM memories), \
-                          tokens = (SELECT coalesce(sum(lex_len), 0) FROM memories)",
+                          tokens = (SELECT coalesce(sum(lex_len), 0) FROM memories); \
+         ANALYZE memories, lex_postings, lex_terms",
     )
     .context(context)
 }
+
+/// How many memories [`reindex_lexical`] analyzes and writes at a time.
+const REINDEX_BATCH: usize = 5_000;
 
 /// The columns of a [`ToEmbed`] of memory `m` (`SELECT … FROM memories m`): its id, its text
 /// to embed, and the texts to embed of the last [`CONTEXT_MEMORIES`] active memories of its
