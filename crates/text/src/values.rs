@@ -114,7 +114,8 @@ pub fn names(text: &str, identifier: &str) -> bool {
 /// `text` with a command written without backticks put between them, so that it is read as
 /// one value, as a code span is: the rest of the text after a leading `[context]`, a `$ `
 /// prompt, or a colon, when all of it looks like a command line (a lower-case program name,
-/// then arguments, flags, paths; no function words, no capitals but in flags, at most twelve
+/// after the environment variables set for it if any, then arguments, flags, paths; no
+/// function words, no capitals but in flags and variables, at most twelve
 /// words; a shell comment after ` #` is left out of it). `None` when there is none.
 fn with_bare_command(text: &str) -> Option<String> {
     if text.contains('`') {
@@ -130,7 +131,16 @@ fn with_bare_command(text: &str) -> Option<String> {
     let tail = tail.strip_prefix("$ ").unwrap_or(tail);
     let command = tail.split(" #").next().unwrap_or(tail).trim_end();
     let words: Vec<&str> = command.split_whitespace().collect();
-    let program = words.first()?;
+    // The program, after any environment variables set for it (`RUST_LOG=debug cargo run`).
+    let is_assignment = |w: &&str| {
+        w.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        })
+    };
+    let program = words.iter().find(|w| !is_assignment(w))?;
     let looks_like_a_command = (1..=12).contains(&words.len())
         && program.starts_with(|c: char| c.is_ascii_lowercase())
         && program
@@ -664,6 +674,11 @@ mod tests {
                 "[Start it with] crewai flow kickoff   # the old way",
                 Some("crewai flow kickoff"),
             ),
+            (
+                "[Test with] RUST_LOG=debug INSTA_UPDATE=always cargo nextest run",
+                Some("RUST_LOG=debug INSTA_UPDATE=always cargo nextest run"),
+            ),
+            ("Remember: HOME=/tmp is not set in CI", None),
             ("Note: always run the tests before you commit", None),
             ("Deploys: Tuesdays only", None),
             ("[Style] Prefer early returns.", None),
@@ -671,7 +686,8 @@ mod tests {
             let v = values(text);
             match command {
                 Some(c) => assert!(v.contains(c), "{text:?}: {v:?}"),
-                None => assert!(v.is_empty(), "{text:?}: {v:?}"),
+                // No command: no value of several words.
+                None => assert!(v.iter().all(|v| !v.contains(' ')), "{text:?}: {v:?}"),
             }
         }
         for (old, new) in [

@@ -728,8 +728,10 @@ impl Pipeline {
                 }
                 let p = s.probability.unwrap_or(0.0);
                 if p < self.recall.min_relevance {
-                    let text = m.searched_text();
-                    kept_for = named.iter().find(|n| names(&text, n)).cloned();
+                    if !named.is_empty() {
+                        let text = m.searched_text();
+                        kept_for = named.iter().find(|n| names(&text, n)).cloned();
+                    }
                     if kept_for.is_none() {
                         below.count += 1;
                         below.best = below.best.max(p);
