@@ -290,7 +290,12 @@ pub fn spaced_cjk(text: &str) -> Option<String> {
 /// ```
 pub fn identifier_parts(word: &str) -> Option<Vec<&str>> {
     let b = word.as_bytes();
-    if b.len() < 4 || !b.iter().all(u8::is_ascii_alphanumeric) {
+    // Every change of case is to a capital after the first letter: most words have none, and
+    // are done with here, before anything is allocated.
+    if b.len() < 4
+        || !b[1..].iter().any(u8::is_ascii_uppercase)
+        || !b.iter().all(u8::is_ascii_alphanumeric)
+    {
         return None;
     }
     let lower = |i: usize| b.get(i).is_some_and(u8::is_ascii_lowercase);
