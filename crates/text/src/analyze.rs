@@ -188,10 +188,10 @@ impl Analyzer {
     ///
     /// [`ErrorKind::Tokenizer`] when SQLite fails.
     pub fn documents(&self, memories: &[Fields<'_>]) -> Result<Vec<Document>> {
-        let spaced: Vec<Option<String>> = memories.iter().map(|f| index_text(f.content)).collect();
+        let indexed: Vec<Option<String>> = memories.iter().map(|f| index_text(f.content)).collect();
         let bodies: Vec<Fields<'_>> = memories
             .iter()
-            .zip(&spaced)
+            .zip(&indexed)
             .map(|(f, s)| Fields {
                 content: s.as_deref().unwrap_or(f.content),
                 ..*f

@@ -211,8 +211,8 @@ pub struct Held {
     pub held: Vec<bool>,
     /// Where the query's word terms occur: `(position, term)` for every word that stems to
     /// word term `term` (an index below [`QueryTerms::word_terms`], in the query's order), by
-    /// increasing position; positions count every word, stopwords and identifiers' parts too ([`index_words`]). CJK terms are not
-    /// placed.
+    /// increasing position; positions count every word, stopwords and identifiers' parts too
+    /// ([`index_words`]). CJK terms are not placed.
     pub positions: Vec<(usize, usize)>,
     /// Its [`QueryTerms::coverage`].
     pub coverage: f64,

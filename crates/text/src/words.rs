@@ -288,7 +288,7 @@ pub fn spaced_cjk(text: &str) -> Option<String> {
 /// assert_eq!(identifier_parts("IDs"), None);
 /// assert_eq!(identifier_parts("mRNA"), None);
 /// ```
-pub fn identifier_parts(word: &str) -> Option<Vec<&str>> {
+pub fn identifier_parts<'a>(word: &'a str) -> Option<Vec<&'a str>> {
     let b = word.as_bytes();
     // Every change of case is to a capital after the first letter: most words have none, and
     // are done with here, before anything is allocated.
@@ -300,7 +300,13 @@ pub fn identifier_parts(word: &str) -> Option<Vec<&str>> {
     }
     let lower = |i: usize| b.get(i).is_some_and(u8::is_ascii_lowercase);
     let upper = |i: usize| b.get(i).is_some_and(u8::is_ascii_uppercase);
-    let mut pieces = Vec::new();
+    // A piece between two cuts is a part when it is two letters or more.
+    let mut parts = Vec::new();
+    let mut keep = |piece: &'a str| {
+        if piece.len() >= 2 && piece.bytes().all(|c| c.is_ascii_alphabetic()) {
+            parts.push(piece);
+        }
+    };
     let mut start = 0;
     let mut cased = false;
     for i in 1..b.len() {
@@ -310,15 +316,11 @@ pub fn identifier_parts(word: &str) -> Option<Vec<&str>> {
             || (upper(i - 1) && upper(i) && lower(i + 1) && !plural);
         cased |= case;
         if case || b[i - 1].is_ascii_digit() != b[i].is_ascii_digit() {
-            pieces.push(&word[start..i]);
+            keep(&word[start..i]);
             start = i;
         }
     }
-    pieces.push(&word[start..]);
-    let parts: Vec<&str> = pieces
-        .into_iter()
-        .filter(|p| p.len() >= 2 && p.bytes().all(|c| c.is_ascii_alphabetic()))
-        .collect();
+    keep(&word[start..]);
     (cased && parts.len() >= 2).then_some(parts)
 }
 
@@ -386,10 +388,10 @@ pub fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
 ///
 /// Words are lowercased, an identifier's parts follow it ([`identifier_parts`]: `DefaultHost`
 /// gives `defaulthost`, `default`, `host`); stopwords, one-character words and `NEAR` in
-/// capitals (FTS5's operator) are dropped (one CJK character is a word, so it is kept); CJK runs become
-/// overlapping bigrams. Everything that is not a letter
-/// or digit, query operators' punctuation included, separates terms. At most
-/// [`MAX_QUERY_TERMS`] are returned.
+/// capitals (FTS5's operator) are dropped (one CJK character is a word, so it is kept); CJK
+/// runs become overlapping bigrams. Everything that is not a letter or digit, query
+/// operators' punctuation included, separates terms. At most [`MAX_QUERY_TERMS`] are
+/// returned.
 ///
 /// ```
 /// use oro_mem_text::{query_terms, Term};
