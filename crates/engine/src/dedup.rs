@@ -243,10 +243,10 @@ fn write_checked(
         dedup.bm25
     };
     let hits = tx.similar_lexically(id, &m.content, &m.namespace, floor, NEIGHBOURS)?;
-    let mut best = first_alike(tx, m, &hits, dedup.bm25)?;
+    let mut best = first_alike(tx, m, &hits, dedup.bm25, true)?;
     if let (None, Some(e)) = (&best, e) {
         let near = tx.similar_by_vector(id, &m.namespace, e)?;
-        best = first_alike(tx, m, &near, dedup.cosine)?;
+        best = first_alike(tx, m, &near, dedup.cosine, false)?;
     }
     let Some((existing, similarity)) = best else {
         if updates {
@@ -346,20 +346,33 @@ fn all_updated(
 /// The memory of `hits` (by descending similarity) above `above` that `m` duplicates: its
 /// exact twin (the same content) when there is one, else the first that says what `m` says.
 /// A shorter rewording can score above the twin itself, and an exact copy must resolve to
-/// its twin.
+/// its twin. With `whole`, a hit below `above` that holds all `m` says, or all of which `m`
+/// holds ([`oro_mem_text::holds_the_other`]: a clause added or dropped, which weighs on a
+/// lexical similarity), with the same values, is one too.
 fn first_alike(
     tx: &mut dyn WriteTransaction,
     m: &NewMemory,
     hits: &[(MemoryId, f64)],
     above: f64,
+    whole: bool,
 ) -> Result<Option<(Memory, f64)>> {
     let mut first = None;
     for &(other, similarity) in hits {
-        if similarity <= above {
+        if similarity <= above && !whole {
             continue;
         }
         let o = tx.memory(other)?;
-        if !says_the_same(&m.content, &m.metadata, &o.content, &o.metadata) {
+        let alike = (similarity > above
+            && says_the_same(&m.content, &m.metadata, &o.content, &o.metadata))
+            // The clause one adds may be negated ("…, pipx complains if it isn't"): the
+            // rest is the other word for word, so it is no reversal unless only a negation
+            // was added (`changed_value`).
+            || (whole
+                && oro_mem_text::holds_the_other(&o.content, &m.content)
+                && o.metadata == m.metadata
+                && oro_mem_text::same_values(&o.content, &m.content)
+                && !oro_mem_text::changed_value(&o.content, &m.content));
+        if !alike {
             continue;
         }
         if o.content == m.content {

@@ -1604,6 +1604,69 @@ fn a_changed_value_supersedes_the_statement_it_changes(s: &mut dyn MemoryStore) 
 /// A store of a few memories, short statements whose one rare word changes: the words they
 /// share weigh next to nothing to BM25 there (they are in half the store), so the whole
 /// statement finds no older state; its plain words do.
+/// A clause added or dropped, even a negated one, and a typo fixed in a command repeat a
+/// statement; a negation put in front of it reverses it.
+fn a_clause_added_or_a_typo_fixed_is_a_duplicate(s: &mut dyn MemoryStore) {
+    let dedup = DedupConfig::default();
+    let write = |s: &mut dyn MemoryStore, text: &str| {
+        remember_batch(s, vec![NewMemory::new(text, MemoryType::Lesson)], &dedup)
+            .expect("remember")
+            .remove(0)
+    };
+    // A store of a few memories, so that the words the two share are not in most of them.
+    for text in [
+        "Nightly builds run on the shared runner",
+        "Migrations run inside a transaction",
+        "The docs site deploys from the main branch",
+        "Release notes are written by hand for every minor version",
+    ] {
+        write(&mut *s, text);
+    }
+    let rule = write(
+        &mut *s,
+        "Read the issue instructions carefully and ask for clarification when something is unclear",
+    )
+    .id();
+    let format = write(
+        &mut *s,
+        "If the formatting check fails in CI, first run `goftumpt -w .` at the repository root",
+    )
+    .id();
+    for (text, of) in [
+        (
+            "Read the issue instructions carefully (not all issues have them) and ask for \
+             clarification when something is unclear",
+            rule,
+        ),
+        (
+            "Read the issue instructions carefully and ask for clarification",
+            rule,
+        ),
+        (
+            "If the formatting check fails in CI, first run `gofumpt -w .` at the repository root",
+            format,
+        ),
+    ] {
+        let again = write(&mut *s, text);
+        assert!(
+            matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == of),
+            "{text:?} repeats memory {of}: {again:?}"
+        );
+    }
+    let reversed = write(
+        &mut *s,
+        "Do not read the issue instructions carefully and ask for clarification when \
+         something is unclear",
+    );
+    assert_eq!(
+        reversed,
+        WriteOutcome::Updated {
+            id: reversed.id(),
+            supersedes: vec![rule]
+        }
+    );
+}
+
 fn a_changed_name_in_a_small_store_supersedes_it(s: &mut dyn MemoryStore) {
     let write = |s: &mut dyn MemoryStore, text: &str| {
         let m = NewMemory::new(text, MemoryType::Decision);
@@ -1767,7 +1830,7 @@ type StoreCheck = fn(&mut dyn MemoryStore);
 #[test]
 fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
     let mut server = TestServer::get();
-    let checks: [(&str, StoreCheck); 8] = [
+    let checks: [(&str, StoreCheck); 9] = [
         ("invalid batches", invalid_batches_write_nothing),
         ("a bad embedding", a_bad_embedding_writes_nothing),
         ("lexical duplicates", duplicates_are_merged_or_skipped),
@@ -1781,6 +1844,10 @@ fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
         (
             "a changed name in a small store",
             a_changed_name_in_a_small_store_supersedes_it,
+        ),
+        (
+            "a clause added or a typo fixed",
+            a_clause_added_or_a_typo_fixed_is_a_duplicate,
         ),
     ];
     for (what, check) in checks {

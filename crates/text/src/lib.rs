@@ -54,5 +54,7 @@ pub use analyze::{Analyzer, Document, Fields};
 pub use error::{Error, ErrorKind, Result};
 pub use stem::Stemmer;
 pub use terms::{Held, QueryTerms};
-pub use values::{changed_value, identifiers, names, plain_words, same_values, values};
+pub use values::{
+    changed_value, holds_the_other, identifiers, names, plain_words, same_values, values,
+};
 pub use words::*;

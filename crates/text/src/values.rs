@@ -14,7 +14,8 @@ const WRAPPING: &[char] = &[
 ];
 
 /// The values `text` names, each as written: every code span (between backticks, its
-/// spaces collapsed) whole, every Markdown link's target, and every other word that holds a
+/// spaces collapsed) whole, every Markdown link's target (the page, without a `#fragment`),
+/// and every other word that holds a
 /// digit, a path or assignment character (`/ = @ # \`), `::`, an inner `.`, `_` or `-`
 /// (versions, file names, identifiers, packages), a lower-case letter followed by a capital
 /// (camelCase), or that starts with `-` or `+` (a flag, a toolchain). Plain words are no
@@ -54,7 +55,7 @@ pub fn values(text: &str) -> BTreeSet<String> {
             Some((before, after)) => (before, after.split(')').next()),
             None => (word, None),
         };
-        if let Some(target) = target.map(|t| t.trim_end_matches('/')) {
+        if let Some(target) = target.map(page) {
             if !target.is_empty() {
                 out.insert(target.to_string());
             }
@@ -167,7 +168,8 @@ fn with_bare_command(text: &str) -> Option<String> {
 /// True unless each of `a` and `b` names a value the other does not ([`values`]): a value
 /// changed from one to the other (a port, a version, a command, a path), so they are two
 /// states of one fact rather than one statement reworded. A value only added or only dropped
-/// (a version mentioned in passing, a link) changes nothing.
+/// (a version mentioned in passing, a link) changes nothing, nor does a typo fixed in one (a
+/// word of five letters or more with one letter dropped, added, or two swapped).
 ///
 /// ```
 /// use oro_mem_text::same_values;
@@ -175,10 +177,19 @@ fn with_bare_command(text: &str) -> Option<String> {
 /// assert!(!same_values("The staging API runs on port 8080", "The staging API runs on port 9090"));
 /// assert!(same_values("Run `just fmt` before committing", "Always run `just fmt` before a commit"));
 /// assert!(same_values("ruff is written in Rust (1.63.0).", "ruff is written in Rust."));
+/// // A typo fixed in a value changes no value; a letter for another may (`eslint`, `tslint`).
+/// assert!(same_values("First, try `goftumpt -w .`", "First, try `gofumpt -w .`"));
+/// assert!(!same_values("Lint with `eslint`", "Lint with `tslint`"));
 /// ```
 pub fn same_values(a: &str, b: &str) -> bool {
     let (a, b) = (values(a), values(b));
-    a.is_subset(&b) || b.is_subset(&a)
+    let stemmer = Stemmer::english();
+    // Each of `x` is one of `y`, or one of `y` with a typo fixed (`goftumpt`, `gofumpt`).
+    let within = |x: &BTreeSet<String>, y: &BTreeSet<String>| {
+        x.iter()
+            .all(|v| y.contains(v) || y.iter().any(|w| is_typo(v, w, true, &stemmer)))
+    };
+    within(&a, &b) || within(&b, &a)
 }
 
 /// True when `new` is `old` with a value changed and little else: the same statement of a
@@ -238,19 +249,31 @@ pub fn changed_value(old: &str, new: &str) -> bool {
             .iter()
             .chain(&b[new_range.clone()])
             .any(|t| matches!(t.to_lowercase().as_str(), "and" | "or" | ","));
-        let gone: Vec<Word> = words(&a, old_range);
-        let came: Vec<Word> = words(&b, new_range);
+        let gone: Vec<Word> = words(&a, old_range.clone());
+        let came: Vec<Word> = words(&b, new_range.clone());
         let typos = gone.len() == came.len()
-            && gone
-                .iter()
-                .zip(&came)
-                .all(|(x, y)| is_typo(x.text, y.text, &stemmer));
+            && gone.iter().zip(&came).all(|(x, y)| {
+                let value = x.kind == Kind::Value || y.kind == Kind::Value;
+                is_typo(x.text, y.text, value, &stemmer)
+            });
         if typos || gone.len() + came.len() == 0 {
             continue;
         }
         let named = named(&gone) + named(&came);
-        as_list &= named == gone.len() + came.len() || (conjunction && named > 0);
-        listed |= conjunction && named > 0;
+        // A plain item added to or dropped from a list ("warnings" → "warnings or test
+        // failures"): `and` or `or` at one end of it, at most three words.
+        let hunk = if old_range.is_empty() {
+            &b[new_range.clone()]
+        } else {
+            &a[old_range.clone()]
+        };
+        let joined =
+            |t: Option<&&str>| t.is_some_and(|t| matches!(t.to_lowercase().as_str(), "and" | "or"));
+        let item = (old_range.is_empty() || new_range.is_empty())
+            && (joined(hunk.first()) || joined(hunk.last()))
+            && gone.len() + came.len() <= 3;
+        as_list &= named == gone.len() + came.len() || (conjunction && named > 0) || item;
+        listed |= conjunction && named > 0 || item;
         dropped.extend(gone);
         added.extend(came);
     }
@@ -282,6 +305,35 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     let flags = one_side && dropped.iter().chain(&added).all(|w| is_flag(w.text));
     let list = one_side && as_list && listed;
     replaced || one_for_one || flags || list
+}
+
+/// True when one of `a` and `b` says all the other says, word for word and in order, and
+/// more: a clause added or dropped ("Make sure to read the instructions. If something isn't
+/// clear, ask" and "Make sure to read the instructions. Not all issues have them, so if
+/// something isn't clear, ask"). The shorter has eight words or more: a short one is held by
+/// too many statements about other things.
+///
+/// ```
+/// use oro_mem_text::holds_the_other;
+///
+/// assert!(holds_the_other(
+///     "You can install CMake from the installers or with `pipx install cmake`.",
+///     "You can install CMake from the installers or with `pipx install cmake` (make sure \
+///      that the pipx install path is in `PATH`).",
+/// ));
+/// assert!(!holds_the_other("Run the tests", "Run the tests on every push"));
+/// ```
+pub fn holds_the_other(a: &str, b: &str) -> bool {
+    let words = |t: &str| {
+        let keys = keys(&tokens(t));
+        keys.into_iter()
+            .filter(|k| k.chars().any(char::is_alphanumeric))
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (words(a), words(b));
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let mut rest = long.iter();
+    short.len() >= 8 && short.iter().all(|w| rest.any(|l| l == w))
 }
 
 /// The words of `text` other than its values and names ([`changed_value`]'s reading):
@@ -449,7 +501,21 @@ fn is_word_char(c: char) -> bool {
 /// What the diff compares: each token lower-cased, without what wraps it (`` `uv` `` and
 /// `uv` are one word).
 fn keys(tokens: &[&str]) -> Vec<String> {
-    tokens.iter().map(|t| core(t).to_lowercase()).collect()
+    let key = |t: &str| {
+        let t = core(t);
+        if t.contains("://") { page(t) } else { t }.to_lowercase()
+    };
+    tokens.iter().map(|t| key(t)).collect()
+}
+
+/// The page a link's target names: without a `#fragment` (a place on the page) and a
+/// trailing `/`. A link to another place on the same page names the same thing.
+fn page(target: &str) -> &str {
+    target
+        .split('#')
+        .next()
+        .unwrap_or(target)
+        .trim_end_matches('/')
 }
 
 /// Short function words: changing them rewords a statement.
@@ -474,11 +540,10 @@ fn is_value_token(token: &str) -> bool {
 }
 
 /// `a` and `b` are one text with typos fixed: word by word (a code span's words too), each
-/// the same or a plain word of four letters or more replaced by another form of itself
-/// (the same stem) or by one within a fifth of its letters. A changed value is no typo: a
-/// version one digit apart, a path one letter apart (`agents.md`, `agent.md`), a short word
-/// (`doc`, `docs`).
-fn is_typo(a: &str, b: &str, stemmer: &Stemmer) -> bool {
+/// the same or a typo fixed ([`is_typo_word`], as in a `value` when they are one). A changed
+/// value is no typo: a version one digit apart, a path one letter apart (`agents.md`,
+/// `agent.md`), a short word (`doc`, `docs`).
+fn is_typo(a: &str, b: &str, value: bool, stemmer: &Stemmer) -> bool {
     fn split(t: &str) -> Vec<&str> {
         core(t).split_whitespace().map(core).collect()
     }
@@ -487,19 +552,30 @@ fn is_typo(a: &str, b: &str, stemmer: &Stemmer) -> bool {
         && a != b
         && a.iter()
             .zip(&b)
-            .all(|(x, y)| x == y || is_typo_word(x, y, stemmer))
+            .all(|(x, y)| x == y || is_typo_word(x, y, value, stemmer))
 }
 
-fn is_typo_word(a: &str, b: &str, stemmer: &Stemmer) -> bool {
-    let plain = |w: &str| w.chars().count() >= 4 && w.chars().all(char::is_alphabetic);
-    if !plain(a) || !plain(b) {
+/// `b` is the word `a` with a typo fixed, or the other way round. Both are words of letters
+/// alone. A plain word of four letters or more may be replaced by another form of itself
+/// (the same stem) or by one within a fifth of its letters; a word of a `value` (a command's,
+/// a tool's name) only by itself with one letter dropped, added, or two next to each other
+/// swapped, and only from five letters (`goftumpt`, `gofumpt`; but `eslint` and `tslint` are
+/// two tools).
+fn is_typo_word(a: &str, b: &str, value: bool, stemmer: &Stemmer) -> bool {
+    let letters =
+        |w: &str, least: usize| w.chars().count() >= least && w.chars().all(char::is_alphabetic);
+    let least = if value { 5 } else { 4 };
+    if !letters(a, least) || !letters(b, least) {
         return false;
     }
     let (a, b) = (a.to_lowercase(), b.to_lowercase());
-    if stemmer.stem(&a) == stemmer.stem(&b) {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if value {
+        return one_letter_apart(&a, &b);
+    }
+    if stemmer.stem(&String::from_iter(&a)) == stemmer.stem(&String::from_iter(&b)) {
         return true;
     }
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.iter().enumerate() {
         let mut diagonal = row[0];
@@ -513,6 +589,22 @@ fn is_typo_word(a: &str, b: &str, stemmer: &Stemmer) -> bool {
         }
     }
     row[b.len()] <= (a.len().min(b.len()) / 5).max(1)
+}
+
+/// `a` and `b` differ by one letter dropped or added, or by two next to each other swapped.
+fn one_letter_apart(a: &[char], b: &[char]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let head = short.iter().zip(long).take_while(|(x, y)| x == y).count();
+    match long.len() - short.len() {
+        0 => {
+            head + 1 < short.len()
+                && short[head] == long[head + 1]
+                && short[head + 1] == long[head]
+                && short[head + 2..] == long[head + 2..]
+        }
+        1 => short[head..] == long[head + 1..],
+        _ => false,
+    }
 }
 
 fn is_value(word: &str) -> bool {
@@ -585,9 +677,61 @@ mod tests {
                 "Install the [Rust toolchain](https://rustup.rs)",
                 "Install the Rust toolchain",
             ),
+            // A typo fixed in a value: a letter dropped, added, or two swapped.
+            ("First, try `goftumpt -w .`.", "First, try `gofumpt -w .`."),
+            (
+                "A container engine (`docker` or `podmand`)",
+                "A container engine (`docker` or `podman`)",
+            ),
+            ("Lint with `rufff`", "Lint with `rfuff`"),
+            // A link to another place on the same page.
+            (
+                "Use [`yarn@v1`](https://yarnpkg.com/docs/install/#mac-stable).",
+                "Use [`yarn@v1`](https://yarnpkg.com/docs/install).",
+            ),
         ] {
             assert!(same_values(a, b), "{a:?} / {b:?}");
         }
+        // A letter for another, or a short name: another tool.
+        for (a, b) in [
+            ("Lint with `eslint`", "Lint with `tslint`"),
+            ("Install with `pnpm`", "Install with `npm`"),
+            ("Format with `black`", "Format with `blacken`"),
+        ] {
+            assert!(!same_values(a, b), "{a:?} / {b:?}");
+        }
+    }
+
+    #[test]
+    fn a_statement_with_a_clause_added_holds_the_other() {
+        let short = "Make sure to read the issue instructions carefully. If something isn't \
+                     clear, ask for clarification!";
+        for long in [
+            "Make sure to read the issue instructions carefully. Not all issues have \
+             instructions, though, so if something isn't clear, ask for clarification!",
+            "Make sure to read the issue instructions carefully. If something isn't clear, \
+             ask for clarification! Then write the tests first.",
+            // Case and punctuation are no words.
+            "make sure to read the issue instructions carefully; if something isn't clear \
+             ask for clarification",
+        ] {
+            assert!(holds_the_other(short, long), "{long:?}");
+            assert!(holds_the_other(long, short), "{long:?}");
+        }
+        for other in [
+            // A word of it replaced, or two swapped.
+            "Make sure to read the task instructions carefully. If something isn't clear, \
+             ask for clarification!",
+            "Make sure to read the issue instructions carefully. If something isn't clear, \
+             clarification ask for!",
+        ] {
+            assert!(!holds_the_other(short, other), "{other:?}");
+        }
+        // Too short to say which statement it is.
+        assert!(!holds_the_other(
+            "Run the tests",
+            "Run the tests on every push"
+        ));
     }
 
     #[test]
@@ -640,6 +784,16 @@ mod tests {
                 "Build needs Rust and a C compiler",
             ),
             ("Lint `src/` in CI", "Lint `src/` and `tests/` in CI"),
+            // A plain item added to a list.
+            (
+                "NEVER assume clippy warnings are pre-existing",
+                "NEVER assume clippy warnings or test failures are pre-existing",
+            ),
+            // A tool one letter apart from another is another tool, no typo.
+            (
+                "Lint the code with `eslint` before a commit",
+                "Lint the code with `tslint` before a commit",
+            ),
             // A rule reversed.
             (
                 "Always squash commits when merging",
