@@ -197,18 +197,22 @@ pub fn same_values(a: &str, b: &str) -> bool {
 /// another value whole), with a diff: at least 70% of the shorter statement's words are the
 /// other's, in order, and of the words that differ (other than short function words,
 /// punctuation, and typo fixes: a plain word of four letters or more replaced by one within
-/// a fifth of its letters, or by another form of itself), one to six in all, one of these
-/// holds:
+/// a fifth of its letters, or by another form of itself; a value's word only by itself with a
+/// letter dropped, added or two swapped), some do and at most six of them are plain words
+/// (any number of values may change), and one of these holds:
 ///
 /// - **values replaced**: a value is dropped and one added (a port, a version, a path, a
-///   command, a flag, an identifier, a number, a name), with at most one plain word changed
-///   beside them;
+///   command, a flag, an identifier, a number, a name), with at most two plain words changed
+///   beside them ("the `ANTHROPIC_LIVE=1` variable" → "the `--http-record` flag");
 /// - **one word for another**, one of them a value or a name (`Jest` → `Vitest`);
 /// - **flags** only added or only dropped;
 /// - **a list item** only added or only dropped: each change is values and names, or one
-///   with `and`, `or` or a comma beside them (`` `a/` and `b/` `` → `` `b/` ``);
-/// - **a rule reversed**: one is negated and the other not ([`same_polarity`](crate::same_polarity)), and no word
-///   changed but negations and `always` ("Always squash" → "Never squash").
+///   with `and`, `or` or a comma beside them (`` `a/` and `b/` `` → `` `b/` ``), or at most
+///   three plain words with `and` or `or` at one end ("warnings" → "warnings or test
+///   failures");
+/// - **a rule reversed**: one is negated and the other not
+///   ([`same_polarity`](crate::same_polarity)), and no word changed but negations and
+///   `always` ("Always squash" → "Never squash").
 ///
 /// A value is what [`values`] reads as one, or a number word; a name is a capitalized word
 /// inside a sentence. A rewording changes plain words; a statement about something else
@@ -279,7 +283,8 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     }
     let shorter = a.len().min(b.len()).max(1);
     let changed = dropped.len() + added.len();
-    if same * 10 < shorter * 7 || changed > 6 {
+    let plain = changed - named(&dropped) - named(&added);
+    if same * 10 < shorter * 7 || plain > 6 {
         return false;
     }
     // A qualifier turned into its complement ("non-Rust" for "Rust") beside other changes:
@@ -298,9 +303,8 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     if reversed || changed == 0 {
         return reversed;
     }
-    let plain = changed - named(&dropped) - named(&added);
     let one_side = dropped.is_empty() || added.is_empty();
-    let replaced = named(&dropped) > 0 && named(&added) > 0 && plain <= 1;
+    let replaced = named(&dropped) > 0 && named(&added) > 0 && plain <= 2;
     let one_for_one = dropped.len() == 1 && added.len() == 1 && named(&dropped) + named(&added) > 0;
     let flags = one_side && dropped.iter().chain(&added).all(|w| is_flag(w.text));
     let list = one_side && as_list && listed;
@@ -773,6 +777,16 @@ mod tests {
             (
                 "Create it with crewai create flow --skip_provider",
                 "Create it with crewai create flow",
+            ),
+            // Values replaced, two plain words beside them.
+            (
+                "Snapshots are refreshed with the `ANTHROPIC_LIVE=1` variable set",
+                "Snapshots are refreshed with the `--http-record` flag set",
+            ),
+            // A list of values replaced, however long.
+            (
+                "Check each pull request with `ruff`, `mypy`, `pytest` and `coverage` in CI",
+                "Check each pull request with `oxlint`, `tsc`, `vitest` and `c8` in CI",
             ),
             // A list item dropped or added.
             (
