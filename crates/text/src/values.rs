@@ -198,12 +198,13 @@ pub fn same_values(a: &str, b: &str) -> bool {
 /// other's, in order, and of the words that differ (other than short function words,
 /// punctuation, and typo fixes: a plain word of four letters or more replaced by one within
 /// a fifth of its letters, or by another form of itself; a value's word only by itself with a
-/// letter dropped, added or two swapped), some do and at most six of them are plain words
-/// (any number of values may change), and one of these holds:
+/// letter dropped, added or two swapped; and a word only moved), some do and at most six
+/// of them are plain words (any number of values may change), and one of these holds:
 ///
 /// - **values replaced**: a value is dropped and one added (a port, a version, a path, a
 ///   command, a flag, an identifier, a number, a name), with at most two plain words changed
-///   beside them ("the `ANTHROPIC_LIVE=1` variable" → "the `--http-record` flag");
+///   beside them, not counting the words that say what kind of value one is ("the
+///   `ANTHROPIC_LIVE=1` environment variable enabled" → "the `--http-record` flag");
 /// - **one word for another**, one of them a value or a name (`Jest` → `Vitest`);
 /// - **flags** only added or only dropped;
 /// - **a list item** only added or only dropped: each change is values and names, or one
@@ -281,6 +282,19 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         dropped.extend(gone);
         added.extend(came);
     }
+    // A word moved is no word changed ("read `a.md` before starting" → "before starting,
+    // read `a.md`").
+    let key = |w: &Word| core(w.text).to_lowercase();
+    let mut i = 0;
+    while i < dropped.len() {
+        let k = key(&dropped[i]);
+        if let Some(j) = added.iter().position(|w| key(w) == k) {
+            dropped.remove(i);
+            added.remove(j);
+        } else {
+            i += 1;
+        }
+    }
     let shorter = a.len().min(b.len()).max(1);
     let changed = dropped.len() + added.len();
     let plain = changed - named(&dropped) - named(&added);
@@ -304,7 +318,16 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         return reversed;
     }
     let one_side = dropped.is_empty() || added.is_empty();
-    let replaced = named(&dropped) > 0 && named(&added) > 0 && plain <= 2;
+    // The words that say what kind of value one is ("the `X` variable", "the `--y` flag")
+    // change with it when a value is replaced by one of another kind.
+    let kinds = dropped
+        .iter()
+        .chain(&added)
+        .filter(|w| {
+            w.kind == Kind::Plain && KIND_WORDS.contains(&core(w.text).to_lowercase().as_str())
+        })
+        .count();
+    let replaced = named(&dropped) > 0 && named(&added) > 0 && plain - kinds <= 2;
     let one_for_one = dropped.len() == 1 && added.len() == 1 && named(&dropped) + named(&added) > 0;
     let flags = one_side && dropped.iter().chain(&added).all(|w| is_flag(w.text));
     let list = one_side && as_list && listed;
@@ -408,6 +431,42 @@ fn words<'a>(tokens: &[&'a str], range: std::ops::Range<usize>) -> Vec<Word<'a>>
         })
         .collect()
 }
+
+/// Words that say what kind of thing a value is: "the `ANTHROPIC_LIVE=1` environment
+/// variable", "the `--http-record` flag", "testify's `require` package".
+const KIND_WORDS: &[&str] = &[
+    "argument",
+    "arguments",
+    "branch",
+    "command",
+    "commands",
+    "crate",
+    "crates",
+    "directory",
+    "environment",
+    "file",
+    "files",
+    "flag",
+    "flags",
+    "folder",
+    "key",
+    "library",
+    "module",
+    "option",
+    "options",
+    "package",
+    "packages",
+    "parameter",
+    "path",
+    "plugin",
+    "script",
+    "setting",
+    "subdirectory",
+    "tool",
+    "variable",
+    "variables",
+    "version",
+];
 
 /// Number words: "three phases" to "four phases" changes a value.
 const NUMBER_WORDS: &[&str] = &[
@@ -783,6 +842,12 @@ mod tests {
                 "Snapshots are refreshed with the `ANTHROPIC_LIVE=1` variable set",
                 "Snapshots are refreshed with the `--http-record` flag set",
             ),
+            // And the words that say what kind of value it is.
+            (
+                "To refresh the snapshots, run the tests with the `ANTHROPIC_LIVE=1` \
+                 environment variable enabled.",
+                "To refresh the snapshots, run the tests with the `--http-record` flag:",
+            ),
             // A list of values replaced, however long.
             (
                 "Check each pull request with `ruff`, `mypy`, `pytest` and `coverage` in CI",
@@ -917,6 +982,11 @@ mod tests {
             (
                 "See [the guide](https://x.dev/a).",
                 "See [the guide](https://x.dev/a)",
+            ),
+            // Words moved, a path among them.
+            (
+                "Before starting work on the TUI, read the internal/ui/AGENTS.md file",
+                "Read `internal/ui/AGENTS.md` before starting work on the TUI",
             ),
             // A statement about something else.
             (
