@@ -18,7 +18,8 @@ const NEIGHBOURS: usize = 5;
 /// scores the other at `merge_bm25` or more of its own score, and they say the same thing
 /// ([`is_alike`]). The one kept has the higher confidence (then: pinned, then older,
 /// [`keeps`]) and takes the other in ([`WriteTransaction::fold_into`]). Two that are the
-/// same statement with values changed ([`oro_mem_text::changed_value`], the same metadata;
+/// same statement with values changed or the same entry of a list changed
+/// ([`oro_mem_text::updates`], the same metadata;
 /// found among a memory's lexical neighbours from a similarity of 0.5, or its plain words'
 /// neighbours, [`oro_mem_text::plain_words`]) are two states of one
 /// fact, stored apart (before updates were detected on write, or with them turned off): the
@@ -95,8 +96,7 @@ fn consolidated(
                 } else {
                     (o, m)
                 };
-                if old.metadata == new.metadata
-                    && oro_mem_text::changed_value(&old.content, &new.content)
+                if old.metadata == new.metadata && oro_mem_text::updates(&old.content, &new.content)
                 {
                     report.superseded.push((old.id, new.id));
                     removed.insert(old.id);

@@ -315,8 +315,9 @@ pub(crate) fn plain_neighbours(
     tx.similar_lexically(id, &plain, namespace, UPDATE_FLOOR, NEIGHBOURS)
 }
 
-/// The memories of `hits` that `m` updates: the same statement with values changed
-/// ([`oro_mem_text::changed_value`]), the same metadata, and not newer than `m` (a memory
+/// The memories of `hits` that `m` updates: the same statement with values changed, or the
+/// same entry of a list with what it says changed ([`oro_mem_text::updates`]), the same
+/// metadata, and not newer than `m` (a memory
 /// copied from elsewhere with its time, older than a state here, does not supersede it);
 /// after the first, only states of the same fact as it.
 fn all_updated(
@@ -330,12 +331,12 @@ fn all_updated(
         let older = m.created_at.is_none_or(|at| o.created_at <= at);
         // Another state of the fact the first one found states, not another fact.
         let same_fact = olds.first().is_none_or(|first: &Memory| {
-            first.content == o.content || oro_mem_text::changed_value(&first.content, &o.content)
+            first.content == o.content || oro_mem_text::updates(&first.content, &o.content)
         });
         if older
             && same_fact
             && o.metadata == m.metadata
-            && oro_mem_text::changed_value(&o.content, &m.content)
+            && oro_mem_text::updates(&o.content, &m.content)
         {
             olds.push(o);
         }

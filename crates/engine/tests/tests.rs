@@ -1605,7 +1605,8 @@ fn a_changed_value_supersedes_the_statement_it_changes(s: &mut dyn MemoryStore) 
 /// share weigh next to nothing to BM25 there (they are in half the store), so the whole
 /// statement finds no older state; its plain words do.
 /// A clause added or dropped, even a negated one, and a typo fixed in a command repeat a
-/// statement; a negation put in front of it reverses it.
+/// statement; an entry of a list changed, or a negation put in front of a statement, is its
+/// newer state.
 fn a_clause_added_or_a_typo_fixed_is_a_duplicate(s: &mut dyn MemoryStore) {
     let dedup = DedupConfig::default();
     let write = |s: &mut dyn MemoryStore, text: &str| {
@@ -1653,6 +1654,23 @@ fn a_clause_added_or_a_typo_fixed_is_a_duplicate(s: &mut dyn MemoryStore) {
             "{text:?} repeats memory {of}: {again:?}"
         );
     }
+    // An entry of a list with what it says of its key changed is its newer state.
+    let entry = write(
+        &mut *s,
+        "[crewAI CLI] crewai flow kickoff   # Legacy flow execution",
+    )
+    .id();
+    let changed = write(
+        &mut *s,
+        "[crewAI CLI] crewai flow kickoff   # Deprecated compatibility alias for crewai run",
+    );
+    assert_eq!(
+        changed,
+        WriteOutcome::Updated {
+            id: changed.id(),
+            supersedes: vec![entry]
+        }
+    );
     let reversed = write(
         &mut *s,
         "Do not read the issue instructions carefully and ask for clarification when \

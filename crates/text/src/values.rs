@@ -334,6 +334,69 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     replaced || one_for_one || flags || list
 }
 
+/// True when `new` states a newer state of the fact `old` states: the same statement with a
+/// value changed ([`changed_value`]), or the same entry of a list with what it says of its
+/// key changed ([`same_entry`]). What the write path and `consolidate` supersede.
+///
+/// ```
+/// use oro_mem_text::updates;
+///
+/// assert!(updates("Deploys use pnpm 8", "Deploys use pnpm 9"));
+/// assert!(updates("`lint.yml`: runs ruff", "`lint.yml`: runs ruff and mypy on every push"));
+/// assert!(!updates("Run the tests before you commit", "Always run the tests before committing"));
+/// ```
+pub fn updates(old: &str, new: &str) -> bool {
+    changed_value(old, new) || same_entry(old, new)
+}
+
+/// True when `old` and `new` are one entry of a list, a key and what it says of it, with
+/// the key the same and what it says changed: "`evaluation/`: Benchmarking framework" and
+/// "`evaluation/`: Submodule → the benchmarks repository"; "crewai flow kickoff  # Legacy
+/// flow execution" and "crewai flow kickoff  # Deprecated alias for crewai run". A list
+/// names each key once, so its entry changed is the newer state of it. The key is what comes
+/// before the first `: `, ` # ` or ` — ` (after the same leading `[context]`, if any), and
+/// names a value ([`values`]: a path, a command, a code span), so that "Note: …" is no key.
+///
+/// ```
+/// use oro_mem_text::same_entry;
+///
+/// assert!(same_entry(
+///     "`vouch-check-pr.yml`: Comments on PRs from authors absent from `VOUCHED.td`.",
+///     "`vouch-check-pr.yml`: Closes PRs from authors denounced in `VOUCHED.td`.",
+/// ));
+/// assert!(!same_entry("Note: run the tests first", "Note: the docs build on push"));
+/// assert!(!same_entry("`src/`: the code", "`docs/`: the manual"));
+/// ```
+pub fn same_entry(old: &str, new: &str) -> bool {
+    fn entry(text: &str) -> Option<(&str, &str, &str)> {
+        let text = text.trim();
+        let (context, rest) = match text.strip_prefix('[').and_then(|t| t.split_once(']')) {
+            Some((context, rest)) => (context, rest.trim_start()),
+            None => ("", text),
+        };
+        let at = [": ", " # ", " — "]
+            .iter()
+            .filter_map(|sep| rest.find(sep).map(|i| (i, sep.len())))
+            .min()?;
+        let (key, said) = (rest[..at.0].trim(), rest[at.0 + at.1..].trim());
+        (!key.is_empty() && !said.is_empty()).then_some((context, key, said))
+    }
+    let (Some((context, key, said)), Some((new_context, new_key, new_said))) =
+        (entry(old), entry(new))
+    else {
+        return false;
+    };
+    let keyed = if context.is_empty() {
+        key.to_string()
+    } else {
+        format!("[{context}] {key}")
+    };
+    context == new_context
+        && key == new_key
+        && !said.eq_ignore_ascii_case(new_said)
+        && !values(&keyed).is_empty()
+}
+
 /// True when one of `a` and `b` says all the other says, word for word and in order, and
 /// more: a clause added or dropped ("Make sure to read the instructions. If something isn't
 /// clear, ask" and "Make sure to read the instructions. Not all issues have them, so if
@@ -762,6 +825,43 @@ mod tests {
             ("Format with `black`", "Format with `blacken`"),
         ] {
             assert!(!same_values(a, b), "{a:?} / {b:?}");
+        }
+    }
+
+    #[test]
+    fn an_entry_of_a_list_is_its_key() {
+        for (old, new) in [
+            (
+                "[mem0 workflow] Vouch, `vouch-check-pr.yml`: Comments on PRs from authors \
+                 absent from `VOUCHED.td`.",
+                "[mem0 workflow] Vouch, `vouch-check-pr.yml`: Closes PRs from authors \
+                 denounced in `VOUCHED.td`.",
+            ),
+            (
+                "[crewAI CLI] crewai flow kickoff   # Legacy flow execution",
+                "[crewAI CLI] crewai flow kickoff   # Deprecated alias for crewai run",
+            ),
+            (
+                "`docs/` — the user manual",
+                "`docs/` — the manual and the API reference",
+            ),
+        ] {
+            assert!(same_entry(old, new), "{old:?} -> {new:?}");
+            assert!(updates(old, new), "{old:?} -> {new:?}");
+        }
+        for (old, new) in [
+            // Another key, another context, a key that names no value.
+            ("`src/`: the code", "`docs/`: the manual"),
+            (
+                "[ruff] `lint.yml`: runs on push",
+                "[uv] `lint.yml`: runs nightly",
+            ),
+            ("Note: run the tests first", "Note: the docs build on push"),
+            // The same entry, said again; no entry at all.
+            ("`src/`: the code", "`src/`: The code"),
+            ("Run `cargo test` first", "Run `cargo test` last"),
+        ] {
+            assert!(!same_entry(old, new), "{old:?} -> {new:?}");
         }
     }
 
