@@ -1163,5 +1163,24 @@ mod tests {
             }
             prop_assert!(!changed_value(&old.join(" "), &new.join(" ")), "{:?} -> {:?}", old, new);
         }
+
+        #[test]
+        fn a_statement_with_a_clause_added_anywhere_holds_the_other(
+            words in prop::collection::vec("[a-zA-Z]{1,9}", 8..20),
+            clause in prop::collection::vec("[a-z]{1,9}|,|\\(|\\)", 1..8),
+            at in any::<prop::sample::Index>(),
+            other in "[a-z]{10,12}",
+        ) {
+            let i = at.index(words.len() + 1);
+            let mut longer = words.clone();
+            longer.splice(i..i, clause);
+            let (short, long) = (words.join(" "), longer.join(" "));
+            prop_assert!(holds_the_other(&short, &long), "{short:?} / {long:?}");
+            prop_assert!(holds_the_other(&long, &short), "{long:?} / {short:?}");
+            // A word of it replaced by one neither holds: neither holds the other.
+            let mut changed = words.clone();
+            changed[at.index(words.len())] = other;
+            prop_assert!(!holds_the_other(&short, &changed.join(" ")));
+        }
     }
 }
