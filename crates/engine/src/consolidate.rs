@@ -16,8 +16,10 @@ const NEIGHBOURS: usize = 5;
 ///
 /// Two active memories of one namespace are near-duplicates when one's content, as a query,
 /// scores the other at `merge_bm25` or more of its own score, and they say the same thing
-/// ([`is_alike`]). The one kept has the higher confidence (then: pinned, then older,
-/// [`keeps`]) and takes the other in ([`WriteTransaction::fold_into`]). Two that are the
+/// ([`is_alike`]), or when one says all the other says and more, word for word
+/// ([`oro_mem_text::holds_the_other`], with the same values and metadata; a lexical
+/// neighbour from a similarity of 0.5). The one kept has the higher confidence (then:
+/// pinned, then older, [`keeps`]) and takes the other in ([`WriteTransaction::fold_into`]). Two that are the
 /// same statement with values changed or the same entry of a list changed
 /// ([`oro_mem_text::updates`], the same metadata;
 /// found among a memory's lexical neighbours from a similarity of 0.5, or its plain words'
@@ -89,7 +91,10 @@ fn consolidated(
             let Some(&o) = by_id.get(&other) else {
                 continue;
             };
-            if similarity < config.merge_bm25 || !is_alike(m, o) {
+            // A clause added or dropped weighs on the similarity, not on what is said.
+            let restated = similarity.is_finite()
+                && restates(&m.content, &m.metadata, &o.content, &o.metadata);
+            if !restated && (similarity < config.merge_bm25 || !is_alike(m, o)) {
                 // Two states of one fact: the older is superseded by the newer.
                 let (old, new) = if (m.created_at, m.id) < (o.created_at, o.id) {
                     (m, o)
@@ -144,6 +149,23 @@ fn consolidated(
 /// (two runs of a robot with other parameters).
 pub fn is_alike(a: &Memory, b: &Memory) -> bool {
     says_the_same(&a.content, &a.metadata, &b.content, &b.metadata)
+}
+
+/// Whether one of two texts says all the other says, word for word and in order, and more
+/// ([`oro_mem_text::holds_the_other`]: a clause added or dropped), with the same values and
+/// metadata and no value changed: a duplicate however low their similarity, and even when the
+/// clause is negated ("…, pipx complains if it isn't"). A negation alone put in front of a
+/// statement reverses it ([`oro_mem_text::changed_value`]): no duplicate.
+pub(crate) fn restates(
+    a: &str,
+    a_metadata: &serde_json::Map<String, serde_json::Value>,
+    b: &str,
+    b_metadata: &serde_json::Map<String, serde_json::Value>,
+) -> bool {
+    a_metadata == b_metadata
+        && oro_mem_text::holds_the_other(a, b)
+        && oro_mem_text::same_values(a, b)
+        && !oro_mem_text::changed_value(a, b)
 }
 
 /// [`is_alike`] of two texts with their metadata.

@@ -6,7 +6,7 @@ use oro_mem_core::memory::{check_batch, validate_batch};
 use oro_mem_core::store::{Commit, Embedding, WriteOutcome, WriteTransaction};
 use oro_mem_core::{Error, Memory, MemoryId, MemoryWrite, NewMemory, Result, Status, Timestamp};
 
-use crate::consolidate::says_the_same;
+use crate::consolidate::{restates, says_the_same};
 
 /// How many of a new memory's most similar memories by their words a duplicate check reads.
 const NEIGHBOURS: usize = 5;
@@ -347,9 +347,9 @@ fn all_updated(
 /// The memory of `hits` (by descending similarity) above `above` that `m` duplicates: its
 /// exact twin (the same content) when there is one, else the first that says what `m` says.
 /// A shorter rewording can score above the twin itself, and an exact copy must resolve to
-/// its twin. With `whole`, a hit below `above` that holds all `m` says, or all of which `m`
-/// holds ([`oro_mem_text::holds_the_other`]: a clause added or dropped, which weighs on a
-/// lexical similarity), with the same values, is one too.
+/// its twin. With `whole`, a hit that holds all `m` says, or all of which `m` holds, is one
+/// too, however similar ([`restates`]: a clause added or dropped, which weighs on a lexical
+/// similarity, and may be negated).
 fn first_alike(
     tx: &mut dyn WriteTransaction,
     m: &NewMemory,
@@ -365,14 +365,7 @@ fn first_alike(
         let o = tx.memory(other)?;
         let alike = (similarity > above
             && says_the_same(&m.content, &m.metadata, &o.content, &o.metadata))
-            // The clause one adds may be negated ("…, pipx complains if it isn't"): the
-            // rest is the other word for word, so it is no reversal unless only a negation
-            // was added (`changed_value`).
-            || (whole
-                && oro_mem_text::holds_the_other(&o.content, &m.content)
-                && o.metadata == m.metadata
-                && oro_mem_text::same_values(&o.content, &m.content)
-                && !oro_mem_text::changed_value(&o.content, &m.content));
+            || (whole && restates(&m.content, &m.metadata, &o.content, &o.metadata));
         if !alike {
             continue;
         }

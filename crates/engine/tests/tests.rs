@@ -1159,6 +1159,47 @@ fn at_speed(mut m: NewMemory, speed: f64) -> NewMemory {
     m
 }
 
+/// `consolidate` takes a statement with a clause added (a negated one) for the statement it
+/// holds, as the write path does, however low their similarity.
+#[test]
+fn consolidation_merges_a_statement_with_a_clause_added_on_both_stores() {
+    let mut server = TestServer::get();
+    let now = Timestamp(1_000 * 86_400);
+    for (name, mut s) in new_stores(&mut server) {
+        let off = DedupConfig {
+            enabled: false,
+            ..DedupConfig::default()
+        };
+        let out = remember_batch(
+            &mut s,
+            vec![
+                lesson_on("Nightly builds run on the shared runner", 0.8, 990),
+                lesson_on("Migrations run inside a transaction", 0.8, 990),
+                lesson_on("The docs site deploys from the main branch", 0.8, 990),
+                lesson_on(
+                    "You can install CMake from the installers or with `pipx install cmake` \
+                     (make sure that the pipx install path is in `PATH`, pipx complains if it \
+                     isn't)",
+                    0.6,
+                    990,
+                ),
+                lesson_on(
+                    "You can install CMake from the installers or with `pipx install cmake`.",
+                    0.9,
+                    995,
+                ),
+            ],
+            &off,
+        )
+        .unwrap();
+        let ids: Vec<MemoryId> = out.iter().map(|o| o.id()).collect();
+        let report = consolidate(&mut s, &ConsolidateConfig::default(), now, false).unwrap();
+        let pairs: Vec<_> = report.merged.iter().map(|m| (m.0, m.1)).collect();
+        assert_eq!(pairs, [(ids[4], ids[3])], "{name}: {report:?}");
+        assert!(report.superseded.is_empty(), "{name}: {report:?}");
+    }
+}
+
 #[test]
 fn consolidation_merges_near_duplicates_and_archives_stale_memories_on_both_stores() {
     let mut server = TestServer::get();
