@@ -162,10 +162,7 @@ pub(crate) fn restates(
     b: &str,
     b_metadata: &serde_json::Map<String, serde_json::Value>,
 ) -> bool {
-    a_metadata == b_metadata
-        && oro_mem_text::holds_the_other(a, b)
-        && oro_mem_text::same_values(a, b)
-        && !oro_mem_text::changed_value(a, b)
+    same_statement(a, a_metadata, b, b_metadata) && oro_mem_text::holds_the_other(a, b)
 }
 
 /// [`is_alike`] of two texts with their metadata.
@@ -175,8 +172,18 @@ pub(crate) fn says_the_same(
     b: &str,
     b_metadata: &serde_json::Map<String, serde_json::Value>,
 ) -> bool {
+    same_statement(a, a_metadata, b, b_metadata) && oro_mem_text::same_polarity(a, b)
+}
+
+/// The same metadata, the same values, and no value changed: what a duplicate needs beside
+/// being alike in words.
+fn same_statement(
+    a: &str,
+    a_metadata: &serde_json::Map<String, serde_json::Value>,
+    b: &str,
+    b_metadata: &serde_json::Map<String, serde_json::Value>,
+) -> bool {
     a_metadata == b_metadata
-        && oro_mem_text::same_polarity(a, b)
         && oro_mem_text::same_values(a, b)
         && !oro_mem_text::changed_value(a, b)
 }

@@ -1147,6 +1147,16 @@ fn a_candidate_found_by_its_embedding_gets_its_bm25_score_unless_configured_not_
 }
 
 /// A lesson written at `day` (in days since the epoch) with `confidence`.
+/// Writes `batch` into `s` without duplicate checks: the ids, in order.
+fn stored_apart(s: &mut dyn MemoryStore, batch: Vec<NewMemory>) -> Vec<MemoryId> {
+    let off = DedupConfig {
+        enabled: false,
+        ..DedupConfig::default()
+    };
+    let out = remember_batch(s, batch, &off).expect("remember");
+    out.iter().map(WriteOutcome::id).collect()
+}
+
 fn lesson_on(text: &str, confidence: f64, day: i64) -> NewMemory {
     NewMemory::new(text, MemoryType::Lesson)
         .confidence(confidence)
@@ -1166,12 +1176,8 @@ fn consolidation_merges_a_statement_with_a_clause_added_on_both_stores() {
     let mut server = TestServer::get();
     let now = Timestamp(1_000 * 86_400);
     for (name, mut s) in new_stores(&mut server) {
-        let off = DedupConfig {
-            enabled: false,
-            ..DedupConfig::default()
-        };
-        let out = remember_batch(
-            &mut s,
+        let ids = stored_apart(
+            &mut *s,
             vec![
                 lesson_on("Nightly builds run on the shared runner", 0.8, 990),
                 lesson_on("Migrations run inside a transaction", 0.8, 990),
@@ -1189,10 +1195,7 @@ fn consolidation_merges_a_statement_with_a_clause_added_on_both_stores() {
                     995,
                 ),
             ],
-            &off,
-        )
-        .unwrap();
-        let ids: Vec<MemoryId> = out.iter().map(|o| o.id()).collect();
+        );
         let report = consolidate(&mut s, &ConsolidateConfig::default(), now, false).unwrap();
         let pairs: Vec<_> = report.merged.iter().map(|m| (m.0, m.1)).collect();
         assert_eq!(pairs, [(ids[4], ids[3])], "{name}: {report:?}");
@@ -1205,12 +1208,8 @@ fn consolidation_merges_near_duplicates_and_archives_stale_memories_on_both_stor
     let mut server = TestServer::get();
     let now = Timestamp(1_000 * 86_400);
     for (name, mut s) in new_stores(&mut server) {
-        let off = DedupConfig {
-            enabled: false,
-            ..DedupConfig::default()
-        };
-        let out = remember_batch(
-            &mut s,
+        let ids = stored_apart(
+            &mut *s,
             vec![
                 lesson_on("run cargo fmt before every commit", 0.6, 990).tags(["rust"]),
                 lesson_on("Run cargo fmt before every commit!", 0.9, 995).tags(["ci"]),
@@ -1221,10 +1220,7 @@ fn consolidation_merges_near_duplicates_and_archives_stale_memories_on_both_stor
                 at_speed(lesson_on("the arm reached the cup", 0.8, 990), 0.5),
                 at_speed(lesson_on("the arm reached the cup", 0.8, 990), 0.9),
             ],
-            &off,
-        )
-        .unwrap();
-        let ids: Vec<MemoryId> = out.iter().map(|o| o.id()).collect();
+        );
         s.set_pinned(ids[3], true).unwrap();
         s.record_used(&[ids[0]], Timestamp(990 * 86_400)).unwrap();
         s.record_returned(&[ids[0]]).unwrap();
