@@ -23,9 +23,11 @@ pub(crate) const UPDATE_FLOOR: f64 = 0.5;
 /// scores that memory above `dedup.bm25` of its own score, or when its embedding's cosine
 /// with that memory's (by the same model; already stored, or earlier in the batch) is above
 /// `dedup.cosine`; and when both say the same thing (the same polarity and metadata: a
-/// memory and its negation are no duplicates, nor are two runs with other parameters). The
-/// lexical check comes first; of each check's matches, the most similar that says the same
-/// thing is the duplicate. A duplicate more confident than the memory it repeats raises that
+/// memory and its negation are no duplicates, nor are two runs with other parameters). A
+/// lexical neighbour that holds the memory word for word with a clause added, or that it
+/// holds so ([`oro_mem_text::holds_the_other`]), with the same values and metadata, is a
+/// duplicate however similar. The lexical check comes first; of each check's matches, the
+/// most similar that says the same thing is the duplicate. A duplicate more confident than the memory it repeats raises that
 /// memory's confidence to its own (merged); any other is skipped.
 ///
 /// A memory that names the memories it supersedes ([`NewMemory::supersedes`]) is their newer
@@ -317,9 +319,9 @@ pub(crate) fn plain_neighbours(
 
 /// The memories of `hits` that `m` updates: the same statement with values changed, or the
 /// same entry of a list with what it says changed ([`oro_mem_text::updates`]), the same
-/// metadata, and not newer than `m` (a memory
-/// copied from elsewhere with its time, older than a state here, does not supersede it);
-/// after the first, only states of the same fact as it.
+/// metadata, and not newer than `m` (a memory copied from elsewhere with its time, older
+/// than a state here, does not supersede it); after the first, only states of the same fact
+/// as it.
 fn all_updated(
     tx: &mut dyn WriteTransaction,
     m: &NewMemory,
