@@ -15,11 +15,10 @@ const WRAPPING: &[char] = &[
 
 /// The values `text` names, each as written: every code span (between backticks, its
 /// spaces collapsed) whole, every Markdown link's target (the page, without a `#fragment`),
-/// and every other word that holds a
-/// digit, a path or assignment character (`/ = @ # \`), `::`, an inner `.`, `_` or `-`
-/// (versions, file names, identifiers, packages), a lower-case letter followed by a capital
-/// (camelCase), or that starts with `-` or `+` (a flag, a toolchain). Plain words are no
-/// values: rewording changes them.
+/// and every other word that holds a digit, a path or assignment character (`/ = @ # \`),
+/// `::`, an inner `.`, `_` or `-` (versions, file names, identifiers, packages), a
+/// lower-case letter followed by a capital (camelCase), or that starts with `-` or `+` (a
+/// flag, a toolchain). Plain words are no values: rewording changes them.
 ///
 /// ```
 /// use oro_mem_text::values;
@@ -354,8 +353,9 @@ pub fn updates(old: &str, new: &str) -> bool {
 /// "`evaluation/`: Submodule → the benchmarks repository"; "crewai flow kickoff  # Legacy
 /// flow execution" and "crewai flow kickoff  # Deprecated alias for crewai run". A list
 /// names each key once, so its entry changed is the newer state of it. The key is what comes
-/// before the first `: `, ` # ` or ` — ` (after the same leading `[context]`, if any), and
-/// names a value ([`values`]: a path, a command, a code span), so that "Note: …" is no key.
+/// before the first `: `, ` # ` or ` — ` (after the same leading `[context]`, if any), of at
+/// most six words, and names a value ([`values`]: a path, a command, a code span), so that
+/// "Note: …" is no key, nor is "Run `cargo test` before you push to a shared branch: …".
 ///
 /// ```
 /// use oro_mem_text::same_entry;
@@ -368,6 +368,7 @@ pub fn updates(old: &str, new: &str) -> bool {
 /// assert!(!same_entry("`src/`: the code", "`docs/`: the manual"));
 /// ```
 pub fn same_entry(old: &str, new: &str) -> bool {
+    const ENTRY_KEY_WORDS: usize = 6;
     fn entry(text: &str) -> Option<(&str, &str, &str)> {
         let text = text.trim();
         let (context, rest) = match text.strip_prefix('[').and_then(|t| t.split_once(']')) {
@@ -379,7 +380,9 @@ pub fn same_entry(old: &str, new: &str) -> bool {
             .filter_map(|sep| rest.find(sep).map(|i| (i, sep.len())))
             .min()?;
         let (key, said) = (rest[..at.0].trim(), rest[at.0 + at.1..].trim());
-        (!key.is_empty() && !said.is_empty()).then_some((context, key, said))
+        // A key names a thing; a sentence before a colon is no key.
+        let words = key.split_whitespace().count();
+        ((1..=ENTRY_KEY_WORDS).contains(&words) && !said.is_empty()).then_some((context, key, said))
     }
     let (Some((context, key, said)), Some((new_context, new_key, new_said))) =
         (entry(old), entry(new))
@@ -857,6 +860,11 @@ mod tests {
                 "[uv] `lint.yml`: runs nightly",
             ),
             ("Note: run the tests first", "Note: the docs build on push"),
+            // A sentence before a colon is no key.
+            (
+                "Run `cargo test` before you push to a shared branch: it catches regressions",
+                "Run `cargo test` before you push to a shared branch: CI is slow",
+            ),
             // The same entry, said again; no entry at all.
             ("`src/`: the code", "`src/`: The code"),
             ("Run `cargo test` first", "Run `cargo test` last"),
