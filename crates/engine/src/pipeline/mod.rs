@@ -461,7 +461,7 @@ impl Pipeline {
         let mut below = Below::default();
         let named = match &estimator {
             Some(_) if self.recall.keep_named => self.named(query, &candidates),
-            _ => Vec::new(),
+            _ => HashMap::new(),
         };
         out.results = self
             .select(scored, &by_id, estimator.as_ref(), &mut below, &named)
@@ -660,38 +660,45 @@ impl Pipeline {
         scored
     }
 
-    /// The identifiers the query names ([`identifiers`]) that at least one and at most
-    /// `max_results` candidates name: what singles a few memories out (`recall.keep_named`).
-    fn named(&self, query: &Query<'_>, candidates: &Candidates) -> Vec<String> {
+    /// The candidates that name an identifier of the query ([`identifiers`]) which at least
+    /// one and at most `max_results` candidates name, each with the first such identifier it
+    /// names: what singles a few memories out (`recall.keep_named`).
+    fn named(&self, query: &Query<'_>, candidates: &Candidates) -> HashMap<MemoryId, String> {
         let mut named = identifiers(query.text);
         if named.is_empty() {
-            return Vec::new();
+            return HashMap::new();
         }
-        let texts: Vec<_> = candidates
+        let texts: Vec<(MemoryId, _)> = candidates
             .iter()
-            .map(|c| c.memory.searched_text())
+            .map(|c| (c.id(), c.memory.searched_text()))
             .collect();
         named.retain(|n| {
             let held = texts
                 .iter()
-                .filter(|t| names(t, n))
+                .filter(|(_, t)| names(t, n))
                 .take(self.recall.max_results + 1);
             (1..=self.recall.max_results).contains(&held.count())
         });
-        named.into_iter().collect()
+        if named.is_empty() {
+            return HashMap::new();
+        }
+        texts
+            .into_iter()
+            .filter_map(|(id, t)| Some((id, named.iter().find(|n| names(&t, n))?.clone())))
+            .collect()
     }
 
     /// The select stage: in score order, skips near-duplicates of a result already taken and
     /// what does not fit the token budget, up to `max_results`; the best result alone over
     /// the budget is cut to fit rather than dropped. A result estimated below
-    /// `min_relevance` is passed over unless it names one of `named`.
+    /// `min_relevance` is passed over unless `named` holds it (the identifier it names).
     fn select(
         &self,
         scored: Vec<Scored>,
         by_id: &HashMap<MemoryId, &Memory>,
         estimator: Option<&Estimator<'_>>,
         below: &mut Below,
-        named: &[String],
+        named: &HashMap<MemoryId, String>,
     ) -> Vec<Selected> {
         let mut selected: Vec<Selected> = Vec::new();
         let mut kept_words = Vec::new();
@@ -728,10 +735,7 @@ impl Pipeline {
                 }
                 let p = s.probability.unwrap_or(0.0);
                 if p < self.recall.min_relevance {
-                    if !named.is_empty() {
-                        let text = m.searched_text();
-                        kept_for = named.iter().find(|n| names(&text, n)).cloned();
-                    }
+                    kept_for = named.get(&s.id).cloned();
                     if kept_for.is_none() {
                         below.count += 1;
                         below.best = below.best.max(p);
@@ -1536,7 +1540,7 @@ mod tests {
             })
             .collect();
         let ids: Vec<_> = p
-            .select(scored, &by_id, None, &mut Below::default(), &[])
+            .select(scored, &by_id, None, &mut Below::default(), &HashMap::new())
             .iter()
             .map(|s| s.scored.id)
             .collect();
