@@ -640,6 +640,12 @@ pub struct EvalArgs {
     /// With --fit-calibration: leave this feature out of the model (repeatable)
     #[arg(long, value_name = "FEATURE", requires = "fit_calibration")]
     pub fit_without: Vec<String>,
+    /// With --fit-calibration: let the relevance model read this feature of the query too
+    /// (it leaves the query's features to the answerable model otherwise), as `memories`:
+    /// the number of memories searched is also how likely any one of them is relevant
+    /// (repeatable)
+    #[arg(long, value_name = "FEATURE", requires = "fit_calibration")]
+    pub fit_relevance_with: Vec<String>,
     /// With --fit-calibration: write the examples fitted on (JSON lines) to FILE
     #[arg(long, value_name = "FILE", requires = "fit_calibration")]
     pub features: Option<PathBuf>,

@@ -210,7 +210,10 @@ feedback = 0.0          # the words of the best full-text matches searched again
 # The relevance model of each mode: a logistic model over each candidate's features
 # (`oro-mem recall --explain` shows them); `oro-mem eval --fit-calibration` fits one. Empty:
 # no estimate, and min_relevance does nothing.
-# The shipped models were fitted on SciFact train and LoCoMo dev by scripts/fit-calibration.
+# The shipped models were fitted by scripts/fit-calibration: FTS mode's on SciFact train and
+# LoCoMo dev, hybrid mode's on those and agentmem-dev (agents' own stores); hybrid mode's
+# reads `memories` (below) too: a task's few relevant memories are a larger share of a store
+# of forty than of one of five thousand.
 [recall.calibration.fts]
 intercept = -9.5331
 coverage = 4.8796
@@ -219,13 +222,14 @@ lexical_share = 1.281
 query_terms = 0.5678
 
 [recall.calibration.hybrid]
-intercept = -13.3972
-coverage = 2.9094
-fused = 2.8841
-lexical_share = 1.3494
-query_terms = 0.905
-vector = 1.7481
-vector_share = 4.2771
+intercept = -9.7978
+coverage = 4.3123
+fused = -0.6887
+lexical_share = 2.9529
+memories = -0.504
+query_terms = 1.4232
+vector = 3.116
+vector_share = 3.7318
 
 [recall.calibration.vector]
 
@@ -245,10 +249,12 @@ query_terms = 3.3435
 terms_found = 1.3762
 
 [recall.answerable.hybrid]
-intercept = -12.7438
-coverage_best = 8.4767
-query_terms = 0.4709
-vector_best = 28.3262
+intercept = -14.7767
+coverage_best = 9.1356
+memories = -0.6343
+query_terms = 2.9448
+terms_found = 1.6797
+vector_best = 25.6428
 
 [recall.answerable.vector]
 

@@ -57,6 +57,7 @@ fn plan(a: &EvalArgs, dataset: &Path) -> Result<Plan> {
         also: a.fit_also.clone(),
         unrelated: a.fit_unrelated.clone(),
         without: a.fit_without.clone(),
+        relevance_with: a.fit_relevance_with.clone(),
         features: a.features.clone(),
     });
     Ok(plan)

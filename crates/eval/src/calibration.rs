@@ -84,15 +84,21 @@ pub fn is_unrelated_group(group: &str) -> bool {
 pub const L2: f64 = 1.0;
 
 /// Fits a relevance model: a logistic model of `relevant` on every feature of a candidate
-/// the examples have, and the query's number of terms ([`QUERY_TERMS`]), but not the other
-/// features of the query ([`is_query_feature`]: they are [`fit_answerable`]'s), with an
-/// [`L2`] penalty. Deterministic. Fewer than two examples, or examples of one class only,
-/// give a model of the intercept alone (the share of relevant ones, kept off 0 and 1).
-pub fn fit<'a>(examples: impl IntoIterator<Item = &'a Example>) -> Calibration {
+/// the examples have, and the query's number of terms ([`QUERY_TERMS`]) and the features of
+/// the query named in `with`, but not the other features of the query ([`is_query_feature`]:
+/// they are [`fit_answerable`]'s), with an [`L2`] penalty. Deterministic. Fewer than two
+/// examples, or examples of one class only, give a model of the intercept alone (the share
+/// of relevant ones, kept off 0 and 1).
+///
+/// `with` is for a feature of the query that says how likely any one candidate is to be
+/// relevant rather than whether the store knows the query at all:
+/// [`MEMORIES`](oro_mem_core::calibration::MEMORIES), since a task's few relevant memories
+/// are a larger share of a store of forty than of one of five thousand.
+pub fn fit<'a>(examples: impl IntoIterator<Item = &'a Example>, with: &[String]) -> Calibration {
     let examples: Vec<&Example> = examples.into_iter().collect();
     logistic(
         &examples,
-        |name| name == QUERY_TERMS || !is_query_feature(name),
+        |name| name == QUERY_TERMS || !is_query_feature(name) || with.iter().any(|w| w == name),
         L2,
     )
 }
@@ -299,7 +305,7 @@ mod tests {
 
     #[test]
     fn recovers_the_model_that_made_the_data() {
-        let c = fit(&logistic_sample());
+        let c = fit(&logistic_sample(), &[]);
         assert!((c.get(INTERCEPT) + 2.0).abs() < 0.02, "{c:?}");
         assert!((c.get("x") - 3.0).abs() < 0.02, "{c:?}");
         let loss = log_loss(&c, &logistic_sample());
@@ -309,14 +315,14 @@ mod tests {
     #[test]
     fn separable_or_one_class_data_gives_finite_coefficients() {
         let separable: Vec<Example> = (0..100).map(|i| example(f64::from(i), i >= 50)).collect();
-        let c = fit(&separable);
+        let c = fit(&separable, &[]);
         assert!(c.iter().all(|(_, v)| v.is_finite()), "{c:?}");
         assert!(c.get("x") > 0.0);
         let none: Vec<Example> = (0..10).map(|i| example(f64::from(i), false)).collect();
-        let c = fit(&none);
+        let c = fit(&none, &[]);
         assert_eq!(c.iter().count(), 1);
         assert!(c.get(INTERCEPT) < -2.0);
-        assert_eq!(fit(&[]).iter().count(), 1);
+        assert_eq!(fit(&[], &[]).iter().count(), 1);
     }
 
     #[test]
@@ -327,9 +333,13 @@ mod tests {
             e.features.insert("coverage_best".into(), (i % 5) as f64);
             e.features.insert(QUERY_TERMS.into(), (i % 3) as f64);
         }
-        let c = fit(&examples);
+        let c = fit(&examples, &[]);
         let names: Vec<&str> = c.iter().map(|(n, _)| n).collect();
         assert_eq!(names, [INTERCEPT, QUERY_TERMS, "x"]);
+        // A feature of the query named in `with` is the relevance model's too.
+        let c = fit(&examples, &["vector_best".to_string()]);
+        let names: Vec<&str> = c.iter().map(|(n, _)| n).collect();
+        assert_eq!(names, [INTERCEPT, QUERY_TERMS, "vector_best", "x"]);
     }
 
     /// `n` candidates of each of `queries` queries of `group`, the query's best cosine

@@ -103,10 +103,11 @@ impl Session {
         &mut self,
         dataset: &Dataset,
         setting: &Setting,
-        (examples, also): (&[Example], &[Example]),
+        on: FitOn<'_>,
         held_out: HeldOut<'_>,
     ) -> Result<(Vec<QueryResult>, Fitted)> {
-        let all = models(examples, also, None);
+        let FitOn { examples, also, .. } = on;
+        let all = models(on, None);
         let relevant = examples.iter().chain(also).filter(|e| e.relevant).count();
         let fitted = |method: &str| Fitted {
             method: method.to_string(),
@@ -121,7 +122,7 @@ impl Session {
                 let groups: BTreeSet<String> = queries.iter().map(|q| group(dataset, q)).collect();
                 let mut results = Vec::with_capacity(queries.len());
                 for g in &groups {
-                    let model = models(examples, also, Some(g));
+                    let model = models(on, Some(g));
                     let held: Vec<EvalQuery> = queries
                         .iter()
                         .filter(|q| group(dataset, q) == *g)
@@ -288,21 +289,28 @@ pub(crate) enum HeldOut<'a> {
     InSample(&'a [EvalQuery]),
 }
 
-/// The relevance and answerable models fitted on `examples` and `also`, without the examples
-/// of group `held_out` and those from the same source namespace ([`same_source`]), when
-/// given.
-pub(crate) fn models(
-    examples: &[Example],
-    also: &[Example],
-    held_out: Option<&str>,
-) -> (Calibration, Calibration) {
+/// What a setting's models are fitted on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FitOn<'a> {
+    /// The setting's own examples.
+    pub(crate) examples: &'a [Example],
+    /// The examples of other datasets ([`Fit::also`](crate::Fit::also)).
+    pub(crate) also: &'a [Example],
+    /// The features of the query the relevance model reads too
+    /// ([`Fit::relevance_with`](crate::Fit::relevance_with)).
+    pub(crate) relevance_with: &'a [String],
+}
+
+/// The relevance and answerable models fitted on `on`'s examples, without the examples of
+/// group `held_out` and those from the same source namespace ([`same_source`]), when given.
+pub(crate) fn models(on: FitOn<'_>, held_out: Option<&str>) -> (Calibration, Calibration) {
     let used = || {
-        examples
+        on.examples
             .iter()
-            .chain(also)
+            .chain(on.also)
             .filter(move |e| held_out.is_none_or(|g| e.group != g && !same_source(&e.group, g)))
     };
-    (fit(used()), fit_answerable(used()))
+    (fit(used(), on.relevance_with), fit_answerable(used()))
 }
 
 /// `fitted`'s models as the configuration file's sections for `mode`.
@@ -362,7 +370,14 @@ mod tests {
             .chain((0..3).map(|i| example("unrelated/conv-26", i, false)))
             .collect();
         let answerable = |held: Option<&str>| {
-            let (_, model) = models(&examples, &[], held);
+            let (_, model) = models(
+                FitOn {
+                    examples: &examples,
+                    also: &[],
+                    relevance_with: &[],
+                },
+                held,
+            );
             model.get(INTERCEPT)
         };
         assert!(answerable(Some("locomo-dev/conv-26")) > 0.0);

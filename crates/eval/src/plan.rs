@@ -12,7 +12,7 @@ use oro_mem_core::{Config, Error, Mode, Result, Timestamp};
 use oro_mem_engine::Engine;
 
 use crate::calibration::Example;
-use crate::fitting::{self, HeldOut};
+use crate::fitting::{self, FitOn, HeldOut};
 use crate::grid::{self, ranking_only, Axis, Setting, RANKED};
 use crate::metrics::QueryResult;
 use crate::report::{Chosen, OutOfSample, Report, Row};
@@ -141,6 +141,9 @@ pub struct Fit {
     pub unrelated: Option<PathBuf>,
     /// Leave these features out of the model.
     pub without: Vec<String>,
+    /// Features of the query the relevance model reads too (it leaves them to the answerable
+    /// model otherwise): `memories`, say (see [`calibration::fit`](crate::calibration::fit)).
+    pub relevance_with: Vec<String>,
     /// Write the examples fitted on (JSON lines) to this file.
     pub features: Option<PathBuf>,
 }
@@ -416,6 +419,18 @@ struct Evaluation<'p> {
     examples_of: HashMap<String, Vec<Example>>,
 }
 
+/// What a model is fitted on: `examples`, and `plan`'s other examples and features.
+fn fit_on<'a>(plan: &'a Plan, inputs: &'a Inputs, examples: &'a [Example]) -> FitOn<'a> {
+    FitOn {
+        examples,
+        also: &inputs.also,
+        relevance_with: plan
+            .fit
+            .as_ref()
+            .map_or(&[][..], |f| f.relevance_with.as_slice()),
+    }
+}
+
 impl Evaluation<'_> {
     /// Scores `setting`: its row and its results, query by query.
     fn row(&mut self, setting: &Setting) -> Result<(Row, Vec<QueryResult>)> {
@@ -434,7 +449,7 @@ impl Evaluation<'_> {
             let (results, fitted) = self.session.score_fitted(
                 table,
                 setting,
-                (examples, &self.inputs.also),
+                fit_on(self.plan, &self.inputs, examples),
                 held_out,
             )?;
             // The rest of the row (the shares answered with nothing) uses the model fitted on
@@ -446,7 +461,7 @@ impl Evaluation<'_> {
             let results = self.session.evaluate(table, table_queries, setting)?;
             (results, None, setting.clone(), None)
         };
-        let fitted_on = examples.map(|e| (e.as_slice(), self.inputs.also.as_slice()));
+        let fitted_on = examples.map(|e| fit_on(self.plan, &self.inputs, e));
         let unrelated_empty = match &self.inputs.unrelated {
             Some(other) => Some(self.session.empty_share(
                 other,

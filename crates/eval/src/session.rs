@@ -13,8 +13,7 @@ use oro_mem_core::{
 };
 use oro_mem_engine::{remember_batch, Answer, Engine};
 
-use crate::calibration::Example;
-use crate::fitting;
+use crate::fitting::{self, FitOn};
 use crate::grid::Setting;
 use crate::metrics::QueryResult;
 use crate::plan::Event;
@@ -207,7 +206,7 @@ impl Session {
         queries: &[EvalQuery],
         scope: Scope,
         setting: &Setting,
-        fitted_on: Option<(&[Example], &[Example])>,
+        fitted_on: Option<FitOn<'_>>,
     ) -> Result<f64> {
         // The group each query's models leave out (none: the models fitted on everything).
         let mut by_group: BTreeMap<Option<String>, Vec<&EvalQuery>> = BTreeMap::new();
@@ -219,8 +218,8 @@ impl Session {
         let mut empty = 0usize;
         for (held, queries) in &by_group {
             let setting = match (fitted_on, held) {
-                (Some((examples, also)), Some(held)) => {
-                    let (relevance, answerable) = fitting::models(examples, also, Some(held));
+                (Some(on), Some(held)) => {
+                    let (relevance, answerable) = fitting::models(on, Some(held));
                     fitting::calibrated(setting, &relevance, &answerable)
                 }
                 _ => setting.clone(),

@@ -238,11 +238,15 @@ pub struct RecallConfig {
     /// conversation scored by models fitted without it: hybrid returns 2.75 results per
     /// question (3.00 without it), one of them judged relevant for 60.1% of questions (62.3%),
     /// at pooled precision 0.226 (0.215); SciFact test stays useful for 62.0% of claims. With
-    /// the [`answerable`](RecallConfig::answerable) models it answers 98% and 92% of the other
-    /// dataset's questions with nothing in hybrid mode, 97% and 81% in FTS mode (5% or less
-    /// without the bar), and in stores of ten memories nearly doubles precision. It withholds
-    /// a match by meaning alone at a low cosine ("database timeout" for "SQLite lock
-    /// contention: ...", cosine 0.31): 0 has it back. See `docs/retrieval-quality.md` for the table.
+    /// the [`answerable`](RecallConfig::answerable) models it answers 97% and 81% of the other
+    /// dataset's questions with nothing in FTS mode (5% or less without the bar), and in
+    /// stores of ten memories nearly doubles precision. With hybrid mode's models as refitted
+    /// on agents' stores too (reading the number of memories searched), out of sample: LoCoMo
+    /// dev 2.84 results, useful 0.609, precision 0.221; agentmem-dev 2.30, useful 0.740,
+    /// precision 0.522; 99% of either other dataset's questions and half of agentmem-dev's
+    /// tasks with nothing relevant answered with nothing. It withholds a match by meaning alone
+    /// at a low cosine ("database timeout" for "SQLite lock contention: ...", cosine 0.31): 0
+    /// has it back. See `docs/retrieval-quality.md` for the tables.
     pub min_relevance: f64,
     /// When the best result's estimated probability of relevance (see `calibration`) is
     /// below this, recall returns nothing and says why: the query is likely about nothing the
@@ -250,8 +254,8 @@ pub struct RecallConfig {
     /// default) answers every query.
     ///
     /// With `min_relevance` at its default, the [`answerable`](RecallConfig::answerable)
-    /// models already answer most of the other dataset's questions with nothing (98% and 92%
-    /// in hybrid mode, 97% and 81% in FTS mode), and a bar would trade useful answers for the
+    /// models already answer most of the other dataset's questions with nothing (99% in
+    /// hybrid mode, 97% and 81% in FTS mode), and a bar would trade useful answers for the
     /// last few. It is off because the models know only stores of thousands of documents: in
     /// an agent's store of a few memories the one that matters often shares a single word
     /// with the task ("pyright errors" and "ruff --fix must run before pyright": 0.05), and 5
@@ -528,18 +532,24 @@ pub struct Calibrations {
 }
 
 impl Default for Calibrations {
-    /// The models fitted by `oro-mem eval --fit-calibration` on SciFact train and LoCoMo dev
-    /// (the best 20 candidates of every judged query, plus those of unrelated queries asked of
-    /// each store, all irrelevant; `scripts/fit-calibration`. FTS mode's: the other dataset's
-    /// questions, LoCoMo dev's of SciFact and SciFact train's of LoCoMo, and the stores of ten
-    /// and a hundred turns of `scripts/small-stores` too. Hybrid mode's, fitted before the
-    /// script asked questions: 300 titles or first sentences of the other corpus; refitted with
-    /// the questions, its answerable model withheld a small store's answer, see `docs/retrieval-quality.md`),
-    /// for the default fuser (`weighted_max`), weights (`coord` and `proximity` included),
-    /// session context and embeddings with session context (`embedding.session_context`); see
-    /// `docs/retrieval-quality.md` for how they score on queries they were not fitted on.
-    /// They leave out the raw BM25 score (`lexical`), which depends on the store's size.
-    /// Vector-only mode, a measuring mode, has none.
+    /// The models fitted by `oro-mem eval --fit-calibration` (`scripts/fit-calibration`) on
+    /// the best 20 candidates of every judged query, plus those of queries the store knows
+    /// nothing about, all irrelevant: the other dataset's questions asked of each store (LoCoMo
+    /// dev's of SciFact, SciFact train's of LoCoMo), and the questions the stores of ten and a
+    /// hundred turns of `scripts/small-stores` are asked about other conversations.
+    ///
+    /// FTS mode's are fitted on SciFact train, LoCoMo dev and those small stores. Hybrid mode's
+    /// also on agentmem-dev (agents' own stores; its tasks with nothing relevant among the
+    /// unanswerable), and read the number of memories searched
+    /// ([`MEMORIES`](crate::calibration::MEMORIES)): a task's few relevant memories are a
+    /// larger share of a store of forty than of one of five thousand, and without it the models
+    /// withheld what an agent's store holds for a task (useful answers on agentmem-dev, each
+    /// repository left out, 0.546 → 0.740). Both are for the default fuser (`weighted_max`),
+    /// weights (`coord` and `proximity` included), session context and embeddings with session
+    /// context (`embedding.session_context`); see `docs/retrieval-quality.md` for how they
+    /// score on queries they were not fitted on. They leave out the raw BM25 score
+    /// (`lexical`), which depends on the store's size. Vector-only mode, a measuring mode, has
+    /// none.
     fn default() -> Calibrations {
         Calibrations {
             fts: Calibration::new([
@@ -550,13 +560,14 @@ impl Default for Calibrations {
                 ("query_terms", 0.5678),
             ]),
             hybrid: Calibration::new([
-                ("intercept", -13.3972),
-                ("coverage", 2.9094),
-                ("fused", 2.8841),
-                ("lexical_share", 1.3494),
-                ("query_terms", 0.905),
-                ("vector", 1.7481),
-                ("vector_share", 4.2771),
+                ("intercept", -9.7978),
+                ("coverage", 4.3123),
+                ("fused", -0.6887),
+                ("lexical_share", 2.9529),
+                ("memories", -0.504),
+                ("query_terms", 1.4232),
+                ("vector", 3.116),
+                ("vector_share", 3.7318),
             ]),
             vector: Calibration::default(),
         }
@@ -584,9 +595,9 @@ impl Default for AnswerableModels {
     /// not (unrelated queries, and the questions a small store is asked about other
     /// conversations).
     ///
-    /// Hybrid mode's reads the best cosine. Out of sample it answers 98% and 92% of the other
-    /// dataset's questions with nothing (27% and 21% without it), for 0.002 of LoCoMo's
-    /// useful answers and 0.03 of a ten-memory store's.
+    /// Hybrid mode's reads the best cosine, the words (as FTS mode's does) and the number of
+    /// memories searched. Out of sample it answers 99% of the other dataset's questions with
+    /// nothing, and half of agentmem-dev's tasks with nothing relevant.
     ///
     /// FTS mode's reads words alone (the best coverage, whether the candidates hold every
     /// term of the query between them, [`TERMS_FOUND`](crate::calibration::TERMS_FOUND), and
@@ -608,10 +619,12 @@ impl Default for AnswerableModels {
                 ("terms_found", 1.3762),
             ]),
             hybrid: Calibration::new([
-                ("intercept", -12.7438),
-                ("coverage_best", 8.4767),
-                ("query_terms", 0.4709),
-                ("vector_best", 28.3262),
+                ("intercept", -14.7767),
+                ("coverage_best", 9.1356),
+                ("memories", -0.6343),
+                ("query_terms", 2.9448),
+                ("terms_found", 1.6797),
+                ("vector_best", 25.6428),
             ]),
             vector: Calibration::default(),
         }
