@@ -3027,6 +3027,25 @@ fn eval_fits_a_relevance_model_and_scores_it_on_held_out_namespaces() {
         "{fitted}"
     );
     assert!(!model.contains_key("query_terms"), "left out: {fitted}");
+    // The number of memories searched, a feature of the query, is left to the answerable
+    // model unless the relevance model is told to read it too.
+    assert!(!model.contains_key("memories"), "{fitted}");
+    let with = env.eval_json(&[
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--as-recalled",
+        "--fit-calibration",
+        "--fit-relevance-with",
+        "memories",
+    ]);
+    let fitted_with = &with["runs"][0]["fitted"];
+    assert!(
+        fitted_with["calibration"]
+            .as_object()
+            .unwrap()
+            .contains_key("memories"),
+        "{fitted_with}"
+    );
     // The examples written are those fitted on: a candidate each, labelled by the qrels.
     let lines = examples_in(&features);
     assert_eq!(fitted["examples"], lines.len(), "{fitted}");
