@@ -53,6 +53,19 @@ fn plan(a: &EvalArgs, dataset: &Path) -> Result<Plan> {
     };
     plan.metric = a.tune_metric;
     plan.unrelated = a.unrelated.clone();
+    // Only a feature of the query is the answerable model's to share: a name that is none
+    // (or a typo) would be silently ignored.
+    if let Some(name) = a
+        .fit_relevance_with
+        .iter()
+        .find(|name| !oro_mem_core::calibration::is_query_feature(name))
+    {
+        anyhow::bail!(
+            "--fit-relevance-with {name}: not a feature of the query; expected query_terms, \
+             coverage_best, terms_found, memories or <signal>_best (the relevance model reads \
+             every feature of a candidate already)"
+        );
+    }
     plan.fit = a.fit_calibration.then(|| Fit {
         also: a.fit_also.clone(),
         unrelated: a.fit_unrelated.clone(),

@@ -3038,6 +3038,22 @@ fn eval_fits_a_relevance_model_and_scores_it_on_held_out_namespaces() {
         "--fit-relevance-with",
         "memories",
     ]);
+    // A name that is no feature of the query is an error, not a model that ignores it.
+    let out = env.run(&[
+        "eval",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--as-recalled",
+        "--fit-calibration",
+        "--fit-relevance-with",
+        "memory",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--fit-relevance-with memory: not a feature of the query"),
+        "{}",
+        stderr(&out)
+    );
     let fitted_with = &with["runs"][0]["fitted"];
     assert!(
         fitted_with["calibration"]
