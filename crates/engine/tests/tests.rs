@@ -1918,3 +1918,114 @@ fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
         a_second_merge_adds_nothing(&mut *s, &mut *other);
     }
 }
+
+/// Rules of a small agent store, none naming an identifier, none alike.
+const SMALL_STORE_RULES: [&str; 6] = [
+    "Run the whole test suite before you push",
+    "Commit messages start with the area they touch",
+    "Never log a user's token, even at debug level",
+    "Prefer small pull requests with one change each",
+    "Release notes are written by whoever merges",
+    "Ask before adding a new dependency to the project",
+];
+
+/// Identifiers a task may name, as `oro_mem_text::identifiers` finds them: a file, a path, a
+/// code identifier, a command.
+const IDENTIFIERS: [&str; 5] = [
+    "MODULE.bazel.lock",
+    "src/store/schema.rs",
+    "cfg.DefaultHost()",
+    "useSessionToken",
+    "pnpm-workspace.yaml",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Selection, with the shipped FTS models: raising `recall.min_relevance` only takes
+    /// results away, every result left is at or above the bar or names the task's identifier,
+    /// and a memory that names the identifier the task names is never withheld from a store
+    /// of no more memories than recall returns, however high the bar.
+    #[test]
+    fn a_higher_bar_only_takes_results_away_and_never_an_identifier_the_task_names(
+        others in proptest::sample::subsequence(SMALL_STORE_RULES.to_vec(), 0..=2),
+        identifier in proptest::sample::select(IDENTIFIERS.to_vec()),
+        task in proptest::sample::select(vec![
+            "fix the build after updating",
+            "why does the release fail on",
+            "clean up",
+        ]),
+        bars in (0.0f64..1.0, 0.0f64..1.0),
+    ) {
+        let mut s = Store::open_in_memory().unwrap();
+        for text in &others {
+            remember(&mut s, NewMemory::new(*text, MemoryType::Lesson), &off()).unwrap();
+        }
+        let named = remember(
+            &mut s,
+            NewMemory::new(
+                format!("Regenerate {identifier} with the project's script, never by hand"),
+                MemoryType::Gotcha,
+            ),
+            &off(),
+        )
+        .unwrap()
+        .id();
+        let query = format!("{task} {identifier}");
+        let (low, high) = if bars.0 <= bars.1 { bars } else { (bars.1, bars.0) };
+        let recall = |bar: f64, s: &mut Store| {
+            let mut config = Config { mode: Mode::Fts, ..Config::default() };
+            config.recall.min_relevance = bar;
+            let filter = Filter::default();
+            Engine::from_config(config)
+                .unwrap()
+                .recall(s, &Query::new(&query, &filter), false)
+                .unwrap()
+                .recall
+        };
+        let at_low = recall(low, &mut s);
+        let at_high = recall(high, &mut s);
+        for r in &at_high.results {
+            proptest::prop_assert!(
+                at_low.results.iter().any(|l| l.memory.id == r.memory.id),
+                "{} is returned at bar {high} but not at {low}",
+                r.memory.id
+            );
+            proptest::prop_assert!(
+                r.probability.unwrap() >= high || r.named.is_some(),
+                "{} at {:?} below the bar {high}, kept for no name",
+                r.memory.id,
+                r.probability
+            );
+        }
+        for r in [&at_low, &at_high] {
+            proptest::prop_assert!(
+                r.results.iter().any(|r| r.memory.id == named),
+                "the memory naming {identifier} was withheld: {:?}",
+                r.results.iter().map(|r| r.memory.id).collect::<Vec<_>>()
+            );
+        }
+        // A task about nothing the store holds gets nothing, and so does any task of an empty
+        // store.
+        let filter = Filter::default();
+        let mut engine = Engine::from_config(Config {
+            mode: Mode::Fts,
+            ..Config::default()
+        })
+        .unwrap();
+        let unrelated = Query::new("bake sourdough bread with rye flour", &filter);
+        proptest::prop_assert!(engine
+            .recall(&mut s, &unrelated, false)
+            .unwrap()
+            .recall
+            .results
+            .is_empty());
+        let mut empty = Store::open_in_memory().unwrap();
+        proptest::prop_assert!(engine
+            .recall(&mut empty, &Query::new(&query, &filter), false)
+            .unwrap()
+            .recall
+            .results
+            .is_empty());
+    }
+}
