@@ -105,6 +105,15 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// Copies the oro-mem binary to `to`, to run from there. By `cp`, not `std::fs::copy`: while
+/// this process holds the copy open for writing, a child another test's thread forks at that
+/// moment inherits the open file until it execs, and running the copy then fails with
+/// ETXTBSY ("Text file busy").
+fn copy_binary(to: &Path) {
+    let status = Command::new("cp").arg(BIN).arg(to).status().unwrap();
+    assert!(status.success(), "cp {BIN} {}", to.display());
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -1108,7 +1117,7 @@ fn a_store_is_readable_by_its_owner_only() {
     let privileged = is_root();
     if privileged {
         let bin = env.dir.path().join("oro-mem");
-        std::fs::copy(BIN, &bin).unwrap();
+        copy_binary(&bin);
         let db = env.db();
         let out = env
             .cmd_of(&bin, &["--db", db.to_str().unwrap(), "export", "--all"])
@@ -1148,7 +1157,7 @@ fn a_store_in_a_read_only_location_is_read_and_not_written() {
     let before = std::fs::read(env.db()).unwrap();
     // The binary is run from the test's directory, which every user may enter.
     let bin = env.dir.path().join("oro-mem");
-    std::fs::copy(BIN, &bin).unwrap();
+    copy_binary(&bin);
     let mode = |path: &Path, mode: u32| {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
     };
@@ -4331,7 +4340,7 @@ fn a_hybrid_command_starts_one_server_in_the_background() {
     // Another build of oro-mem is declined and stops the server; its next call starts one of
     // its own build.
     let copy = env.dir.path().join("oro-mem-copy");
-    std::fs::copy(BIN, &copy).unwrap();
+    copy_binary(&copy);
     assert_eq!(auto(&copy), alone);
     wait_for_end(&env, server);
     assert_eq!(
