@@ -238,9 +238,9 @@ vector_share = 3.7318
 # most of the query any candidate covers, `coverage_best`; its number of terms; `memories`,
 # ln(1 + the number of memories it searched, counted up to 10,000): the best match of a large
 # store means less; `terms_found`, 1 when the candidates hold every term of the query between
-# them). Every estimate above is multiplied by it, so a query about nothing the
-# store knows gets nothing. Empty: no such factor. Fitted with the relevance models by
-# scripts/fit-calibration.
+# them; `vector_gap` and `coverage_gap`, how far the best stands out from the next five).
+# Every estimate above is multiplied by it, so a query about nothing the store knows gets
+# nothing. Empty: no such factor. Fitted with the relevance models by scripts/fit-calibration.
 [recall.answerable.fts]
 intercept = -8.8551
 coverage_best = 16.2274
@@ -249,12 +249,14 @@ query_terms = 3.3435
 terms_found = 1.3762
 
 [recall.answerable.hybrid]
-intercept = -14.7767
-coverage_best = 9.1356
-memories = -0.6343
-query_terms = 2.9448
-terms_found = 1.6797
-vector_best = 25.6428
+intercept = -14.6195
+coverage_best = 13.6341
+coverage_gap = -7.3194
+memories = -0.8062
+query_terms = 3.2598
+terms_found = 1.4762
+vector_best = 22.9927
+vector_gap = 2.3661
 
 [recall.answerable.vector]
 

@@ -45,6 +45,16 @@ pub const SHARE_SUFFIX: &str = "_share";
 /// score any candidate has in the signal (see [`COVERAGE_BEST`]).
 pub const BEST_SUFFIX: &str = "_best";
 
+/// The suffix of a signal's second query feature: `<signal>_gap`, how far the best candidate
+/// stands out in the signal: its `ln(1 + score)` less the mean of the next five best
+/// candidates' (all the others' when fewer; the best itself when it is alone). A query about
+/// something the store knows tends to have one or a few memories well ahead of the rest; a
+/// query it knows nothing about, a flat row of chance matches (see [`COVERAGE_GAP`]).
+pub const GAP_SUFFIX: &str = "_gap";
+
+/// As `<signal>_gap`, for [`COVERAGE`]: the best coverage less the mean of the next five.
+pub const COVERAGE_GAP: &str = "coverage_gap";
+
 /// The largest [`COVERAGE`] of any candidate of the query. Like `<signal>_best`, it is a
 /// feature of the query, the same for each of its candidates: how well the store's best
 /// match answers it at all. The [answerable](crate::config::RecallConfig::answerable) model
@@ -77,11 +87,12 @@ pub const MEMORIES: &str = "memories";
 pub const MEMORIES_COUNTED: u64 = 10_000;
 
 /// The features that do not depend on which candidate sources run; each source's signal adds
-/// three more, `<signal>` (`ln(1 + score)`, scores below 0 counted as 0), `<signal>_share`
-/// and `<signal>_best`.
-pub const FIXED_FEATURES: [&str; 6] = [
+/// four more, `<signal>` (`ln(1 + score)`, scores below 0 counted as 0), `<signal>_share`,
+/// `<signal>_best` and `<signal>_gap`.
+pub const FIXED_FEATURES: [&str; 7] = [
     COVERAGE,
     COVERAGE_BEST,
+    COVERAGE_GAP,
     FUSED,
     MEMORIES,
     QUERY_TERMS,
@@ -89,11 +100,47 @@ pub const FIXED_FEATURES: [&str; 6] = [
 ];
 
 /// True when feature `name` is a feature of the query rather than of one candidate:
-/// [`QUERY_TERMS`], [`COVERAGE_BEST`], [`TERMS_FOUND`], [`MEMORIES`] and every
-/// `<signal>_best`.
+/// [`QUERY_TERMS`], [`COVERAGE_BEST`], [`COVERAGE_GAP`], [`TERMS_FOUND`], [`MEMORIES`] and
+/// every `<signal>_best` and `<signal>_gap`.
 pub fn is_query_feature(name: &str) -> bool {
-    [QUERY_TERMS, COVERAGE_BEST, TERMS_FOUND, MEMORIES].contains(&name)
+    [
+        QUERY_TERMS,
+        COVERAGE_BEST,
+        COVERAGE_GAP,
+        TERMS_FOUND,
+        MEMORIES,
+    ]
+    .contains(&name)
         || name.ends_with(BEST_SUFFIX)
+        || name.ends_with(GAP_SUFFIX)
+}
+
+/// How far the largest of `values` stands out: it less the mean of the next five largest
+/// (of all the others when fewer; the largest itself when it is alone; 0 for none). See
+/// [`GAP_SUFFIX`].
+///
+/// ```
+/// use oro_mem_core::calibration::gap;
+///
+/// assert_eq!(gap([0.5, 0.25, 0.75]), 0.75 - 0.375);
+/// assert_eq!(gap([0.5]), 0.5);
+/// assert_eq!(gap([]), 0.0);
+/// ```
+pub fn gap(values: impl IntoIterator<Item = f64>) -> f64 {
+    // The six largest, largest first.
+    let mut top = [f64::NEG_INFINITY; 6];
+    for v in values {
+        if let Some(i) = top.iter().position(|&t| v > t) {
+            top.copy_within(i..5, i + 1);
+            top[i] = v;
+        }
+    }
+    let next: Vec<f64> = top[1..].iter().copied().filter(|t| t.is_finite()).collect();
+    match top[0] {
+        best if !best.is_finite() => 0.0,
+        best if next.is_empty() => best,
+        best => best - next.iter().sum::<f64>() / next.len() as f64,
+    }
 }
 
 /// One candidate's features, by name (see [`FIXED_FEATURES`] and [`SHARE_SUFFIX`]).
@@ -186,7 +233,7 @@ impl Calibration {
     }
 
     /// Checks every coefficient: finite, and named [`INTERCEPT`], a fixed feature, or a
-    /// feature of one of `signals` (`<signal>` or `<signal>_share`). `what` names the
+    /// feature of one of `signals` (`<signal>`, `<signal>_share`, `_best` or `_gap`). `what` names the
     /// calibration in the error (`recall.calibration.fts`).
     ///
     /// # Errors
@@ -204,7 +251,7 @@ impl Calibration {
                 || FIXED_FEATURES.contains(&name)
                 || signals.iter().any(|s| {
                     name == *s
-                        || [SHARE_SUFFIX, BEST_SUFFIX]
+                        || [SHARE_SUFFIX, BEST_SUFFIX, GAP_SUFFIX]
                             .iter()
                             .any(|suffix| name.strip_suffix(suffix).is_some_and(|n| n == *s))
                 });
@@ -215,6 +262,7 @@ impl Calibration {
                     names.push(s.to_string());
                     names.push(format!("{s}{SHARE_SUFFIX}"));
                     names.push(format!("{s}{BEST_SUFFIX}"));
+                    names.push(format!("{s}{GAP_SUFFIX}"));
                 }
                 return Err(Error::config(format!(
                     "{what}.{name}: unknown feature; expected one of {}",

@@ -6,7 +6,9 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
-use oro_mem_core::calibration::{Calibration, COVERAGE_BEST, INTERCEPT, MEMORIES, TERMS_FOUND};
+use oro_mem_core::calibration::{
+    Calibration, COVERAGE_BEST, COVERAGE_GAP, INTERCEPT, MEMORIES, TERMS_FOUND,
+};
 use oro_mem_core::{Config, Error, ErrorKind, Result};
 use serde::Serialize;
 
@@ -161,10 +163,10 @@ fn featured(config: &Config) -> Config {
     if config.recall.calibration.get(mode).is_empty() {
         config.recall.calibration.get_mut(mode).set(INTERCEPT, 0.0);
     }
-    // The best coverage and the number of memories searched are computed only for a model
-    // that reads them; a coefficient of 0 changes no estimate.
+    // The best coverage, how far it stands out and the number of memories searched are
+    // computed only for a model that reads them; a coefficient of 0 changes no estimate.
     let answerable = config.recall.answerable.get_mut(mode);
-    for feature in [COVERAGE_BEST, MEMORIES, TERMS_FOUND] {
+    for feature in [COVERAGE_BEST, COVERAGE_GAP, MEMORIES, TERMS_FOUND] {
         if !answerable.reads(feature) {
             answerable.set(feature, 0.0);
         }

@@ -242,8 +242,8 @@ pub struct RecallConfig {
     /// dataset's questions with nothing in FTS mode (5% or less without the bar), and in
     /// stores of ten memories nearly doubles precision. With hybrid mode's models as refitted
     /// on agents' stores too (reading the number of memories searched), out of sample: LoCoMo
-    /// dev 2.84 results, useful 0.609, precision 0.221; agentmem-dev 2.30, useful 0.740,
-    /// precision 0.522; 99% of either other dataset's questions and half of agentmem-dev's
+    /// dev 2.84 results, useful 0.610, precision 0.221; agentmem-dev 2.34, useful 0.748,
+    /// precision 0.516; 99% of either other dataset's questions and 57% of agentmem-dev's
     /// tasks with nothing relevant answered with nothing. It withholds a match by meaning alone
     /// at a low cosine ("database timeout" for "SQLite lock contention: ...", cosine 0.31): 0
     /// has it back. See `docs/retrieval-quality.md` for the tables.
@@ -544,7 +544,7 @@ impl Default for Calibrations {
     /// ([`MEMORIES`](crate::calibration::MEMORIES)): a task's few relevant memories are a
     /// larger share of a store of forty than of one of five thousand, and without it the models
     /// withheld what an agent's store holds for a task (useful answers on agentmem-dev, each
-    /// repository left out, 0.546 → 0.740). Both are for the default fuser (`weighted_max`),
+    /// repository left out, 0.546 → 0.748). Both are for the default fuser (`weighted_max`),
     /// weights (`coord` and `proximity` included), session context and embeddings with session
     /// context (`embedding.session_context`); see `docs/retrieval-quality.md` for how they
     /// score on queries they were not fitted on. They leave out the raw BM25 score
@@ -595,9 +595,11 @@ impl Default for AnswerableModels {
     /// not (unrelated queries, and the questions a small store is asked about other
     /// conversations).
     ///
-    /// Hybrid mode's reads the best cosine, the words (as FTS mode's does) and the number of
-    /// memories searched. Out of sample it answers 99% of the other dataset's questions with
-    /// nothing, and half of agentmem-dev's tasks with nothing relevant.
+    /// Hybrid mode's reads the best cosine, the words (as FTS mode's does), the number of
+    /// memories searched, and how far the best cosine and the best coverage stand out from the
+    /// next five ([`GAP_SUFFIX`](crate::calibration::GAP_SUFFIX)). Out of sample it answers
+    /// 99% of the other dataset's questions with nothing, and 57% of agentmem-dev's tasks with
+    /// nothing relevant.
     ///
     /// FTS mode's reads words alone (the best coverage, whether the candidates hold every
     /// term of the query between them, [`TERMS_FOUND`](crate::calibration::TERMS_FOUND), and
@@ -619,12 +621,14 @@ impl Default for AnswerableModels {
                 ("terms_found", 1.3762),
             ]),
             hybrid: Calibration::new([
-                ("intercept", -14.7767),
-                ("coverage_best", 9.1356),
-                ("memories", -0.6343),
-                ("query_terms", 2.9448),
-                ("terms_found", 1.6797),
-                ("vector_best", 25.6428),
+                ("intercept", -14.6195),
+                ("coverage_best", 13.6341),
+                ("coverage_gap", -7.3194),
+                ("memories", -0.8062),
+                ("query_terms", 3.2598),
+                ("terms_found", 1.4762),
+                ("vector_best", 22.9927),
+                ("vector_gap", 2.3661),
             ]),
             vector: Calibration::default(),
         }

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use oro_mem_core::calibration::{
-    Calibration, Features, BEST_SUFFIX, COVERAGE, COVERAGE_BEST, FUSED, MEMORIES, QUERY_TERMS,
-    SHARE_SUFFIX, TERMS_FOUND,
+    gap, Calibration, Features, BEST_SUFFIX, COVERAGE, COVERAGE_BEST, COVERAGE_GAP, FUSED,
+    GAP_SUFFIX, MEMORIES, QUERY_TERMS, SHARE_SUFFIX, TERMS_FOUND,
 };
 use oro_mem_core::config::{Boost, DecayConfig, Order, RecallConfig};
 use oro_mem_core::{
@@ -1041,6 +1041,13 @@ impl<'a> Estimator<'a> {
             let all_found = !terms.is_empty() && found.iter().all(|&f| f);
             features.set(TERMS_FOUND, f64::from(u8::from(all_found)));
         }
+        if reads(COVERAGE_GAP) {
+            let coverage = candidates
+                .iter()
+                .filter_map(|c| terms.of(c.id()))
+                .map(|held| held.coverage);
+            features.set(COVERAGE_GAP, gap(coverage));
+        }
         if let Some(n) = candidates.searched() {
             features.set(MEMORIES, (n as f64).ln_1p());
         }
@@ -1049,6 +1056,8 @@ impl<'a> Estimator<'a> {
                 format!("{}{BEST_SUFFIX}", sf.name),
                 sf.best.max(0.0).ln_1p(),
             );
+            let scores = candidates.scores(sf.name).map(|(_, s)| s.max(0.0).ln_1p());
+            features.set(format!("{}{GAP_SUFFIX}", sf.name), gap(scores));
         }
         Estimator {
             calibration,
@@ -1903,10 +1912,11 @@ mod tests {
                 candidate(2, "login page colours", 1.0),
             ]
         };
-        // The best coverage is computed for a model that reads it, even at 0.
+        // The best coverage and its gap are computed for a model that reads them, even at 0.
         let reads = Calibration::new([
             (oro_mem_core::calibration::INTERCEPT, 50.0),
             (COVERAGE_BEST, 0.0),
+            (COVERAGE_GAP, 0.0),
         ]);
         let r = run_query(
             &calibrated(0.0, Order::Score).answerable(reads),
@@ -1922,12 +1932,17 @@ mod tests {
             );
             assert!((f.get("lexical_best").unwrap() - 4f64.ln()).abs() < 1e-12);
             assert!((f.get(QUERY_TERMS).unwrap() - 4f64.ln()).abs() < 1e-12);
+            // How far the best stands out: ln(1 + 3) less ln(1 + 1), and all three query
+            // terms held less one of them.
+            assert!((f.get("lexical_gap").unwrap() - 2f64.ln()).abs() < 1e-12);
+            assert!((f.get(COVERAGE_GAP).unwrap() - 2.0 / 3.0).abs() < 1e-12);
         }
         assert!(r.answerable.unwrap() > 0.999);
         // Without an answerable model: no factor, and no best coverage computed.
         let plain = run_query(&calibrated(0.0, Order::Score), "flaky login test", cands());
         assert_eq!(plain.answerable, None);
         assert_eq!(plain.results[0].features.get(COVERAGE_BEST), None);
+        assert_eq!(plain.results[0].features.get(COVERAGE_GAP), None);
         assert!(plain.results[0].features.get("lexical_best").is_some());
         for (a, b) in r.results.iter().zip(&plain.results) {
             assert_eq!(a.features.get(COVERAGE), b.features.get(COVERAGE));
