@@ -135,11 +135,12 @@ pub fn gap(values: impl IntoIterator<Item = f64>) -> f64 {
             top[i] = v;
         }
     }
-    let next: Vec<f64> = top[1..].iter().copied().filter(|t| t.is_finite()).collect();
+    let next = top[1..].iter().filter(|t| t.is_finite());
+    let (count, sum) = next.fold((0usize, 0.0), |(n, s), t| (n + 1, s + t));
     match top[0] {
         best if !best.is_finite() => 0.0,
-        best if next.is_empty() => best,
-        best => best - next.iter().sum::<f64>() / next.len() as f64,
+        best if count == 0 => best,
+        best => best - sum / count as f64,
     }
 }
 
@@ -233,8 +234,8 @@ impl Calibration {
     }
 
     /// Checks every coefficient: finite, and named [`INTERCEPT`], a fixed feature, or a
-    /// feature of one of `signals` (`<signal>`, `<signal>_share`, `_best` or `_gap`). `what` names the
-    /// calibration in the error (`recall.calibration.fts`).
+    /// feature of one of `signals` (`<signal>`, `<signal>_share`, `_best` or `_gap`). `what`
+    /// names the calibration in the error (`recall.calibration.fts`).
     ///
     /// # Errors
     ///
@@ -325,6 +326,26 @@ mod tests {
             ] {
                 prop_assert!(c.probability(&f).unwrap() >= p);
             }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn gap_is_the_largest_less_the_mean_of_the_next_five(
+            mut values in proptest::collection::vec(0.0f64..10.0, 0..30),
+        ) {
+            let g = gap(values.iter().copied());
+            values.sort_by(|a, b| b.total_cmp(a));
+            let expected = match values.as_slice() {
+                [] => 0.0,
+                [best] => *best,
+                [best, rest @ ..] => {
+                    let next = &rest[..rest.len().min(5)];
+                    best - next.iter().sum::<f64>() / next.len() as f64
+                }
+            };
+            prop_assert!((g - expected).abs() < 1e-9, "{g} != {expected}");
+            prop_assert!(g >= 0.0);
         }
     }
 
