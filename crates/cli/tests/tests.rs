@@ -3039,30 +3039,17 @@ fn eval_fits_a_relevance_model_and_scores_it_on_held_out_namespaces() {
     // The number of memories searched, a feature of the query, is left to the answerable
     // model unless the relevance model is told to read it too.
     assert!(!model.contains_key("memories"), "{fitted}");
-    let with = env.eval_json(&[
-        "--dataset",
-        dataset.to_str().unwrap(),
-        "--as-recalled",
-        "--fit-calibration",
-        "--fit-relevance-with",
-        "memories",
-    ]);
-    // A name that is no feature of the query is an error, not a model that ignores it.
-    let out = env.run(&[
-        "eval",
-        "--dataset",
-        dataset.to_str().unwrap(),
-        "--as-recalled",
-        "--fit-calibration",
-        "--fit-relevance-with",
-        "memory",
-    ]);
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("--fit-relevance-with memory: not a feature of the query"),
-        "{}",
-        stderr(&out)
-    );
+    let fit_with = |feature| {
+        [
+            "--dataset",
+            dataset.to_str().unwrap(),
+            "--as-recalled",
+            "--fit-calibration",
+            "--fit-relevance-with",
+            feature,
+        ]
+    };
+    let with = env.eval_json(&fit_with("memories"));
     let fitted_with = &with["runs"][0]["fitted"];
     assert!(
         fitted_with["calibration"]
@@ -3070,6 +3057,14 @@ fn eval_fits_a_relevance_model_and_scores_it_on_held_out_namespaces() {
             .unwrap()
             .contains_key("memories"),
         "{fitted_with}"
+    );
+    // A name that is no feature of the query is an error, not a model that ignores it.
+    let out = env.run(&[&["eval"][..], &fit_with("memory")].concat());
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--fit-relevance-with memory: not a feature of the query"),
+        "{}",
+        stderr(&out)
     );
     // The examples written are those fitted on: a candidate each, labelled by the qrels.
     let lines = examples_in(&features);

@@ -27,8 +27,9 @@ pub(crate) const UPDATE_FLOOR: f64 = 0.5;
 /// lexical neighbour that holds the memory word for word with a clause added, or that it
 /// holds so ([`oro_mem_text::holds_the_other`]), with the same values and metadata, is a
 /// duplicate however similar. The lexical check comes first; of each check's matches, the
-/// most similar that says the same thing is the duplicate. A duplicate more confident than the memory it repeats raises that
-/// memory's confidence to its own (merged); any other is skipped.
+/// most similar that says the same thing is the duplicate. A duplicate more confident than
+/// the memory it repeats raises that memory's confidence to its own (merged); any other is
+/// skipped.
 ///
 /// A memory that names the memories it supersedes ([`NewMemory::supersedes`]) is their newer
 /// version: it is inserted without a duplicate check (it may repeat most of their words) and

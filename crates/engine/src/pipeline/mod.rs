@@ -664,28 +664,30 @@ impl Pipeline {
     /// one and at most `max_results` candidates name, each with the first such identifier it
     /// names: what singles a few memories out (`recall.keep_named`).
     fn named(&self, query: &Query<'_>, candidates: &Candidates) -> HashMap<MemoryId, String> {
-        let mut named = identifiers(query.text);
-        if named.is_empty() {
-            return HashMap::new();
+        let mut named = HashMap::new();
+        let identifiers = identifiers(query.text);
+        if identifiers.is_empty() {
+            return named;
         }
         let texts: Vec<(MemoryId, _)> = candidates
             .iter()
             .map(|c| (c.id(), c.memory.searched_text()))
             .collect();
-        named.retain(|n| {
-            let held = texts
+        let most = self.recall.max_results;
+        for n in identifiers {
+            let naming: Vec<MemoryId> = texts
                 .iter()
-                .filter(|(_, t)| names(t, n))
-                .take(self.recall.max_results + 1);
-            (1..=self.recall.max_results).contains(&held.count())
-        });
-        if named.is_empty() {
-            return HashMap::new();
+                .filter(|(_, t)| names(t, &n))
+                .map(|(id, _)| *id)
+                .take(most + 1)
+                .collect();
+            if naming.len() <= most {
+                for id in naming {
+                    named.entry(id).or_insert_with(|| n.clone());
+                }
+            }
         }
-        texts
-            .into_iter()
-            .filter_map(|(id, t)| Some((id, named.iter().find(|n| names(&t, n))?.clone())))
-            .collect()
+        named
     }
 
     /// The select stage: in score order, skips near-duplicates of a result already taken and
