@@ -1,7 +1,8 @@
 //! Schema and forward migrations, versioned in `oro_mem_schema`.
 //!
 //! Migrations run in one transaction under an advisory lock, so two processes opening a new
-//! database at once cannot both migrate it, and a database is always at exactly one version.
+//! database at once cannot both migrate it, and a database is always at exactly one version;
+//! the schema and pgvector are created under another, so they cannot both create those either.
 //! Everything lives in the current schema (the first of `search_path` that exists), so teams
 //! can share a server with a schema each.
 
@@ -259,9 +260,7 @@ pub(crate) fn ensure_schema(client: &mut Client) -> Result<String> {
             )
             .context("cannot create the schema")?
             .get(0);
-        client
-            .batch_execute(&create)
-            .map_err(|e| pg_error(&format!("cannot create schema {schema}"), e))?;
+        create_under_setup_lock(client, &create, &format!("cannot create schema {schema}"))?;
     }
     set_search_path(client, &[&schema])?;
     let installed = client
@@ -274,15 +273,12 @@ pub(crate) fn ensure_schema(client: &mut Client) -> Result<String> {
     let ext_schema: String = match installed {
         Some(row) => row.get(0),
         None => {
-            client
-                .batch_execute("CREATE EXTENSION IF NOT EXISTS vector")
-                .map_err(|e| {
-                    pg_error(
-                        "pgvector is not installed in this database, and this user cannot \
-                         install it (ask an administrator to run CREATE EXTENSION vector)",
-                        e,
-                    )
-                })?;
+            create_under_setup_lock(
+                client,
+                "CREATE EXTENSION IF NOT EXISTS vector",
+                "pgvector is not installed in this database, and this user cannot install it \
+                 (ask an administrator to run CREATE EXTENSION vector)",
+            )?;
             client
                 .query_one(
                     "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n \
@@ -307,6 +303,21 @@ pub(crate) fn ensure_schema(client: &mut Client) -> Result<String> {
         ));
     }
     Ok(schema)
+}
+
+/// The advisory lock [`ensure_schema`] holds while it creates a schema or pgvector, one
+/// process of the database at a time: `IF NOT EXISTS` alone does not keep two processes that
+/// open a new store together from both creating it (the second fails on a duplicate key).
+const SETUP_LOCK: &str = "SELECT pg_advisory_xact_lock(hashtextextended('oro-mem setup', 0))";
+
+/// Runs `create` (a `CREATE … IF NOT EXISTS`) in a transaction of its own under [`SETUP_LOCK`],
+/// so that it sees what a process that held the lock before it created. `what` says what
+/// failed.
+fn create_under_setup_lock(client: &mut Client, create: &str, what: &str) -> Result<()> {
+    let mut tx = client.transaction().context(what)?;
+    tx.batch_execute(SETUP_LOCK).context(what)?;
+    tx.batch_execute(create).map_err(|e| pg_error(what, e))?;
+    tx.commit().map_err(|e| pg_error(what, e))
 }
 
 /// Sets the session's `search_path` to `schemas`, each quoted, in this order.

@@ -253,3 +253,30 @@ fn an_older_schema_is_indexed_again_by_identifiers_parts_once() {
     let s = Store::open(&location).expect("open a third time");
     assert_eq!(found(&s, "DefaultHost"), Vec::<i64>::new());
 }
+
+#[test]
+fn processes_that_open_a_new_store_together_all_open_it() {
+    let Some(mut server) = Server::get() else {
+        return;
+    };
+    for _ in 0..8 {
+        let location = server.fresh();
+        let barrier = std::sync::Barrier::new(4);
+        std::thread::scope(|s| {
+            let openers: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        barrier.wait();
+                        Store::open(&location).map(|_| ())
+                    })
+                })
+                .collect();
+            for opener in openers {
+                opener
+                    .join()
+                    .expect("opener")
+                    .expect("each of them opens the store");
+            }
+        });
+    }
+}
