@@ -62,7 +62,7 @@ use oro_mem_core::store::{Embedding, ListOrder, WriteOutcome};
 use oro_mem_core::{
     Config, Filter, MemoryType, MetaCondition, Near, NewMemory, Query, Source, Status, Timestamp,
 };
-use oro_mem_engine::{Answer, Engine, Remembered, VersionLink};
+use oro_mem_engine::{Abstention, Answer, Engine, Remembered, VersionLink};
 
 use crate::args::{Cli, Command, FilterArgs, Format, MemoriesCommand, Sort};
 use crate::stores::{Access, AnyStore, Db};
@@ -691,9 +691,20 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
             }
         }
     }
-    if a.explain {
-        if let Some(why) = &answer.recall.abstained {
-            writeln!(io.err, "oro-mem: nothing recalled: {why}")?;
+    // What was withheld by the relevance bar is worth a line to whoever reads the text; a
+    // prompt or JSON reader (a hook, a script) has it in the JSON's `abstained`.
+    let withheld = matches!(
+        answer.recall.abstained,
+        Some(Abstention::BelowRelevance { .. })
+    );
+    if let Some(why) = &answer.recall.abstained {
+        if a.explain || (withheld && format == Format::Text) {
+            let hint = if withheld {
+                " (--min-relevance 0 shows the best matches)"
+            } else {
+                ""
+            };
+            writeln!(io.err, "oro-mem: nothing recalled: {why}{hint}")?;
         }
     }
     Ok(())

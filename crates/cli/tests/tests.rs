@@ -1612,9 +1612,24 @@ fn recall_estimates_relevance_and_abstains_with_a_reason() {
         "{}",
         stderr(&out)
     );
-    // Nothing matches at all.
+    // Without --explain, the text says nothing but "No relevant memories.", so what the bar
+    // withheld is said on standard error, with how to see it; a prompt stays empty and quiet
+    // (a hook injects it).
+    let out = env.run(&["recall", weak, "--no-touch"]);
+    assert_eq!(stdout(&out), "No relevant memories.\n");
+    let said = stderr(&out);
+    assert!(
+        said.starts_with("oro-mem: nothing recalled: no memory is likely relevant")
+            && said.ends_with("(--min-relevance 0 shows the best matches)\n"),
+        "{said}"
+    );
+    let out = env.run(&["recall", weak, "--no-touch", "--format", "prompt"]);
+    assert_eq!((stdout(&out), stderr(&out)), (String::new(), String::new()));
+    // Nothing matches at all: nothing to show, and nothing more to say.
     let v = env.recall_json(&["kubernetes", "--no-touch"]);
     assert_eq!(v["abstained"]["reason"], "no_candidates", "{v}");
+    let out = env.run(&["recall", "kubernetes", "--no-touch"]);
+    assert_eq!(stderr(&out), "");
     // The bar of one call: --min-relevance.
     let v = env.recall_json(&[weak, "--no-touch", "--min-relevance", "0"]);
     assert_eq!(result_ids(&v).len(), 2, "{v}");

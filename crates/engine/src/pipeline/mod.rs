@@ -216,17 +216,36 @@ impl std::fmt::Display for Abstention {
                 min_relevance,
             } => write!(
                 f,
-                "no memory is likely relevant: the best estimated relevance is {best:.2}, \
-                 below recall.min_relevance = {min_relevance}"
+                "no memory is likely relevant: the best estimated relevance is {}, \
+                 below recall.min_relevance = {min_relevance}",
+                Estimate(*best)
             ),
             Abstention::Unsure {
                 best,
                 abstain_below,
             } => write!(
                 f,
-                "no memory is likely enough relevant: the best estimated relevance is \
-                 {best:.2}, below recall.abstain_below = {abstain_below}"
+                "no memory is likely enough relevant: the best estimated relevance is {}, \
+                 below recall.abstain_below = {abstain_below}",
+                Estimate(*best)
             ),
+        }
+    }
+}
+
+/// An estimated probability as a reader compares it with a bar: two decimals, or two
+/// significant digits below 0.01 (0.0083, not 0.00, which would read as "no chance at all").
+struct Estimate(f64);
+
+impl std::fmt::Display for Estimate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let p = self.0;
+        if p > 0.0 && p < 0.01 && p.is_finite() {
+            // Two significant digits: the first nonzero one is at 10^floor(log10 p).
+            let decimals = (1.0 - p.log10().floor()) as usize;
+            write!(f, "{p:.decimals$}")
+        } else {
+            write!(f, "{p:.2}")
         }
     }
 }
@@ -1182,6 +1201,38 @@ mod tests {
     use oro_mem_core::MemoryId;
     use oro_mem_core::Weighted;
     use oro_mem_core::{Candidate, Filter, Hit, Neighbour, Signal, Source};
+
+    #[test]
+    fn an_abstention_shows_a_small_estimate_to_two_significant_digits() {
+        let shown = |best: f64| {
+            Abstention::BelowRelevance {
+                best,
+                min_relevance: 0.02,
+            }
+            .to_string()
+        };
+        for (best, want) in [
+            (0.5, "0.50"),
+            (0.0123, "0.01"),
+            (0.01, "0.01"),
+            (0.0083, "0.0083"),
+            (0.000082468, "0.000082"),
+            (0.0, "0.00"),
+        ] {
+            let said = shown(best);
+            assert!(
+                said.contains(&format!("the best estimated relevance is {want}, below")),
+                "{best}: {said}"
+            );
+        }
+        let unsure = Abstention::Unsure {
+            best: 0.004,
+            abstain_below: 0.1,
+        };
+        assert!(unsure
+            .to_string()
+            .contains("is 0.0040, below recall.abstain_below"));
+    }
 
     /// A fuser that sums weighted scores, with a pinned bonus; enough to test the pipeline
     /// without the fusion crate.
