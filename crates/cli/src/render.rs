@@ -146,8 +146,9 @@ pub fn funnel(recall: &Recall, min_similarity: f64) -> String {
     if let Some(a) = recall.answerable {
         let _ = write!(
             s,
-            ", {a:.2} estimated chance the store holds anything about the query \
-             (recall.answerable)"
+            ", {} estimated chance the store holds anything about the query \
+             (recall.answerable)",
+            oro_mem_engine::Estimate(a)
         );
     }
     if recall.below_relevance > 0 {

@@ -71,7 +71,7 @@ pub use consolidate::{consolidate, is_alike, keeps};
 pub use dedup::{link_versions, remember_batch, remember_embedded, Linked, VersionLink};
 pub use engine::{Answer, EmbedderLoader, Engine, Gathered};
 pub use feedback::{expansion, Feedback, FeedbackRanker};
-pub use pipeline::{Abstention, Pipeline, Recall, Recalled};
+pub use pipeline::{Abstention, Estimate, Pipeline, Recall, Recalled};
 pub use rankers::{AccessFrequency, Coord, Proximity, Recency, Spatial};
 pub use registry::{FuserFactory, RankerFactory, Registry, SourceFactory};
 pub use source::{CandidateSource, Found, Lexical, Nearest, QueryEmbedding, Search, SourceContext};

@@ -235,7 +235,15 @@ impl std::fmt::Display for Abstention {
 
 /// An estimated probability as a reader compares it with a bar: two decimals, or two
 /// significant digits below 0.01 (0.0083, not 0.00, which would read as "no chance at all").
-struct Estimate(f64);
+///
+/// ```
+/// use oro_mem_engine::Estimate;
+///
+/// assert_eq!(Estimate(0.4031).to_string(), "0.40");
+/// assert_eq!(Estimate(0.000082).to_string(), "0.000082");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate(pub f64);
 
 impl std::fmt::Display for Estimate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
