@@ -312,10 +312,13 @@ const SETUP_LOCK: &str = "SELECT pg_advisory_xact_lock(hashtextextended('oro-mem
 
 /// Runs `create` (a `CREATE … IF NOT EXISTS`) in a transaction of its own under [`SETUP_LOCK`],
 /// so that it sees what a process that held the lock before it created. `what` says what
-/// failed.
+/// failed when `create` fails.
 fn create_under_setup_lock(client: &mut Client, create: &str, what: &str) -> Result<()> {
-    let mut tx = client.transaction().context(what)?;
-    tx.batch_execute(SETUP_LOCK).context(what)?;
+    let mut tx = client
+        .transaction()
+        .context("cannot start setting the store up")?;
+    tx.batch_execute(SETUP_LOCK)
+        .context("cannot lock for setting the store up")?;
     tx.batch_execute(create).map_err(|e| pg_error(what, e))?;
     tx.commit().map_err(|e| pg_error(what, e))
 }
