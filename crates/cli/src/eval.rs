@@ -62,8 +62,8 @@ fn plan(a: &EvalArgs, dataset: &Path) -> Result<Plan> {
     {
         anyhow::bail!(
             "--fit-relevance-with {name}: not a feature of the query; expected query_terms, \
-             coverage_best, terms_found, memories or <signal>_best (the relevance model reads \
-             every feature of a candidate already)"
+             coverage_best, coverage_gap, terms_found, memories, <signal>_best or <signal>_gap \
+             (the relevance model reads every feature of a candidate already)"
         );
     }
     plan.fit = a.fit_calibration.then(|| Fit {

@@ -693,11 +693,8 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
     }
     // What was withheld by the relevance bar is worth a line to whoever reads the text; a
     // prompt or JSON reader (a hook, a script) has it in the JSON's `abstained`.
-    let withheld = matches!(
-        answer.recall.abstained,
-        Some(Abstention::BelowRelevance { .. })
-    );
     if let Some(why) = &answer.recall.abstained {
+        let withheld = matches!(why, Abstention::BelowRelevance { .. });
         if a.explain || (withheld && format == Format::Text) {
             let hint = if withheld {
                 " (--min-relevance 0 shows the best matches)"

@@ -940,6 +940,9 @@ struct SignalFeatures<'a> {
     signal: &'a Signal,
     /// The best score any candidate has in it.
     best: f64,
+    /// Its `<name>_gap` feature: how far the best `ln(1 + score)` stands out
+    /// ([`gap`]).
+    gap: f64,
 }
 
 /// The candidates passed over for an estimate below `min_relevance`: how many, and the best
@@ -1037,14 +1040,19 @@ impl<'a> Estimator<'a> {
         let signals: Vec<SignalFeatures<'a>> = candidates
             .signal_names()
             .filter_map(|name| {
+                let signal = candidates.signal(name)?;
+                // The best score and how far it stands out, in one pass over the scores.
+                let mut best = 0.0f64;
+                let gap = gap(candidates.scores(name).map(|(_, s)| {
+                    best = best.max(s);
+                    s.max(0.0).ln_1p()
+                }));
                 Some(SignalFeatures {
                     name,
                     share: format!("{name}{SHARE_SUFFIX}"),
-                    signal: candidates.signal(name)?,
-                    best: candidates
-                        .scores(name)
-                        .map(|(_, s)| s)
-                        .fold(0.0f64, f64::max),
+                    signal,
+                    best,
+                    gap,
                 })
             })
             .collect();
@@ -1085,8 +1093,7 @@ impl<'a> Estimator<'a> {
                 format!("{}{BEST_SUFFIX}", sf.name),
                 sf.best.max(0.0).ln_1p(),
             );
-            let scores = candidates.scores(sf.name).map(|(_, s)| s.max(0.0).ln_1p());
-            features.set(format!("{}{GAP_SUFFIX}", sf.name), gap(scores));
+            features.set(format!("{}{GAP_SUFFIX}", sf.name), sf.gap);
         }
         Estimator {
             calibration,
