@@ -280,3 +280,59 @@ fn processes_that_open_a_new_store_together_all_open_it() {
         });
     }
 }
+
+#[test]
+fn the_bm25_query_reads_each_terms_frequency_once_however_many_postings() {
+    use oro_mem_core::config::DedupConfig;
+    use oro_mem_core::{MemoryType, NewMemory};
+    use oro_mem_engine::remember_batch;
+
+    let Some(mut server) = Server::get() else {
+        return;
+    };
+    let mut store = server.store();
+    let alike = (0..60)
+        .map(|i| {
+            NewMemory::new(
+                format!("the nightly job exported batch {i}"),
+                MemoryType::Fact,
+            )
+        })
+        .collect();
+    let dedup = DedupConfig {
+        enabled: false,
+        ..DedupConfig::default()
+    };
+    remember_batch(&mut store, alike, &dedup).expect("write");
+    // Three terms, each in all 60 memories: 180 postings, joined with their memories as a
+    // filtered search and the duplicate check join them. Read once per posting, as when
+    // PostgreSQL inlined the terms into that join, each read of a term's row walks the
+    // versions a transaction writing such memories made of it.
+    let terms: Vec<String> = ["nightli", "job", "batch"].map(String::from).to_vec();
+    let mut p = crate::sql::Params::default();
+    let placeholder = p.add(terms.clone());
+    let sql = format!(
+        "EXPLAIN (ANALYZE, FORMAT JSON) {} SELECT id, score FROM s",
+        crate::search::bm25_with(&placeholder, "true", Some("m.status = 'active'"))
+    );
+    let plan: serde_json::Value = store
+        .client()
+        .expect("connected")
+        .query_one(&sql, &p.refs())
+        .expect("explain")
+        .get(0);
+    fn lex_terms_reads(node: &serde_json::Value) -> u64 {
+        let own = match node.get("Relation Name").and_then(|r| r.as_str()) {
+            Some("lex_terms") => node["Actual Loops"].as_u64().unwrap_or(0),
+            _ => 0,
+        };
+        let children = node.get("Plans").and_then(|c| c.as_array());
+        own + children.map_or(0, |c| c.iter().map(lex_terms_reads).sum())
+    }
+    let reads = lex_terms_reads(&plan[0]["Plan"]);
+    assert!(
+        (1..=terms.len() as u64).contains(&reads),
+        "lex_terms read {reads} times for {} terms: {plan}",
+        terms.len()
+    );
+}
