@@ -103,14 +103,8 @@ pub const FIXED_FEATURES: [&str; 7] = [
 /// [`QUERY_TERMS`], [`COVERAGE_BEST`], [`COVERAGE_GAP`], [`TERMS_FOUND`], [`MEMORIES`] and
 /// every `<signal>_best` and `<signal>_gap`.
 pub fn is_query_feature(name: &str) -> bool {
-    [
-        QUERY_TERMS,
-        COVERAGE_BEST,
-        COVERAGE_GAP,
-        TERMS_FOUND,
-        MEMORIES,
-    ]
-    .contains(&name)
+    // Coverage's are named as a signal's are (`coverage_best`, `coverage_gap`).
+    [QUERY_TERMS, TERMS_FOUND, MEMORIES].contains(&name)
         || name.ends_with(BEST_SUFFIX)
         || name.ends_with(GAP_SUFFIX)
 }
