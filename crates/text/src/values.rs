@@ -209,10 +209,12 @@ pub fn same_values(a: &str, b: &str) -> bool {
 /// - **a list item** only added or only dropped: each change is values and names, or one
 ///   with `and`, `or` or a comma beside them (`` `a/` and `b/` `` → `` `b/` ``), or at most
 ///   three plain words with `and` or `or` at one end ("warnings" → "warnings or test
-///   failures");
-/// - **a rule reversed**: one is negated and the other not
-///   ([`same_polarity`](crate::same_polarity)), and no word changed but negations and
-///   `always` ("Always squash" → "Never squash").
+///   failures").
+///
+/// A **rule reversed** is an update however short it is: one is negated and the other not
+/// ([`same_polarity`](crate::same_polarity)), no word changed but negations and `always`,
+/// and at least one word of what the rule says is in both ("Always squash" → "Never
+/// squash", where the share of words in common is a half).
 ///
 /// A value is what [`values`] reads as one, or a number word; a name is a capitalized word
 /// inside a sentence. A rewording changes plain words; a statement about something else
@@ -239,7 +241,7 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     let (a, b) = (tokens(old), tokens(new));
     let (ka, kb): (Vec<String>, Vec<String>) = (keys(&a), keys(&b));
     let stemmer = Stemmer::english();
-    let mut same = 0;
+    let (mut same, mut same_content) = (0, 0);
     let (mut dropped, mut added) = (Vec::new(), Vec::new());
     // Every change is values and names, or a list's conjunction with one; and one is that.
     let (mut as_list, mut listed) = (true, false);
@@ -247,6 +249,7 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         let (tag, old_range, new_range) = op.as_tag_tuple();
         if tag == similar::DiffTag::Equal {
             same += old_range.len();
+            same_content += a[old_range].iter().filter(|t| is_content(t)).count();
             continue;
         }
         let conjunction = a[old_range.clone()]
@@ -294,10 +297,21 @@ pub fn changed_value(old: &str, new: &str) -> bool {
             i += 1;
         }
     }
-    let shorter = a.len().min(b.len()).max(1);
     let changed = dropped.len() + added.len();
+    // A rule reversed: only negations and `always` changed, and with them what the rule says.
+    // Decided before the share of words the two have in common, which a short rule cannot
+    // keep with its one word changed ("Never squash merge" → "Always squash merge").
+    let reversed = !crate::same_polarity(old, new)
+        && same_content > 0
+        && dropped.iter().chain(&added).all(|w| {
+            crate::words::is_negation(core(w.text)) || core(w.text).eq_ignore_ascii_case("always")
+        });
+    if reversed {
+        return true;
+    }
+    let shorter = a.len().min(b.len()).max(1);
     let plain = changed - named(&dropped) - named(&added);
-    if same * 10 < shorter * 7 || plain > 6 {
+    if same * 10 < shorter * 7 || plain > 6 || changed == 0 {
         return false;
     }
     // A qualifier turned into its complement ("non-Rust" for "Rust") beside other changes:
@@ -308,13 +322,6 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         .any(|d| added.iter().any(|a| complements(d.text, a.text)))
     {
         return false;
-    }
-    let reversed = !crate::same_polarity(old, new)
-        && dropped.iter().chain(&added).all(|w| {
-            crate::words::is_negation(core(w.text)) || core(w.text).eq_ignore_ascii_case("always")
-        });
-    if reversed || changed == 0 {
-        return reversed;
     }
     let one_side = dropped.is_empty() || added.is_empty();
     // The words that say what kind of value one is ("the `X` variable", "the `--y` flag")
@@ -981,11 +988,13 @@ mod tests {
                 "Lint the code with `eslint` before a commit",
                 "Lint the code with `tslint` before a commit",
             ),
-            // A rule reversed.
+            // A rule reversed, however short.
             (
                 "Always squash commits when merging",
                 "Never squash commits when merging",
             ),
+            ("Never squash merge", "Always squash merge"),
+            ("Always squash", "Never squash"),
             (
                 "Don't run the migrations in tests",
                 "Run the migrations in tests",
@@ -1065,6 +1074,8 @@ mod tests {
                 "Make sure the binary was installed",
                 "Make sure the binaries were install",
             ),
+            // Nothing in common but a negation for `always`.
+            ("Never.", "Always."),
             // A plain word for another; a name only dropped; a value only added, in passing.
             (
                 "Define the rule in the registry",
