@@ -194,7 +194,9 @@ pub fn same_values(a: &str, b: &str) -> bool {
 /// True when `new` is `old` with a value changed and little else: the same statement of a
 /// fact that moved on, which supersedes it. Read word by word (a code span, a URL, a path or
 /// another value whole), with a diff: at least 70% of the shorter statement's words are the
-/// other's, in order, and of the words that differ (other than short function words,
+/// other's, in order (where only values and names changed, as many words in common as
+/// changed on either side will do: "Use Node 18" → "Use Node 20"), and of the words that
+/// differ (other than short function words,
 /// punctuation, and typo fixes: a plain word of four letters or more replaced by one within
 /// a fifth of its letters, or by another form of itself; a value's word only by itself with a
 /// letter dropped, added or two swapped; and a word only moved), some do and at most six
@@ -311,7 +313,11 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     }
     let shorter = a.len().min(b.len()).max(1);
     let plain = changed - named(&dropped) - named(&added);
-    if same * 10 < shorter * 7 || plain > 6 || changed == 0 {
+    // A short statement with only its values changed keeps every other word, but not 70% of
+    // its words ("Use Node 18" → "Use Node 20"): as many words of it in common as values
+    // changed on either side will do there.
+    let only_values = plain == 0 && same_content >= dropped.len().max(added.len());
+    if (same * 10 < shorter * 7 && !only_values) || plain > 6 || changed == 0 {
         return false;
     }
     // A qualifier turned into its complement ("non-Rust" for "Rust") beside other changes:
@@ -988,6 +994,11 @@ mod tests {
                 "Lint the code with `eslint` before a commit",
                 "Lint the code with `tslint` before a commit",
             ),
+            // A short statement with its value changed.
+            ("Use Node 18", "Use Node 20"),
+            ("Port 8080", "Port 9090"),
+            ("Tests use Jest", "Tests use Vitest"),
+            ("Use Node 18 and npm 9", "Use Node 20 and npm 10"),
             // A rule reversed, however short.
             (
                 "Always squash commits when merging",
@@ -1074,8 +1085,11 @@ mod tests {
                 "Make sure the binary was installed",
                 "Make sure the binaries were install",
             ),
-            // Nothing in common but a negation for `always`.
+            // Nothing in common but a negation for `always`; more values changed than kept
+            // words; a subject changed beside a value.
             ("Never.", "Always."),
+            ("Run `a/` in `b/`", "Run `c/` in `d/`"),
+            ("API port 8080", "Metrics port 9100"),
             // A plain word for another; a name only dropped; a value only added, in passing.
             (
                 "Define the rule in the registry",
@@ -1140,13 +1154,14 @@ mod tests {
 
         #[test]
         fn a_changed_number_version_or_path_is_an_update(
-            words in prop::collection::vec("[a-z]{4,9}", 4..12),
+            words in prop::collection::vec("[a-z]{4,9}", 1..12),
             at in any::<prop::sample::Index>(),
             kind in 0..3usize,
             x in 1u32..5000,
             y in 1u32..5000,
         ) {
-            prop_assume!(x != y);
+            // However short the statement, when a word of it is kept ("Use Node 18").
+            prop_assume!(x != y && words.iter().any(|w| is_content(w)));
             let value = |n: u32| match kind {
                 0 => n.to_string(),
                 1 => format!("{}.{}.{}", n / 100, n / 10 % 10, n % 10),
