@@ -332,8 +332,8 @@ fn a_changed_value_is_no_duplicate_and_a_reworded_statement_still_is() {
         serde_json::from_str(&env.ok(&["remember", text, "--type", "decision", "--json"])).unwrap()
     };
     // The issue's own example: the digits are no index terms, so the words alone matched.
-    // The same statement with its value changed supersedes the old one; one too short to
-    // tell (two words of three the same) is stored beside it. Neither is lost.
+    // The same statement with its value changed supersedes the old one, however short (two
+    // words of three the same, the third a command). Neither is lost.
     for (old, new, became) in [
         (
             "The staging API runs on port 8080",
@@ -344,7 +344,7 @@ fn a_changed_value_is_no_duplicate_and_a_reworded_statement_still_is() {
         (
             "Format with `cargo +nightly fmt --all`",
             "Format with `cargo fmt --all`",
-            "inserted",
+            "updated",
         ),
     ] {
         let first = outcome(old);
