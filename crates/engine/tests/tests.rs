@@ -1729,6 +1729,29 @@ fn a_changed_name_in_a_small_store_supersedes_it(s: &mut dyn MemoryStore) {
             .expect("remember")
             .remove(0)
     };
+    // First, in a store of three, where the words a reversed rule keeps are in half the memories
+    // and so weigh nothing to BM25, and the word that reverses it is all its score.
+    let tiny = |text: &str| NewMemory::new(text, MemoryType::Decision).namespace("tiny");
+    let mut ids = Vec::new();
+    for text in ["Use Node 18", "Never squash merge", "Use Node 20"] {
+        ids.push(
+            remember_batch(&mut *s, vec![tiny(text)], &DedupConfig::default()).unwrap()[0].id(),
+        );
+    }
+    let reversed = remember_batch(
+        &mut *s,
+        vec![tiny("Always squash merge")],
+        &DedupConfig::default(),
+    )
+    .unwrap()
+    .remove(0);
+    assert_eq!(
+        reversed,
+        WriteOutcome::Updated {
+            id: reversed.id(),
+            supersedes: vec![ids[1]]
+        }
+    );
     write(&mut *s, "Always run migrations inside a transaction");
     for (old, new) in [
         ("Unit tests run on Jest", "Unit tests run on Vitest"),

@@ -442,22 +442,30 @@ pub fn holds_the_other(a: &str, b: &str) -> bool {
     short.len() >= 8 && short.iter().all(|w| rest.any(|l| l == w))
 }
 
-/// The words of `text` other than its values and names ([`changed_value`]'s reading):
-/// what an older state of the same fact shares with it, whatever changed. As a query it
-/// finds that state where the whole text cannot: a changed name or path is a rare word that
-/// outweighs every word the two share.
+/// The words of `text` other than its values and names ([`changed_value`]'s reading) and
+/// its negations and `always` (what a rule reversed changes): what an older state of the
+/// same fact shares with it, whatever changed. As a query it finds that state where the
+/// whole text cannot: a changed name or path is a rare word that outweighs every word the
+/// two share, and in a store of a few memories, where the words they share are in half of
+/// them, so is the word that reverses a rule.
 ///
 /// ```
 /// use oro_mem_text::plain_words;
 ///
 /// assert_eq!(plain_words("Unit tests run on Vitest"), "Unit tests run on");
 /// assert_eq!(plain_words("Config lives in `src/settings.rs`"), "Config lives in");
+/// assert_eq!(plain_words("Always squash, never rebase"), "squash rebase");
 /// ```
 pub fn plain_words(text: &str) -> String {
     let tokens = tokens(text);
     let plain = (0..tokens.len()).filter(|&i| {
         let t = tokens[i];
-        t.chars().any(char::is_alphanumeric) && !is_value_token(t) && !is_name(&tokens, i)
+        let word = core(t);
+        t.chars().any(char::is_alphanumeric)
+            && !is_value_token(t)
+            && !is_name(&tokens, i)
+            && !crate::words::is_negation(word)
+            && !word.eq_ignore_ascii_case("always")
     });
     plain.map(|i| tokens[i]).collect::<Vec<_>>().join(" ")
 }
