@@ -566,11 +566,14 @@ const NUMBER_WORDS: &[&str] = &[
 fn is_name(tokens: &[&str], i: usize) -> bool {
     let word = core(tokens[i]);
     let mut chars = word.chars();
+    // The word before may hold the punctuation that ends a sentence or a label: `.` and `:`
+    // are word characters to [`tokens`] ("done." and "Jon:" are one token each).
     let starts = i == 0
         || matches!(
             tokens[i - 1],
             "." | "!" | "?" | ":" | "-" | "*" | "#" | "(" | "[" | "]" | "\"" | "|"
-        );
+        )
+        || tokens[i - 1].ends_with(['.', ':', '!', '?']);
     chars.next().is_some_and(char::is_uppercase)
         && chars.clone().any(char::is_lowercase)
         && word.chars().all(char::is_alphanumeric)
@@ -1092,6 +1095,16 @@ mod tests {
             (
                 "Make sure the binary was installed",
                 "Make sure the binaries were install",
+            ),
+            // A capitalized word that starts a sentence or follows a speaker's name is no
+            // name: "Sounds" and "Cheers" are words.
+            (
+                "John: Sounds cool! I'll check it out. Thanks for the tip!",
+                "John: Cheers! I'll check them out. Thanks for the tip!",
+            ),
+            (
+                "Run the linter first. Then run the tests",
+                "Run the linter first. Next run the tests",
             ),
             // Nothing in common but a negation for `always`; more values changed than kept
             // words; a subject changed beside a value.
