@@ -308,7 +308,16 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         && dropped.iter().chain(&added).all(|w| {
             crate::words::is_negation(core(w.text)) || core(w.text).eq_ignore_ascii_case("always")
         });
-    if reversed {
+    // Or each word changed for its opposite, nothing else ("Enable strict mode" → "Disable
+    // strict mode"; "Run the linter before the tests" → "after the tests").
+    let opposed = crate::same_polarity(old, new)
+        && same_content > 0
+        && !dropped.is_empty()
+        && dropped.len() == added.len()
+        && dropped
+            .iter()
+            .all(|d| added.iter().any(|a| opposites(d.text, a.text)));
+    if reversed || opposed {
         return true;
     }
     let shorter = a.len().min(b.len()).max(1);
@@ -485,6 +494,43 @@ enum Kind {
 struct Word<'a> {
     text: &'a str,
     kind: Kind,
+}
+
+/// Words that reverse what a rule prescribes when one takes the other's place, as a negation
+/// does: `Enable X` and `Disable X`, `X is required` and `X is optional`, `before` and `after`
+/// the tests. Not words that pick another subject (`dev` and `prod`, `client` and `server`,
+/// `public` and `private`): two rules about two things are both true.
+const OPPOSITES: &[(&str, &str)] = &[
+    ("accept", "reject"),
+    ("accepted", "rejected"),
+    ("after", "before"),
+    ("allow", "disallow"),
+    ("allow", "forbid"),
+    ("allowed", "disallowed"),
+    ("allowed", "forbidden"),
+    ("allows", "disallows"),
+    ("allows", "forbids"),
+    ("async", "sync"),
+    ("asynchronous", "synchronous"),
+    ("asynchronously", "synchronously"),
+    ("avoid", "prefer"),
+    ("avoid", "use"),
+    ("disable", "enable"),
+    ("disabled", "enabled"),
+    ("disables", "enables"),
+    ("discouraged", "encouraged"),
+    ("exclude", "include"),
+    ("excluded", "included"),
+    ("false", "true"),
+    ("mandatory", "optional"),
+    ("optional", "required"),
+];
+
+/// `a` and `b` are opposites ([`OPPOSITES`]), in any case, either way round.
+fn opposites(a: &str, b: &str) -> bool {
+    let (a, b) = (core(a).to_lowercase(), core(b).to_lowercase());
+    let (a, b) = if a <= b { (a, b) } else { (b, a) };
+    OPPOSITES.binary_search(&(a.as_str(), b.as_str())).is_ok()
 }
 
 /// `a` and `b` are a word and its complement: `non-X` and `X`, either way round.
@@ -718,7 +764,8 @@ fn is_typo_word(a: &str, b: &str, value: bool, stemmer: &Stemmer) -> bool {
     let letters =
         |w: &str, least: usize| w.chars().count() >= least && w.chars().all(char::is_alphabetic);
     let least = if value { 5 } else { 4 };
-    if !letters(a, least) || !letters(b, least) {
+    // `async` for `sync` is a letter apart and the opposite.
+    if !letters(a, least) || !letters(b, least) || opposites(a, b) {
         return false;
     }
     let (a, b) = (a.to_lowercase(), b.to_lowercase());
@@ -787,6 +834,14 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn opposites_are_sorted_for_their_search() {
+        assert!(OPPOSITES.iter().all(|(a, b)| a < b));
+        assert!(OPPOSITES.windows(2).all(|w| w[0] < w[1]));
+        assert!(opposites("Enable", "disable") && opposites("after", "Before"));
+        assert!(!opposites("enable", "enable") && !opposites("dev", "prod"));
+    }
 
     #[test]
     fn values_are_what_rewording_keeps_and_an_update_changes() {
@@ -1017,6 +1072,25 @@ mod tests {
             ),
             ("Never squash merge", "Always squash merge"),
             ("Always squash", "Never squash"),
+            // A word for its opposite.
+            (
+                "Enable strict mode in tsconfig",
+                "Disable strict mode in tsconfig",
+            ),
+            (
+                "Run the linter before the tests",
+                "Run the linter after the tests",
+            ),
+            (
+                "Code review is required for every PR",
+                "Code review is optional for every PR",
+            ),
+            ("Use mocks in unit tests", "Avoid mocks in unit tests"),
+            // A letter apart, and opposites: no typo fixed.
+            (
+                "Prefer async handlers in the API",
+                "Prefer sync handlers in the API",
+            ),
             (
                 "Don't run the migrations in tests",
                 "Run the migrations in tests",
@@ -1105,6 +1179,13 @@ mod tests {
             (
                 "Run the linter first. Then run the tests",
                 "Run the linter first. Next run the tests",
+            ),
+            // A word for its opposite and a negation: the rule twice reversed. Opposites that
+            // pick another subject.
+            ("Enable strict mode", "Do not disable strict mode"),
+            (
+                "The public API is documented",
+                "The private API is documented",
             ),
             // Nothing in common but a negation for `always`; more values changed than kept
             // words; a subject changed beside a value.
