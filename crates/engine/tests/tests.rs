@@ -1762,6 +1762,11 @@ fn a_changed_name_in_a_small_store_supersedes_it(s: &mut dyn MemoryStore) {
         // Short: one word of three changed.
         ("Use Node 18", "Use Node 20"),
         ("Never squash merge", "Always squash merge"),
+        // A word for its opposite, though both are stopwords to the index (a similarity of 1).
+        (
+            "Run the linter before the tests",
+            "Run the linter after the tests",
+        ),
     ] {
         let old = write(&mut *s, old).id();
         let new = write(&mut *s, new);
