@@ -1729,28 +1729,39 @@ fn a_changed_name_in_a_small_store_supersedes_it(s: &mut dyn MemoryStore) {
             .expect("remember")
             .remove(0)
     };
-    // First, in a store of three, where the words a reversed rule keeps are in half the memories
-    // and so weigh nothing to BM25, and the word that reverses it is all its score.
+    // First, in a store of a few, written in one batch (as `extract` writes an agent's
+    // output): where the words a reversed rule keeps are in a third of the memories or more
+    // and weigh little to BM25, and the word that reverses it is most of its score.
     let tiny = |text: &str| NewMemory::new(text, MemoryType::Decision).namespace("tiny");
-    let mut ids = Vec::new();
-    for text in ["Use Node 18", "Never squash merge", "Use Node 20"] {
-        ids.push(
-            remember_batch(&mut *s, vec![tiny(text)], &DedupConfig::default()).unwrap()[0].id(),
-        );
-    }
-    let reversed = remember_batch(
+    let batch = [
+        "Use Node 18",
+        "Never squash merge",
+        "Enable strict mode",
+        "Use Node 20",
+        "Always squash merge",
+        "Disable strict mode",
+    ];
+    let done = remember_batch(
         &mut *s,
-        vec![tiny("Always squash merge")],
+        batch.iter().map(|text| tiny(text)).collect(),
         &DedupConfig::default(),
     )
-    .unwrap()
-    .remove(0);
+    .unwrap();
+    let superseded: Vec<(MemoryId, Vec<MemoryId>)> = done
+        .iter()
+        .filter_map(|o| match o {
+            WriteOutcome::Updated { id, supersedes } => Some((*id, supersedes.clone())),
+            _ => None,
+        })
+        .collect();
+    let id = |i: usize| done[i].id();
     assert_eq!(
-        reversed,
-        WriteOutcome::Updated {
-            id: reversed.id(),
-            supersedes: vec![ids[1]]
-        }
+        superseded,
+        [
+            (id(3), vec![id(0)]),
+            (id(4), vec![id(1)]),
+            (id(5), vec![id(2)])
+        ]
     );
     write(&mut *s, "Always run migrations inside a transaction");
     for (old, new) in [

@@ -452,7 +452,8 @@ pub fn holds_the_other(a: &str, b: &str) -> bool {
 }
 
 /// The words of `text` other than its values and names ([`changed_value`]'s reading) and
-/// its negations and `always` (what a rule reversed changes): what an older state of the
+/// its negations, `always` and the words that have an opposite (what a rule reversed
+/// changes; unless nothing else is left): what an older state of the
 /// same fact shares with it, whatever changed. As a query it finds that state where the
 /// whole text cannot: a changed name or path is a rare word that outweighs every word the
 /// two share, and in a store of a few memories, where the words they share are in half of
@@ -464,19 +465,29 @@ pub fn holds_the_other(a: &str, b: &str) -> bool {
 /// assert_eq!(plain_words("Unit tests run on Vitest"), "Unit tests run on");
 /// assert_eq!(plain_words("Config lives in `src/settings.rs`"), "Config lives in");
 /// assert_eq!(plain_words("Always squash, never rebase"), "squash rebase");
+/// assert_eq!(plain_words("Disable strict mode"), "strict mode");
+/// assert_eq!(plain_words("Use Node 20"), "Use");
 /// ```
 pub fn plain_words(text: &str) -> String {
     let tokens = tokens(text);
-    let plain = (0..tokens.len()).filter(|&i| {
-        let t = tokens[i];
+    let plain: Vec<&str> = (0..tokens.len())
+        .filter(|&i| {
+            let t = tokens[i];
+            t.chars().any(char::is_alphanumeric) && !is_value_token(t) && !is_name(&tokens, i)
+        })
+        .map(|i| tokens[i])
+        .collect();
+    let polar = |t: &&str| {
         let word = core(t);
-        t.chars().any(char::is_alphanumeric)
-            && !is_value_token(t)
-            && !is_name(&tokens, i)
-            && !crate::words::is_negation(word)
-            && !word.eq_ignore_ascii_case("always")
-    });
-    plain.map(|i| tokens[i]).collect::<Vec<_>>().join(" ")
+        crate::words::is_negation(word) || word.eq_ignore_ascii_case("always") || is_opposite(word)
+    };
+    let kept: Vec<&str> = plain.iter().copied().filter(|t| !polar(t)).collect();
+    // Unless they are all it says of its subject ("Use Node 20": "Use").
+    if kept.iter().any(|t| is_content(t)) {
+        kept.join(" ")
+    } else {
+        plain.join(" ")
+    }
 }
 
 /// What a changed word is to [`changed_value`].
@@ -525,6 +536,12 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("mandatory", "optional"),
     ("optional", "required"),
 ];
+
+/// `word` is one of a pair of [`OPPOSITES`], in any case.
+fn is_opposite(word: &str) -> bool {
+    let word = word.to_lowercase();
+    OPPOSITES.iter().any(|&(a, b)| a == word || b == word)
+}
 
 /// `a` and `b` are opposites ([`OPPOSITES`]), in any case, either way round.
 fn opposites(a: &str, b: &str) -> bool {
