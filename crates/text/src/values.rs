@@ -325,7 +325,12 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     // A short statement with only its values changed keeps every other word, but not 70% of
     // its words ("Use Node 18" → "Use Node 20"): as many words of it in common as values
     // changed on either side will do there.
-    let only_values = plain == 0 && same_content >= dropped.len().max(added.len());
+    // A setting given another value keeps its name: `NODE_VERSION=18` → `NODE_VERSION=20`.
+    let renamed = dropped
+        .iter()
+        .filter(|d| added.iter().any(|a| same_setting(d.text, a.text)))
+        .count();
+    let only_values = plain == 0 && same_content + renamed >= dropped.len().max(added.len());
     if (same * 10 < shorter * 7 && !only_values) || plain > 6 || changed == 0 {
         return false;
     }
@@ -536,6 +541,15 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("mandatory", "optional"),
     ("optional", "required"),
 ];
+
+/// `a` and `b` set one name to two values: `KEY=1` and `KEY=2`, `--jobs=4` and `--jobs=8`.
+fn same_setting(a: &str, b: &str) -> bool {
+    fn name(t: &str) -> Option<&str> {
+        let (name, _) = core(t).split_once('=')?;
+        name.chars().any(char::is_alphanumeric).then_some(name)
+    }
+    name(a).is_some() && name(a) == name(b) && core(a) != core(b)
+}
 
 /// `word` is one of a pair of [`OPPOSITES`], in any case.
 fn is_opposite(word: &str) -> bool {
@@ -1082,6 +1096,7 @@ mod tests {
             ("Port 8080", "Port 9090"),
             ("Tests use Jest", "Tests use Vitest"),
             ("Use Node 18 and npm 9", "Use Node 20 and npm 10"),
+            ("`NODE_VERSION=18`", "`NODE_VERSION=20`"),
             // A rule reversed, however short.
             (
                 "Always squash commits when merging",
