@@ -130,7 +130,8 @@ pub enum Command {
     Import(ImportArgs),
     /// Export memories as JSONL
     Export(ExportArgs),
-    /// Merge near-duplicates and archive stale low-confidence memories
+    /// Merge near-duplicates, supersede older states of a fact, archive stale low-confidence
+    /// memories
     Consolidate(ConsolidateArgs),
     /// Embed memories that lack an embedding from the current model (resumable)
     Embed(EmbedArgs),
