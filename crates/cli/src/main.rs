@@ -685,7 +685,10 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
                 writeln!(
                     out,
                     "{}; answered by {}",
-                    render::funnel(&answer.recall, config.recall.min_similarity),
+                    render::funnel(
+                        &answer.recall,
+                        oro_mem_engine::min_similarity(&config, answer.mode)
+                    ),
                     answer.answered_by
                 )?;
             }

@@ -2507,11 +2507,11 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     let out = env.run(&["inject", "--task", "Bake sourdough bread with rye flour"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "");
-    // Without the bar, and with hybrid mode's gate as high as vector mode's, it is recalled,
+    // Without the bar, and with hybrid mode's gate near vector mode's (0.3), it is recalled,
     // and the gate alone keeps the others out.
     std::fs::write(
         env.dir.path().join(".oro").join("config.toml"),
-        "mode = \"hybrid\"\n[recall]\nmin_relevance = 0.0\nhybrid_min_similarity = 0.3\n",
+        "mode = \"hybrid\"\n[recall]\nmin_relevance = 0.0\nhybrid_min_similarity = 0.25\n",
     )
     .unwrap();
     let out = env.run(&["recall", "database timeout", "--json", "--no-touch"]);
@@ -2536,7 +2536,7 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     assert_eq!(bm25["rank"], serde_json::Value::Null);
 
     // The other two share no word with the query and are not similar enough
-    // (`min_similarity`): dropped before ranking, not recalled as "the nearest there is".
+    // (`hybrid_min_similarity`): dropped before ranking, not recalled as "the nearest there is".
     assert_eq!(result_ids(&hybrid), [1], "{hybrid:#}");
     assert_eq!(hybrid["dissimilar"], 2, "{hybrid:#}");
 
@@ -2563,11 +2563,12 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
         assert!(explained.contains(list), "{explained}");
     }
     assert!(!explained.contains("recency"), "{explained}");
-    // ... and ends with what each stage kept (the chance is the shipped model's).
+    // ... and ends with what each stage kept (the chance is the shipped model's), with the
+    // gate of the mode that answered (hybrid's, not vector mode's `min_similarity`).
     let last = explained.lines().last().unwrap();
     assert!(
         last.starts_with(
-            "3 candidates, 2 dropped (no query word, cosine < 0.3), 1 above the minimum \
+            "3 candidates, 2 dropped (no query word, cosine < 0.25), 1 above the minimum \
              score, 0.0"
         ) && last.ends_with(
             " estimated chance the store holds anything about the query (recall.answerable), \

@@ -498,7 +498,7 @@ impl Engine {
 
 /// The cosine a memory that matches none of the query's words needs in `mode`:
 /// `recall.hybrid_min_similarity` in hybrid mode, `recall.min_similarity` otherwise.
-fn min_similarity(config: &Config, mode: Mode) -> f64 {
+pub fn min_similarity(config: &Config, mode: Mode) -> f64 {
     match mode {
         Mode::Hybrid => config.recall.hybrid_min_similarity,
         _ => config.recall.min_similarity,

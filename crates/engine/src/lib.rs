@@ -69,7 +69,7 @@ mod write;
 
 pub use consolidate::{consolidate, is_alike, keeps};
 pub use dedup::{link_versions, remember_batch, remember_embedded, Linked, VersionLink};
-pub use engine::{Answer, EmbedderLoader, Engine, Gathered};
+pub use engine::{min_similarity, Answer, EmbedderLoader, Engine, Gathered};
 pub use feedback::{expansion, Feedback, FeedbackRanker};
 pub use pipeline::{Abstention, Estimate, Pipeline, Recall, Recalled};
 pub use rankers::{AccessFrequency, Coord, Proximity, Recency, Spatial};
