@@ -218,7 +218,7 @@ impl std::fmt::Display for Abstention {
                 f,
                 "no memory is likely relevant: the best estimated relevance is {}, \
                  below recall.min_relevance = {min_relevance}",
-                Estimate(*best)
+                Estimate(*best).below(*min_relevance)
             ),
             Abstention::Unsure {
                 best,
@@ -227,7 +227,7 @@ impl std::fmt::Display for Abstention {
                 f,
                 "no memory is likely enough relevant: the best estimated relevance is {}, \
                  below recall.abstain_below = {abstain_below}",
-                Estimate(*best)
+                Estimate(*best).below(*abstain_below)
             ),
         }
     }
@@ -244,6 +244,29 @@ impl std::fmt::Display for Abstention {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Estimate(pub f64);
+
+impl Estimate {
+    /// The estimate as [`Display`](std::fmt::Display) shows it, with more decimals where that
+    /// would round it up to `bar` or past it, so that one below the bar reads below it (0.0196
+    /// against a bar of 0.02, not 0.02).
+    ///
+    /// ```
+    /// use oro_mem_engine::Estimate;
+    ///
+    /// assert_eq!(Estimate(0.0196).below(0.02), "0.0196");
+    /// assert_eq!(Estimate(0.013).below(0.02), "0.01");
+    /// ```
+    pub fn below(self, bar: f64) -> String {
+        let shown = self.to_string();
+        if self.0 >= bar || shown.parse::<f64>().map_or(true, |s| s < bar) {
+            return shown;
+        }
+        (3..=12)
+            .map(|decimals| format!("{:.decimals$}", self.0))
+            .find(|s| s.parse::<f64>().is_ok_and(|s| s < bar))
+            .unwrap_or(shown)
+    }
+}
 
 impl std::fmt::Display for Estimate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -1240,6 +1263,9 @@ mod tests {
                 "{best}: {said}"
             );
         }
+        // Rounded to the bar, it would read as the bar: more decimals.
+        assert!(shown(0.0196).contains("is 0.0196, below recall.min_relevance = 0.02"));
+        assert!(shown(0.019999).contains("is 0.019999, below"));
         let unsure = Abstention::Unsure {
             best: 0.004,
             abstain_below: 0.1,
