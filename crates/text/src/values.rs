@@ -213,10 +213,13 @@ pub fn same_values(a: &str, b: &str) -> bool {
 ///   three plain words with `and` or `or` at one end ("warnings" → "warnings or test
 ///   failures").
 ///
-/// A **rule reversed** is an update however short it is: one is negated and the other not
-/// ([`same_polarity`](crate::same_polarity)), no word changed but negations and `always`,
-/// and at least one word of what the rule says is in both ("Always squash" → "Never
-/// squash", where the share of words in common is a half).
+/// A **rule reversed** is an update however short it is, when at least one word of what the
+/// rule says is in both: one is negated and the other not
+/// ([`same_polarity`](crate::same_polarity)) and no word changed but negations and `always`
+/// ("Always squash" → "Never squash", where the share of words in common is a half); or each
+/// word changed is the opposite of the word it replaced, and nothing else changed
+/// ("Enable strict mode" → "Disable strict mode": a short list of words that reverse what a
+/// rule prescribes, not those that pick another subject, such as `dev` and `prod`).
 ///
 /// A value is what [`values`] reads as one, or a number word; a name is a capitalized word
 /// inside a sentence. A rewording changes plain words; a statement about something else
@@ -322,14 +325,14 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     }
     let shorter = a.len().min(b.len()).max(1);
     let plain = changed - named(&dropped) - named(&added);
-    // A short statement with only its values changed keeps every other word, but not 70% of
-    // its words ("Use Node 18" → "Use Node 20"): as many words of it in common as values
-    // changed on either side will do there.
     // A setting given another value keeps its name: `NODE_VERSION=18` → `NODE_VERSION=20`.
     let renamed = dropped
         .iter()
         .filter(|d| added.iter().any(|a| same_setting(d.text, a.text)))
         .count();
+    // A short statement with only its values changed keeps every other word, but not 70% of
+    // its words ("Use Node 18" → "Use Node 20"): as many words of it in common (a setting's
+    // name among them) as values changed on either side will do there.
     let only_values = plain == 0 && same_content + renamed >= dropped.len().max(added.len());
     if (same * 10 < shorter * 7 && !only_values) || plain > 6 || changed == 0 {
         return false;
@@ -456,13 +459,13 @@ pub fn holds_the_other(a: &str, b: &str) -> bool {
     short.len() >= 8 && short.iter().all(|w| rest.any(|l| l == w))
 }
 
-/// The words of `text` other than its values and names ([`changed_value`]'s reading) and
-/// its negations, `always` and the words that have an opposite (what a rule reversed
-/// changes; unless nothing else is left): what an older state of the
-/// same fact shares with it, whatever changed. As a query it finds that state where the
-/// whole text cannot: a changed name or path is a rare word that outweighs every word the
-/// two share, and in a store of a few memories, where the words they share are in half of
-/// them, so is the word that reverses a rule.
+/// The words of `text` other than its values and names ([`changed_value`]'s reading), and
+/// other than its negations, `always` and the words that have an opposite (what a rule
+/// reversed changes) unless nothing else is left: what an older state of the same fact shares
+/// with it, whatever changed. As a query it finds that state where the whole text cannot: a
+/// changed name or path is a rare word that outweighs every word the two share, and in a
+/// store of a few memories, where the words they share are in half of them, so is the word
+/// that reverses a rule.
 ///
 /// ```
 /// use oro_mem_text::plain_words;
@@ -515,7 +518,8 @@ struct Word<'a> {
 /// Words that reverse what a rule prescribes when one takes the other's place, as a negation
 /// does: `Enable X` and `Disable X`, `X is required` and `X is optional`, `before` and `after`
 /// the tests. Not words that pick another subject (`dev` and `prod`, `client` and `server`,
-/// `public` and `private`): two rules about two things are both true.
+/// `public` and `private`): two rules about two things are both true. Each pair in order, the
+/// pairs sorted, for [`opposites`]' binary search.
 const OPPOSITES: &[(&str, &str)] = &[
     ("accept", "reject"),
     ("accepted", "rejected"),
