@@ -162,6 +162,16 @@ impl Attributes {
     }
 }
 
+/// Whether `key`, before an `=` at the start of a marker's text, names an attribute: one
+/// of them in any case, or a word in lower case (a misspelt one, which is an error). Anything
+/// else is the content's: a setting in a command (`` `RUST_LOG=debug cargo test` shows the
+/// SQL ``, `NODE_ENV=test` …).
+fn is_attribute_key(key: &str) -> bool {
+    const KEYS: [&str; 5] = ["type", "tags", "files", "entities", "confidence"];
+    KEYS.iter().any(|k| k.eq_ignore_ascii_case(key))
+        || (!key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase()))
+}
+
 /// The memory a `[MEMORY]` marker introduces, from the text after it: attributes
 /// (`key=value`, ending with a colon), then the content.
 fn parse_marker(rest: &str) -> Result<NewMemory, String> {
@@ -180,7 +190,10 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
             .find(char::is_whitespace)
             .unwrap_or(remaining.len());
         let token = &remaining[..token_end];
-        let Some((key, value)) = token.split_once('=') else {
+        let Some((key, value)) = token
+            .split_once('=')
+            .filter(|(key, _)| is_attribute_key(key))
+        else {
             break;
         };
         saw_attribute = true;
@@ -356,6 +369,24 @@ mod tests {
             assert!(reason.contains(says), "line {line}: {reason}");
         }
         assert_eq!(contents(&e), ["fine one"]);
+    }
+
+    #[test]
+    fn a_setting_at_the_start_of_the_content_is_no_attribute() {
+        let e = extract(
+            "[MEMORY] `RUST_LOG=debug cargo test` shows the SQL each test runs\n\
+             [MEMORY] NODE_ENV=test is needed for the fixtures to load\n\
+             [MEMORY] type=gotcha: `PGHOST=/tmp psql` reaches the test server\n",
+        );
+        assert!(e.rejected.is_empty(), "{:?}", e.rejected);
+        assert_eq!(
+            contents(&e),
+            [
+                "`RUST_LOG=debug cargo test` shows the SQL each test runs",
+                "NODE_ENV=test is needed for the fixtures to load",
+                "`PGHOST=/tmp psql` reaches the test server",
+            ]
+        );
     }
 
     #[test]
