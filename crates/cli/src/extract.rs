@@ -104,12 +104,13 @@ pub fn extract(text: &str) -> Extraction {
     out
 }
 
-/// The text after a `[MEMORY]` marker that starts the line (after bullets or `>`).
+/// The text after a `[MEMORY]` marker that starts the line (after bullets or `>`), and after
+/// the emphasis that closes around it (`**[MEMORY]**`).
 fn after_marker(line: &str) -> Option<&str> {
-    let start = line.trim_start_matches(|c: char| c.is_whitespace() || "-*+>".contains(c));
+    let start = line.trim_start_matches(|c: char| c.is_whitespace() || "-*+>_".contains(c));
     let head = start.get(..MARKER.len())?;
     head.eq_ignore_ascii_case(MARKER)
-        .then(|| &start[MARKER.len()..])
+        .then(|| start[MARKER.len()..].trim_start_matches(['*', '_']))
 }
 
 /// The attributes of a `[MEMORY]` marker.
@@ -258,7 +259,8 @@ fn phrases(line: &str) -> Vec<(String, MemoryType)> {
             if !word_start {
                 continue;
             }
-            let mut rest = line[from..].trim_start();
+            // Past the emphasis that closes around the phrase ("**Note:** …").
+            let mut rest = line[from..].trim_start_matches(['*', '_']).trim_start();
             if phrase == "i learned" {
                 rest = rest.trim_start_matches(':').trim_start();
                 if rest.len() >= 5 && rest[..5].eq_ignore_ascii_case("that ") {
@@ -369,6 +371,28 @@ mod tests {
             assert!(reason.contains(says), "line {line}: {reason}");
         }
         assert_eq!(contents(&e), ["fine one"]);
+    }
+
+    #[test]
+    fn an_emphasized_marker_leaves_its_emphasis_out_of_the_content() {
+        let e = extract(
+            "**[MEMORY]** The CI cache key must include Cargo.lock\n\
+             - __[MEMORY]__ type=fact: The API listens on port 8080\n",
+        );
+        assert!(e.rejected.is_empty(), "{:?}", e.rejected);
+        assert_eq!(
+            contents(&e),
+            [
+                "The CI cache key must include Cargo.lock",
+                "The API listens on port 8080",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_emphasized_phrase_leaves_its_emphasis_out_of_the_sentence() {
+        let e = extract("**Note:** the CI cache key must include Cargo.lock\n");
+        assert_eq!(contents(&e), ["the CI cache key must include Cargo.lock"]);
     }
 
     #[test]
