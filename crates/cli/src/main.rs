@@ -927,15 +927,37 @@ fn memories(ctx: &mut Ctx, cmd: &MemoriesCommand, io: &mut Io<'_>) -> Result<()>
         }
         MemoriesCommand::Forget { ids, archive } => {
             let done = if *archive { "archived" } else { "forgotten" };
-            let ids: Vec<i64> = every_memory(ctx, ids, done)?.iter().map(|m| m.id).collect();
+            let found = every_memory(ctx, ids, done)?;
             let mut unembedded = Vec::new();
-            for id in &ids {
+            for m in &found {
+                let id = m.id;
+                // The older versions it superseded stay superseded: the fact leaves recall
+                // with it, and `restore` brings an older version back.
+                let older: Vec<String> = versions(&*ctx.store, m)?
+                    .iter()
+                    .filter(|v| v.superseded_by == Some(id) && v.status == Status::Superseded)
+                    .map(|v| v.id.to_string())
+                    .collect();
                 if *archive {
-                    unembedded.extend(ctx.store.set_status(*id, Status::Archived)?);
-                    writeln!(io.out, "archived {id}")?;
+                    unembedded.extend(ctx.store.set_status(id, Status::Archived)?);
+                    write!(io.out, "archived {id}")?;
                 } else {
-                    unembedded.extend(ctx.store.forget(*id)?);
-                    writeln!(io.out, "forgot {id}")?;
+                    unembedded.extend(ctx.store.forget(id)?);
+                    write!(io.out, "forgot {id}")?;
+                }
+                match older.as_slice() {
+                    [] => writeln!(io.out)?,
+                    [one] => writeln!(
+                        io.out,
+                        "; {one}, the version it superseded, stays superseded \
+                         (`oro-mem memories restore {one}` makes it current again)"
+                    )?,
+                    many => writeln!(
+                        io.out,
+                        "; {}, the versions it superseded, stay superseded \
+                         (`oro-mem memories restore ID` makes one current again)",
+                        many.join(", ")
+                    )?,
                 }
             }
             // One of them may have been forgotten after its embedding was dropped.

@@ -1985,6 +1985,34 @@ fn killed_import_leaves_a_sound_database_with_whole_batches() {
 }
 
 #[test]
+fn forgetting_the_newest_version_says_the_older_stays_superseded() {
+    let env = Env::new();
+    env.ok(&["remember", "Use Node 18", "--type", "fact"]);
+    env.ok(&["remember", "Use Node 20", "--type", "fact"]);
+    env.ok(&[
+        "remember",
+        "Run the tests before a push",
+        "--type",
+        "pattern",
+    ]);
+    assert_eq!(
+        env.ok(&["memories", "forget", "2", "3"]),
+        "forgot 2; 1, the version it superseded, stays superseded \
+         (`oro-mem memories restore 1` makes it current again)\nforgot 3\n"
+    );
+    // Nothing current about the fact, until the older version is restored.
+    assert_eq!(
+        result_ids(&env.recall_json(&["node version", "--min-relevance", "0"])),
+        Vec::<i64>::new()
+    );
+    env.ok(&["memories", "restore", "1"]);
+    assert_eq!(
+        result_ids(&env.recall_json(&["node version", "--min-relevance", "0"])),
+        [1]
+    );
+}
+
+#[test]
 fn a_newer_version_supersedes_the_old_one_which_is_kept_and_restorable() {
     let env = Env::new();
     env.ok(&[
