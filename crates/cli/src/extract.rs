@@ -186,10 +186,28 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
     };
     let mut remaining = rest;
     let mut saw_attribute = false;
-    loop {
-        let token_end = remaining
+    let word_end = |text: &str, from: usize| {
+        text[from..]
             .find(char::is_whitespace)
-            .unwrap_or(remaining.len());
+            .map_or(text.len(), |end| from + end)
+    };
+    loop {
+        let mut token_end = word_end(remaining, 0);
+        // A list goes on past a space after a comma: `tags=db, sqlite:`.
+        let listed = remaining[..token_end]
+            .split_once('=')
+            .is_some_and(|(key, _)| {
+                ["tags", "files", "entities"]
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(key))
+            });
+        while listed && remaining[..token_end].ends_with(',') {
+            let next = remaining.len() - remaining[token_end..].trim_start().len();
+            if next == remaining.len() {
+                break;
+            }
+            token_end = word_end(remaining, next);
+        }
         let token = &remaining[..token_end];
         let Some((key, value)) = token
             .split_once('=')
@@ -393,6 +411,14 @@ mod tests {
     fn an_emphasized_phrase_leaves_its_emphasis_out_of_the_sentence() {
         let e = extract("**Note:** the CI cache key must include Cargo.lock\n");
         assert_eq!(contents(&e), ["the CI cache key must include Cargo.lock"]);
+    }
+
+    #[test]
+    fn a_list_attribute_may_have_spaces_after_its_commas() {
+        let e = extract("[MEMORY] type=gotcha tags=db, sqlite: WAL mode needs a shared disk\n");
+        assert!(e.rejected.is_empty(), "{:?}", e.rejected);
+        assert_eq!(contents(&e), ["WAL mode needs a shared disk"]);
+        assert_eq!(e.memories[0].memory.tags, ["db", "sqlite"]);
     }
 
     #[test]
