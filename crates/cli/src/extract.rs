@@ -4,8 +4,10 @@
 //!
 //! 1. **Markers**, one per line: `[MEMORY] type=gotcha: ruff --fix must run before pyright`.
 //!    Optional `key=value` attributes (`type`; `tags`, `files` and `entities`
-//!    comma-separated; `confidence`) end with a colon; without attributes the colon is
-//!    optional and the type is `lesson`. The marker may
+//!    comma-separated; `confidence`), separated by spaces (a comma or semicolon after one is
+//!    read as a separator too), end with a colon; without attributes the colon is optional and
+//!    the type is `lesson`. A word before `=` that names no attribute and is not in lower case
+//!    starts the content (`` `RUST_LOG=debug cargo test` shows … ``). The marker may
 //!    follow list bullets or a quote sign and is matched case-insensitively. Source
 //!    `self_report`. A marker that cannot be read (unknown type or attribute, a bad confidence,
 //!    no content) is rejected with the reason, and never guessed at.
@@ -203,10 +205,15 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
             });
         while listed && remaining[..token_end].ends_with(',') {
             let next = remaining.len() - remaining[token_end..].trim_start().len();
-            if next == remaining.len() {
+            let after = word_end(remaining, next);
+            // Not past the end, nor into the next attribute (`tags=db, type=gotcha:`).
+            let attribute = remaining[next..after]
+                .split_once('=')
+                .is_some_and(|(key, _)| is_attribute_key(key));
+            if next == remaining.len() || attribute {
                 break;
             }
-            token_end = word_end(remaining, next);
+            token_end = after;
         }
         let token = &remaining[..token_end];
         let Some((key, value)) = token
@@ -220,7 +227,8 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
             Some(v) => (v, true),
             None => (value, false),
         };
-        attributes.set(key, value)?;
+        // Attributes separated by commas or semicolons too: `type=gotcha, tags=db:`.
+        attributes.set(key, value.trim_end_matches([',', ';']))?;
         remaining = remaining[token_end..].trim_start();
         if last {
             break;
@@ -414,11 +422,21 @@ mod tests {
     }
 
     #[test]
-    fn a_list_attribute_may_have_spaces_after_its_commas() {
+    fn attributes_may_be_separated_by_commas_and_lists_have_spaces_after_theirs() {
         let e = extract("[MEMORY] type=gotcha tags=db, sqlite: WAL mode needs a shared disk\n");
         assert!(e.rejected.is_empty(), "{:?}", e.rejected);
         assert_eq!(contents(&e), ["WAL mode needs a shared disk"]);
         assert_eq!(e.memories[0].memory.tags, ["db", "sqlite"]);
+        let e = extract(
+            "[MEMORY] tags=db, type=gotcha: WAL mode needs a shared disk\n\
+             [MEMORY] type=gotcha; confidence=0.9, tags=db: WAL mode needs fsync\n",
+        );
+        assert!(e.rejected.is_empty(), "{:?}", e.rejected);
+        for found in &e.memories {
+            assert_eq!(found.memory.memory_type, MemoryType::Gotcha);
+            assert_eq!(found.memory.tags, ["db"]);
+        }
+        assert_eq!(e.memories[1].memory.confidence, 0.9);
     }
 
     #[test]
