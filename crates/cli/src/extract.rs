@@ -7,7 +7,9 @@
 //!    comma-separated; `confidence`), separated by spaces (a comma or semicolon after one is
 //!    read as a separator too), end with a colon; without attributes the colon is optional and
 //!    the type is `lesson`. A word before `=` that names no attribute and is not in lower case
-//!    starts the content (`` `RUST_LOG=debug cargo test` shows … ``). The marker may
+//!    starts the content (`` `RUST_LOG=debug cargo test` shows … ``). A marker may follow a
+//!    list's number (`1. [MEMORY] …`), and one after the end of a sentence on a marker's line
+//!    starts another memory. The marker may
 //!    follow list bullets or a quote sign and is matched case-insensitively. Source
 //!    `self_report`. A marker that cannot be read (unknown type or attribute, a bad confidence,
 //!    no content) is rejected with the reason, and never guessed at.
@@ -69,7 +71,11 @@ pub struct Extraction {
 pub fn extract(text: &str) -> Extraction {
     let mut out = Extraction::default();
     for (i, line) in text.lines().enumerate() {
-        if let Some(rest) = after_marker(line) {
+        let Some(rest) = after_marker(line) else {
+            continue;
+        };
+        // One fact per marker, if a line holds more than one.
+        for rest in markers(rest) {
             match parse_marker(rest) {
                 Ok(memory) => out.memories.push(Found {
                     line: i + 1,
@@ -106,10 +112,36 @@ pub fn extract(text: &str) -> Extraction {
     out
 }
 
-/// The text after a `[MEMORY]` marker that starts the line (after bullets or `>`), and after
-/// the emphasis that closes around it (`**[MEMORY]**`).
+/// `rest`, the text after a line's marker, cut before each further marker that follows the
+/// end of a sentence (`[MEMORY] a. [MEMORY] b.`): the text of each, in order. A marker
+/// inside a sentence is its content ("[MEMORY] Lines that start with [MEMORY] are stored").
+fn markers(rest: &str) -> Vec<&str> {
+    // The marker is ASCII: ASCII lowercasing keeps every byte where it was.
+    let lower = rest.to_ascii_lowercase();
+    let mut out = Vec::new();
+    let (mut start, mut from) = (0, 0);
+    while let Some(at) = lower[from..].find(MARKER).map(|at| from + at) {
+        from = at + MARKER.len();
+        let before = rest[start..at].trim_end_matches(['*', '_']);
+        if before.trim_end().ends_with(['.', '!', '?', ';']) {
+            out.push(before);
+            start = from + rest[from..].len() - rest[from..].trim_start_matches(['*', '_']).len();
+        }
+    }
+    out.push(&rest[start..]);
+    out
+}
+
+/// The text after a `[MEMORY]` marker that starts the line (after bullets, a list's number
+/// or `>`), and after the emphasis that closes around it (`**[MEMORY]**`).
 fn after_marker(line: &str) -> Option<&str> {
     let start = line.trim_start_matches(|c: char| c.is_whitespace() || "-*+>_".contains(c));
+    // A numbered list's item: `1. [MEMORY] …`, `2) [MEMORY] …`.
+    let numbered = start.trim_start_matches(|c: char| c.is_ascii_digit());
+    let start = match numbered.strip_prefix(['.', ')']) {
+        Some(after) if numbered.len() < start.len() => after.trim_start(),
+        _ => start,
+    };
     let head = start.get(..MARKER.len())?;
     head.eq_ignore_ascii_case(MARKER)
         .then(|| start[MARKER.len()..].trim_start_matches(['*', '_']))
@@ -437,6 +469,31 @@ mod tests {
             assert_eq!(found.memory.tags, ["db"]);
         }
         assert_eq!(e.memories[1].memory.confidence, 0.9);
+    }
+
+    #[test]
+    fn numbered_markers_and_markers_sharing_a_line_are_each_read() {
+        let e = extract(
+            "1. [MEMORY] Use WAL mode. **[MEMORY]** type=gotcha: VACUUM takes an exclusive lock\n\
+             2) [MEMORY] type=fact: The API listens on port 8080\n",
+        );
+        assert!(e.rejected.is_empty(), "{:?}", e.rejected);
+        assert_eq!(
+            contents(&e),
+            [
+                "Use WAL mode.",
+                "VACUUM takes an exclusive lock",
+                "The API listens on port 8080",
+            ]
+        );
+        assert_eq!(e.memories[1].memory.memory_type, MemoryType::Gotcha);
+        assert_eq!((e.memories[0].line, e.memories[2].line), (1, 2));
+        // A marker named inside a sentence is what the memory says.
+        let e = extract("[MEMORY] Lines that start with [MEMORY] are stored by extract\n");
+        assert_eq!(
+            contents(&e),
+            ["Lines that start with [MEMORY] are stored by extract"]
+        );
     }
 
     #[test]
