@@ -7,11 +7,10 @@
 //!    comma-separated; `confidence`), separated by spaces (a comma or semicolon after one is
 //!    read as a separator too), end with a colon; without attributes the colon is optional and
 //!    the type is `lesson`. A word before `=` that names no attribute and is not in lower case
-//!    starts the content (`` `RUST_LOG=debug cargo test` shows … ``). A marker may follow a
-//!    list's number (`1. [MEMORY] …`), and one after the end of a sentence on a marker's line
-//!    starts another memory. The marker may
-//!    follow list bullets or a quote sign and is matched case-insensitively. Source
-//!    `self_report`. A marker that cannot be read (unknown type or attribute, a bad confidence,
+//!    starts the content (`` `RUST_LOG=debug cargo test` shows … ``). The marker may follow
+//!    list bullets, a list's number (`1. [MEMORY] …`) or a quote sign, and is matched
+//!    case-insensitively; a second marker after the end of a sentence on a marker's line
+//!    starts another memory. Source `self_report`. A marker that cannot be read (unknown type or attribute, a bad confidence,
 //!    no content) is rejected with the reason, and never guessed at.
 //! 2. **Phrases**, on the lines without a marker: the sentence after "I learned",
 //!    "Note:", "Important:", "Gotcha:" or "Pattern:" (type gotcha for "Gotcha:", pattern for
@@ -114,7 +113,7 @@ pub fn extract(text: &str) -> Extraction {
 
 /// `rest`, the text after a line's marker, cut before each further marker that follows the
 /// end of a sentence (`[MEMORY] a. [MEMORY] b.`): the text of each, in order. A marker
-/// inside a sentence is its content ("[MEMORY] Lines that start with [MEMORY] are stored").
+/// inside a sentence is its content (`[MEMORY] Lines that start with [MEMORY] are stored`).
 fn markers(rest: &str) -> Vec<&str> {
     // The marker is ASCII: ASCII lowercasing keeps every byte where it was.
     let lower = rest.to_ascii_lowercase();
