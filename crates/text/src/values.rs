@@ -333,7 +333,8 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     // A short statement with only its values changed keeps every other word, but not 70% of
     // its words ("Use Node 18" → "Use Node 20"): as many words of it in common (a setting's
     // name among them) as values changed on either side will do there.
-    let only_values = plain == 0 && same_content + renamed >= dropped.len().max(added.len());
+    let values = |words: &[Word]| words.iter().filter(|w| w.kind != Kind::Unit).count();
+    let only_values = plain == 0 && same_content + renamed >= values(&dropped).max(values(&added));
     if (same * 10 < shorter * 7 && !only_values) || plain > 6 || changed == 0 {
         return false;
     }
@@ -505,6 +506,8 @@ enum Kind {
     Value,
     /// A capitalized word inside a sentence: a tool's, a product's, a person's name.
     Name,
+    /// A unit after a number (`30 seconds`, `512 MB`): part of the value it follows.
+    Unit,
     /// Any other word: rewording changes these.
     Plain,
 }
@@ -590,6 +593,8 @@ fn words<'a>(tokens: &[&'a str], range: std::ops::Range<usize>) -> Vec<Word<'a>>
             let core = core(text).to_lowercase();
             let kind = if is_value_token(text) || NUMBER_WORDS.contains(&core.as_str()) {
                 Kind::Value
+            } else if i > 0 && is_number(tokens[i - 1]) && UNITS.contains(&core.as_str()) {
+                Kind::Unit
             } else if is_name(tokens, i) {
                 Kind::Name
             } else {
@@ -635,6 +640,58 @@ const KIND_WORDS: &[&str] = &[
     "variables",
     "version",
 ];
+
+/// Units, after a number: the value is the number and its unit ("30 seconds" → "2 minutes" is
+/// one value changed). Sorted.
+const UNITS: &[&str] = &[
+    "%",
+    "b",
+    "bytes",
+    "characters",
+    "chars",
+    "d",
+    "day",
+    "days",
+    "gb",
+    "gib",
+    "h",
+    "hour",
+    "hours",
+    "hr",
+    "hrs",
+    "kb",
+    "kib",
+    "lines",
+    "m",
+    "mb",
+    "mib",
+    "min",
+    "mins",
+    "minute",
+    "minutes",
+    "month",
+    "months",
+    "ms",
+    "percent",
+    "px",
+    "s",
+    "sec",
+    "second",
+    "seconds",
+    "secs",
+    "tb",
+    "week",
+    "weeks",
+    "year",
+    "years",
+];
+
+/// A number, in digits or in words: what a unit follows.
+fn is_number(token: &str) -> bool {
+    let word = core(token);
+    word.chars().next().is_some_and(|c| c.is_ascii_digit())
+        || NUMBER_WORDS.contains(&word.to_lowercase().as_str())
+}
 
 /// Number words: "three phases" to "four phases" changes a value.
 const NUMBER_WORDS: &[&str] = &[
@@ -871,6 +928,11 @@ mod tests {
     use super::*;
 
     #[test]
+    fn units_are_sorted() {
+        assert!(UNITS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
     fn opposites_are_sorted_for_their_search() {
         assert!(OPPOSITES.iter().all(|(a, b)| a < b));
         assert!(OPPOSITES.windows(2).all(|w| w[0] < w[1]));
@@ -1101,6 +1163,16 @@ mod tests {
             ("Tests use Jest", "Tests use Vitest"),
             ("Use Node 18 and npm 9", "Use Node 20 and npm 10"),
             ("`NODE_VERSION=18`", "`NODE_VERSION=20`"),
+            // A number with its unit.
+            ("Timeout is 30 seconds", "Timeout is 1 minute"),
+            (
+                "The request timeout is 30 seconds",
+                "The request timeout is 2 minutes",
+            ),
+            (
+                "Wait 30 seconds before retrying",
+                "Wait 30 minutes before retrying",
+            ),
             // A rule reversed, however short.
             (
                 "Always squash commits when merging",
