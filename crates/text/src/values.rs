@@ -219,7 +219,9 @@ pub fn same_values(a: &str, b: &str) -> bool {
 /// ("Always squash" → "Never squash", where the share of words in common is a half); or each
 /// word changed is the opposite of the word it replaced, and nothing else changed
 /// ("Enable strict mode" → "Disable strict mode": a short list of words that reverse what a
-/// rule prescribes, not those that pick another subject, such as `dev` and `prod`).
+/// rule prescribes, not those that pick another subject, such as `dev` and `prod`); or the
+/// same words, with the two next to a word that orders them swapped ("Use pnpm instead of
+/// npm" → "Use npm instead of pnpm"; `before`, `after`, `over`, `than`, `into`, …).
 ///
 /// A value is what [`values`] reads as one, or a number word; a name is a capitalized word
 /// inside a sentence. A rewording changes plain words; a statement about something else
@@ -320,7 +322,10 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         && dropped
             .iter()
             .all(|d| added.iter().any(|a| opposites(d.text, a.text)));
-    if reversed || opposed {
+    // Or the same words with the two around an order's word swapped ("Use pnpm instead of
+    // npm" → "Use npm instead of pnpm"; "Run lint before tests" → "Run tests before lint").
+    let swapped = changed == 0 && swapped_around(&a, &b);
+    if reversed || opposed || swapped {
         return true;
     }
     let shorter = a.len().min(b.len()).max(1);
@@ -548,6 +553,51 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("mandatory", "optional"),
     ("optional", "required"),
 ];
+
+/// Words that order two things, so that swapping the words on either side reverses what is
+/// said: "A instead of B", "A before B", "A over B", "from A into B". Sorted.
+const ORDER_WORDS: &[&str] = &[
+    "above", "after", "before", "below", "from", "instead", "into", "over", "than", "versus", "vs",
+];
+
+/// Whether `b` is `a` with the words next to an [`ORDER_WORDS`] word swapped: the content
+/// words nearest before and after it (past function words: "instead of") trade places, for
+/// an order word each statement has once.
+fn swapped_around(a: &[&str], b: &[&str]) -> bool {
+    let key = |t: &str| core(t).to_lowercase();
+    let around = |tokens: &[&str], i: usize| {
+        let before = tokens[..i]
+            .iter()
+            .rev()
+            .find(|t| is_content(t))
+            .map(|t| key(t));
+        let after = tokens[i + 1..]
+            .iter()
+            .find(|t| is_content(t) && !is_order_word(t));
+        (before, after.map(|t| key(t)))
+    };
+    let once = |tokens: &[&str], word: &str| {
+        let mut at = tokens.iter().enumerate().filter(|(_, t)| key(t) == word);
+        match (at.next(), at.next()) {
+            (Some((i, _)), None) => Some(i),
+            _ => None,
+        }
+    };
+    ORDER_WORDS.iter().any(|word| {
+        let (Some(i), Some(j)) = (once(a, word), once(b, word)) else {
+            return false;
+        };
+        match (around(a, i), around(b, j)) {
+            ((Some(x), Some(y)), (Some(x2), Some(y2))) => x != y && x == y2 && y == x2,
+            _ => false,
+        }
+    })
+}
+
+/// One of [`ORDER_WORDS`], in any case.
+fn is_order_word(token: &str) -> bool {
+    ORDER_WORDS.contains(&core(token).to_lowercase().as_str())
+}
 
 /// `a` and `b` set one name to two values: `KEY=1` and `KEY=2`, `--jobs=4` and `--jobs=8`.
 fn same_setting(a: &str, b: &str) -> bool {
@@ -928,8 +978,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn units_are_sorted() {
+    fn units_and_order_words_are_sorted() {
         assert!(UNITS.windows(2).all(|w| w[0] < w[1]));
+        assert!(ORDER_WORDS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
@@ -1163,6 +1214,10 @@ mod tests {
             ("Tests use Jest", "Tests use Vitest"),
             ("Use Node 18 and npm 9", "Use Node 20 and npm 10"),
             ("`NODE_VERSION=18`", "`NODE_VERSION=20`"),
+            // The two things an order's word sets in order, swapped.
+            ("Use pnpm instead of npm", "Use npm instead of pnpm"),
+            ("Prefer Vitest over Jest", "Prefer Jest over Vitest"),
+            ("Run lint before tests", "Run tests before lint"),
             // A number with its unit.
             ("Timeout is 30 seconds", "Timeout is 1 minute"),
             (
@@ -1277,6 +1332,12 @@ mod tests {
             (
                 "Make sure the binary was installed",
                 "Make sure the binaries were install",
+            ),
+            // A clause moved around an order's word: the same order.
+            ("Run lint before committing", "Before committing, run lint"),
+            (
+                "Read `AGENTS.md` before you start",
+                "Before you start, read `AGENTS.md`",
             ),
             // A capitalized word that starts a sentence or follows a speaker's name is no
             // name: "Sounds" and "Cheers" are words.
