@@ -10,8 +10,9 @@
 //!    starts the content (`` `RUST_LOG=debug cargo test` shows … ``). The marker may follow
 //!    list bullets, a list's number (`1. [MEMORY] …`) or a quote sign, and is matched
 //!    case-insensitively; a second marker after the end of a sentence on a marker's line
-//!    starts another memory. Source `self_report`. A marker that cannot be read (unknown type or attribute, a bad confidence,
-//!    no content) is rejected with the reason, and never guessed at.
+//!    starts another memory. Source `self_report`. A marker that cannot be read (unknown type
+//!    or attribute, a bad confidence, no content) is rejected with the reason, and never
+//!    guessed at.
 //! 2. **Phrases**, on the lines without a marker: the sentence after "I learned",
 //!    "Note:", "Important:", "Gotcha:" or "Pattern:" (type gotcha for "Gotcha:", pattern for
 //!    "Pattern:", lesson otherwise), at least three words, outside fenced code blocks. Source
@@ -201,10 +202,15 @@ impl Attributes {
 /// else is the content's: a setting in a command (`` `RUST_LOG=debug cargo test` shows the
 /// SQL ``, `NODE_ENV=test` …).
 fn is_attribute_key(key: &str) -> bool {
-    const KEYS: [&str; 5] = ["type", "tags", "files", "entities", "confidence"];
-    KEYS.iter().any(|k| k.eq_ignore_ascii_case(key))
+    ["type", "confidence"]
+        .iter()
+        .chain(&LIST_KEYS)
+        .any(|k| k.eq_ignore_ascii_case(key))
         || (!key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase()))
 }
+
+/// The attributes whose value is a comma-separated list.
+const LIST_KEYS: [&str; 3] = ["tags", "files", "entities"];
 
 /// The memory a `[MEMORY]` marker introduces, from the text after it: attributes
 /// (`key=value`, ending with a colon), then the content.
@@ -229,11 +235,7 @@ fn parse_marker(rest: &str) -> Result<NewMemory, String> {
         // A list goes on past a space after a comma: `tags=db, sqlite:`.
         let listed = remaining[..token_end]
             .split_once('=')
-            .is_some_and(|(key, _)| {
-                ["tags", "files", "entities"]
-                    .iter()
-                    .any(|k| k.eq_ignore_ascii_case(key))
-            });
+            .is_some_and(|(key, _)| LIST_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key)));
         while listed && remaining[..token_end].ends_with(',') {
             let next = remaining.len() - remaining[token_end..].trim_start().len();
             let after = word_end(remaining, next);

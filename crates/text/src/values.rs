@@ -308,14 +308,13 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     // A rule reversed: only negations and `always` changed, and with them what the rule says.
     // Decided before the share of words the two have in common, which a short rule cannot
     // keep with its one word changed ("Never squash merge" → "Always squash merge").
-    let reversed = !crate::same_polarity(old, new)
+    let same_polarity = crate::same_polarity(old, new);
+    let reversed = !same_polarity
         && same_content > 0
-        && dropped.iter().chain(&added).all(|w| {
-            crate::words::is_negation(core(w.text)) || core(w.text).eq_ignore_ascii_case("always")
-        });
+        && dropped.iter().chain(&added).all(|w| reverses(core(w.text)));
     // Or each word changed for its opposite, nothing else ("Enable strict mode" → "Disable
     // strict mode"; "Run the linter before the tests" → "after the tests").
-    let opposed = crate::same_polarity(old, new)
+    let opposed = same_polarity
         && same_content > 0
         && !dropped.is_empty()
         && dropped.len() == added.len()
@@ -491,10 +490,7 @@ pub fn plain_words(text: &str) -> String {
         })
         .map(|i| tokens[i])
         .collect();
-    let polar = |t: &&str| {
-        let word = core(t);
-        crate::words::is_negation(word) || word.eq_ignore_ascii_case("always") || is_opposite(word)
-    };
+    let polar = |t: &&str| reverses(core(t)) || is_opposite(core(t));
     let kept: Vec<&str> = plain.iter().copied().filter(|t| !polar(t)).collect();
     // Unless they are all it says of its subject ("Use Node 20": "Use").
     if kept.iter().any(|t| is_content(t)) {
@@ -606,6 +602,11 @@ fn same_setting(a: &str, b: &str) -> bool {
         name.chars().any(char::is_alphanumeric).then_some(name)
     }
     name(a).is_some() && name(a) == name(b) && core(a) != core(b)
+}
+
+/// `word` reverses a rule when it is added or dropped: a negation, or `always`.
+fn reverses(word: &str) -> bool {
+    crate::words::is_negation(word) || word.eq_ignore_ascii_case("always")
 }
 
 /// `word` is one of a pair of [`OPPOSITES`], in any case.
