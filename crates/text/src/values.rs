@@ -505,7 +505,8 @@ pub fn plain_words(text: &str) -> String {
 enum Kind {
     /// A value as [`values`] reads one (or a code span), or a number word.
     Value,
-    /// A capitalized word inside a sentence: a tool's, a product's, a person's name.
+    /// A capitalized word inside a sentence: a tool's, a product's, a person's name; or a
+    /// word in a tool's place ([`in_tool_place`]).
     Name,
     /// A unit after a number (`30 seconds`, `512 MB`): part of the value it follows.
     Unit,
@@ -646,7 +647,7 @@ fn words<'a>(tokens: &[&'a str], range: std::ops::Range<usize>) -> Vec<Word<'a>>
                 Kind::Value
             } else if i > 0 && is_number(tokens[i - 1]) && UNITS.contains(&core.as_str()) {
                 Kind::Unit
-            } else if is_name(tokens, i) {
+            } else if is_name(tokens, i) || in_tool_place(tokens, i) {
                 Kind::Name
             } else {
                 Kind::Plain
@@ -767,6 +768,56 @@ fn is_name(tokens: &[&str], i: usize) -> bool {
         && chars.clone().any(char::is_lowercase)
         && word.chars().all(char::is_alphanumeric)
         && !starts
+}
+
+/// Words after which a tool, or what stands in one's place, is named: "Type-check with mypy",
+/// "We use yarn to …", "Indent using tabs". Sorted.
+const TOOL_PLACES: &[&str] = &["use", "uses", "using", "via", "with"];
+
+/// Words that end the name of a tool after a [`TOOL_PLACES`] word, beside function words
+/// and punctuation: "with mypy before pushing". Sorted.
+const AFTER_TOOL: &[&str] = &[
+    "across",
+    "after",
+    "before",
+    "during",
+    "everywhere",
+    "except",
+    "instead",
+    "locally",
+    "rather",
+    "since",
+    "unless",
+    "until",
+    "whenever",
+    "where",
+    "while",
+    "within",
+    "without",
+];
+
+/// Whether `tokens[i]` is the word right after a [`TOOL_PLACES`] word, and what it names
+/// ends with it: the statement goes on with a function word, a word of [`AFTER_TOOL`] or
+/// punctuation, or ends ("Type-check with mypy before pushing", "We use yarn to manage
+/// dependencies", "Use tabs for indentation"). So a tool written in lower case is a name,
+/// and another in its place a changed value. "Use descriptive names" names no tool (a content
+/// word goes on), nor does "with the linter" (a function word comes first).
+fn in_tool_place(tokens: &[&str], i: usize) -> bool {
+    let lower = |t: &str| core(t).to_lowercase();
+    let word = |t: &str| {
+        core(t).chars().all(char::is_alphanumeric)
+            && is_content(t)
+            && AFTER_TOOL.binary_search(&lower(t).as_str()).is_err()
+    };
+    // Punctuation at the end of a word ("black.") ends the name with it.
+    let ends = tokens[i].ends_with(|c: char| !c.is_alphanumeric())
+        || tokens.get(i + 1).is_none_or(|t| !word(t));
+    i > 0
+        && TOOL_PLACES
+            .binary_search(&lower(tokens[i - 1]).as_str())
+            .is_ok()
+        && word(tokens[i])
+        && ends
 }
 
 /// A flag or a toolchain: `--all`, `-w`, `+nightly`.
@@ -986,6 +1037,8 @@ mod tests {
 
     #[test]
     fn opposites_are_sorted_for_their_search() {
+        assert!(TOOL_PLACES.windows(2).all(|w| w[0] < w[1]));
+        assert!(AFTER_TOOL.windows(2).all(|w| w[0] < w[1]));
         assert!(OPPOSITES.iter().all(|(a, b)| a < b));
         assert!(OPPOSITES.windows(2).all(|w| w[0] < w[1]));
         assert!(opposites("Enable", "disable") && opposites("after", "Before"));
@@ -1255,6 +1308,21 @@ mod tests {
                 "Prefer async handlers in the API",
                 "Prefer sync handlers in the API",
             ),
+            // A tool in lower case, another in its place.
+            (
+                "Type-check with mypy before pushing.",
+                "Type-check with pyright before pushing.",
+            ),
+            (
+                "We use yarn to manage dependencies",
+                "We use pnpm to manage dependencies",
+            ),
+            (
+                "Use tabs for indentation in Go files",
+                "Use spaces for indentation in Go files",
+            ),
+            ("Use tabs", "Use spaces"),
+            ("Format code with black.", "Format code with ruff."),
             (
                 "Don't run the migrations in tests",
                 "Run the migrations in tests",
@@ -1403,6 +1471,15 @@ mod tests {
                 "If only non-Rust code changed, run `tools/lint.js --js` before committing",
                 "If Rust code changed, run `tools/lint.js` before committing",
             ),
+            // A word after `use` or `with` that a content word goes on from names no tool.
+            (
+                "Use descriptive names for tests",
+                "Use meaningful names for tests",
+            ),
+            (
+                "I went camping with friends last weekend",
+                "I went camping with family last weekend",
+            ),
         ] {
             assert!(!changed_value(old, new), "{old:?} -> {new:?}");
         }
@@ -1459,9 +1536,11 @@ mod tests {
             let v = at.index(words.len() + 1);
             old.insert(v, value);
             let mut new = old.clone();
-            // A plain word replaced, dropped, or added; the value kept.
+            // A plain word replaced, dropped, or added; the value kept. Not a word in a
+            // tool's place ("with mypy" -> "with pyright" changes the tool).
             let i = at.index(words.len());
             let i = if i == v { (i + 1) % new.len() } else { i };
+            prop_assume!(i == 0 || !TOOL_PLACES.contains(&new[i - 1].as_str()));
             match how {
                 0 => new[i] = word,
                 1 => { new.remove(i); }
