@@ -503,7 +503,8 @@ pub fn plain_words(text: &str) -> String {
 /// What a changed word is to [`changed_value`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    /// A value as [`values`] reads one (or a code span), or a number word.
+    /// A value as [`values`] reads one (or a code span), a number word, or how often
+    /// ([`FREQUENCIES`]).
     Value,
     /// A capitalized word inside a sentence: a tool's, a product's, a person's name; or a
     /// word in a tool's place ([`in_tool_place`]).
@@ -522,10 +523,12 @@ struct Word<'a> {
 
 /// Words that reverse what a rule prescribes when one takes the other's place, as a negation
 /// does: `Enable X` and `Disable X`, `X is required` and `X is optional`, `before` and `after`
-/// the tests. Not words that pick another subject (`dev` and `prod`, `client` and `server`,
+/// the tests, and the two choices of a convention (`absolute` and `relative` imports,
+/// `single` and `double` quotes, `ascending` and `descending` order). Not words that pick another subject (`dev` and `prod`, `client` and `server`,
 /// `public` and `private`): two rules about two things are both true. Each pair in order, the
 /// pairs sorted, for [`opposites`]' binary search.
 const OPPOSITES: &[(&str, &str)] = &[
+    ("absolute", "relative"),
     ("accept", "reject"),
     ("accepted", "rejected"),
     ("after", "before"),
@@ -535,18 +538,32 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("allowed", "forbidden"),
     ("allows", "disallows"),
     ("allows", "forbids"),
+    ("ascending", "descending"),
     ("async", "sync"),
     ("asynchronous", "synchronous"),
     ("asynchronously", "synchronously"),
+    ("automatic", "manual"),
+    ("automatically", "manually"),
     ("avoid", "prefer"),
     ("avoid", "use"),
+    ("dark", "light"),
     ("disable", "enable"),
     ("disabled", "enabled"),
     ("disables", "enables"),
     ("discouraged", "encouraged"),
+    ("double", "single"),
+    ("dynamic", "static"),
+    ("dynamically", "statically"),
+    ("eager", "lazy"),
+    ("eagerly", "lazily"),
     ("exclude", "include"),
     ("excluded", "included"),
+    ("explicit", "implicit"),
+    ("explicitly", "implicitly"),
     ("false", "true"),
+    ("immutable", "mutable"),
+    ("lowercase", "uppercase"),
+    ("major", "minor"),
     ("mandatory", "optional"),
     ("optional", "required"),
 ];
@@ -643,11 +660,14 @@ fn words<'a>(tokens: &[&'a str], range: std::ops::Range<usize>) -> Vec<Word<'a>>
         .map(|i| {
             let text = tokens[i];
             let core = core(text).to_lowercase();
-            let kind = if is_value_token(text) || NUMBER_WORDS.contains(&core.as_str()) {
+            let kind = if is_value_token(text)
+                || NUMBER_WORDS.contains(&core.as_str())
+                || FREQUENCIES.contains(&core.as_str())
+            {
                 Kind::Value
             } else if i > 0 && is_number(tokens[i - 1]) && UNITS.contains(&core.as_str()) {
                 Kind::Unit
-            } else if is_name(tokens, i) || in_tool_place(tokens, i) {
+            } else if is_name(tokens, i) || in_tool_place(tokens, i) || names_a_place(tokens, i) {
                 Kind::Name
             } else {
                 Kind::Plain
@@ -751,6 +771,20 @@ const NUMBER_WORDS: &[&str] = &[
     "eleven", "twelve",
 ];
 
+/// How often something happens: "Releases are cut weekly" → "monthly" changes a value, as a
+/// number does.
+const FREQUENCIES: &[&str] = &[
+    "annually",
+    "biweekly",
+    "daily",
+    "hourly",
+    "monthly",
+    "nightly",
+    "quarterly",
+    "weekly",
+    "yearly",
+];
+
 /// A word that starts with a capital and goes on in lower case, not at the start of a
 /// sentence, a list item or a heading.
 fn is_name(tokens: &[&str], i: usize) -> bool {
@@ -818,6 +852,38 @@ fn in_tool_place(tokens: &[&str], i: usize) -> bool {
             .is_ok()
         && word(tokens[i])
         && ends
+}
+
+/// Words for a named place that the word before them names: "the **dev** branch", "the
+/// **docs** folder", "the **staging** environment". Sorted.
+const PLACES: &[&str] = &[
+    "branch",
+    "channel",
+    "crate",
+    "directory",
+    "environment",
+    "folder",
+    "module",
+    "package",
+    "repo",
+    "repository",
+    "subdirectory",
+    "workspace",
+];
+
+/// Whether `tokens[i]` is a word that names a place ([`PLACES`]) between a function word and
+/// the place's word: "push to the **dev** branch", "in the **docs** folder". So another word
+/// in its place names another branch, folder or environment.
+fn names_a_place(tokens: &[&str], i: usize) -> bool {
+    let lower = |t: &str| core(t).to_lowercase();
+    i > 0
+        && !is_content(tokens[i - 1])
+        && tokens[i - 1].chars().all(char::is_alphabetic)
+        && is_content(tokens[i])
+        && core(tokens[i]).chars().all(char::is_alphanumeric)
+        && tokens
+            .get(i + 1)
+            .is_some_and(|t| PLACES.binary_search(&lower(t).as_str()).is_ok())
 }
 
 /// A flag or a toolchain: `--all`, `-w`, `+nightly`.
@@ -1038,6 +1104,7 @@ mod tests {
     #[test]
     fn opposites_are_sorted_for_their_search() {
         assert!(TOOL_PLACES.windows(2).all(|w| w[0] < w[1]));
+        assert!(PLACES.windows(2).all(|w| w[0] < w[1]));
         assert!(AFTER_TOOL.windows(2).all(|w| w[0] < w[1]));
         assert!(OPPOSITES.iter().all(|(a, b)| a < b));
         assert!(OPPOSITES.windows(2).all(|w| w[0] < w[1]));
@@ -1323,6 +1390,27 @@ mod tests {
             ),
             ("Use tabs", "Use spaces"),
             ("Format code with black.", "Format code with ruff."),
+            // A convention's other choice, how often.
+            ("Use absolute imports", "Use relative imports"),
+            (
+                "Use single quotes for strings",
+                "Use double quotes for strings",
+            ),
+            (
+                "Sort the imports in ascending order",
+                "Sort the imports in descending order",
+            ),
+            ("Load the config eagerly", "Load the config lazily"),
+            ("Releases are cut weekly", "Releases are cut monthly"),
+            // A place's name in lower case, another in its place.
+            (
+                "Send your pull request to the dev branch.",
+                "Send your pull request to the main branch.",
+            ),
+            (
+                "Put the docs in the website folder",
+                "Put the docs in the site folder",
+            ),
             (
                 "Don't run the migrations in tests",
                 "Run the migrations in tests",
@@ -1537,10 +1625,12 @@ mod tests {
             old.insert(v, value);
             let mut new = old.clone();
             // A plain word replaced, dropped, or added; the value kept. Not a word in a
-            // tool's place ("with mypy" -> "with pyright" changes the tool).
+            // tool's place ("with mypy" -> "with pyright" changes the tool), nor a place's
+            // name ("the dev branch").
             let i = at.index(words.len());
             let i = if i == v { (i + 1) % new.len() } else { i };
             prop_assume!(i == 0 || !TOOL_PLACES.contains(&new[i - 1].as_str()));
+            prop_assume!(new.get(i + 1).is_none_or(|w| !PLACES.contains(&w.as_str())));
             match how {
                 0 => new[i] = word,
                 1 => { new.remove(i); }
