@@ -477,7 +477,10 @@ pub fn holds_the_other(a: &str, b: &str) -> bool {
 ///
 /// assert_eq!(plain_words("Unit tests run on Vitest"), "Unit tests run on");
 /// assert_eq!(plain_words("Config lives in `src/settings.rs`"), "Config lives in");
-/// assert_eq!(plain_words("Always squash, never rebase"), "squash rebase");
+/// assert_eq!(plain_words("Always lint, never skip the hooks"), "lint skip the hooks");
+/// assert_eq!(plain_words("Always squash merge"), "merge");
+/// assert_eq!(plain_words("Always squash"), "squash");
+/// assert_eq!(plain_words("Lint the code with ruff"), "Lint the code with");
 /// assert_eq!(plain_words("Disable strict mode"), "strict mode");
 /// assert_eq!(plain_words("Use Node 20"), "Use");
 /// ```
@@ -486,18 +489,23 @@ pub fn plain_words(text: &str) -> String {
     let plain: Vec<&str> = (0..tokens.len())
         .filter(|&i| {
             let t = tokens[i];
-            t.chars().any(char::is_alphanumeric) && !is_value_token(t) && !is_name(&tokens, i)
+            t.chars().any(char::is_alphanumeric) && kind(&tokens, i) == Kind::Plain
         })
         .map(|i| tokens[i])
         .collect();
-    let polar = |t: &&str| reverses(core(t)) || is_opposite(core(t));
-    let kept: Vec<&str> = plain.iter().copied().filter(|t| !polar(t)).collect();
-    // Unless they are all it says of its subject ("Use Node 20": "Use").
-    if kept.iter().any(|t| is_content(t)) {
-        kept.join(" ")
-    } else {
-        plain.join(" ")
-    }
+    // Without the words that reverse a rule, then, unless they are all it says of its subject
+    // ("Use Node 20": "Use"), with the opposites ("Always squash merge": "squash merge").
+    let without = |leave_out: &dyn Fn(&str) -> bool| -> Option<String> {
+        let kept: Vec<&str> = plain
+            .iter()
+            .copied()
+            .filter(|t| !leave_out(core(t)))
+            .collect();
+        kept.iter().any(|t| is_content(t)).then(|| kept.join(" "))
+    };
+    without(&|t| reverses(t) || is_opposite(t))
+        .or_else(|| without(&reverses))
+        .unwrap_or_else(|| plain.join(" "))
 }
 
 /// What a changed word is to [`changed_value`].
@@ -523,8 +531,8 @@ struct Word<'a> {
 
 /// Words that reverse what a rule prescribes when one takes the other's place, as a negation
 /// does: `Enable X` and `Disable X`, `X is required` and `X is optional`, `before` and `after`
-/// the tests, and the two choices of a convention (`absolute` and `relative` imports,
-/// `single` and `double` quotes, `ascending` and `descending` order). Not words that pick another subject (`dev` and `prod`, `client` and `server`,
+/// the tests, and the choices of a convention (`absolute` and `relative` imports, `single` and
+/// `double` quotes, `ascending` and `descending` order, a `squash` or a `rebase` merge). Not words that pick another subject (`dev` and `prod`, `client` and `server`,
 /// `public` and `private`): two rules about two things are both true. Each pair in order, the
 /// pairs sorted, for [`opposites`]' binary search.
 const OPPOSITES: &[(&str, &str)] = &[
@@ -566,6 +574,7 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("major", "minor"),
     ("mandatory", "optional"),
     ("optional", "required"),
+    ("rebase", "squash"),
 ];
 
 /// Words that order two things, so that swapping the words on either side reverses what is
@@ -657,24 +666,29 @@ fn named(words: &[Word]) -> usize {
 fn words<'a>(tokens: &[&'a str], range: std::ops::Range<usize>) -> Vec<Word<'a>> {
     range
         .filter(|&i| is_content(tokens[i]))
-        .map(|i| {
-            let text = tokens[i];
-            let core = core(text).to_lowercase();
-            let kind = if is_value_token(text)
-                || NUMBER_WORDS.contains(&core.as_str())
-                || FREQUENCIES.contains(&core.as_str())
-            {
-                Kind::Value
-            } else if i > 0 && is_number(tokens[i - 1]) && UNITS.contains(&core.as_str()) {
-                Kind::Unit
-            } else if is_name(tokens, i) || in_tool_place(tokens, i) || names_a_place(tokens, i) {
-                Kind::Name
-            } else {
-                Kind::Plain
-            };
-            Word { text, kind }
+        .map(|i| Word {
+            text: tokens[i],
+            kind: kind(tokens, i),
         })
         .collect()
+}
+
+/// What `tokens[i]` is to [`changed_value`].
+fn kind(tokens: &[&str], i: usize) -> Kind {
+    let text = tokens[i];
+    let core = core(text).to_lowercase();
+    if is_value_token(text)
+        || NUMBER_WORDS.contains(&core.as_str())
+        || FREQUENCIES.contains(&core.as_str())
+    {
+        Kind::Value
+    } else if i > 0 && is_number(tokens[i - 1]) && UNITS.contains(&core.as_str()) {
+        Kind::Unit
+    } else if is_name(tokens, i) || in_tool_place(tokens, i) || names_a_place(tokens, i) {
+        Kind::Name
+    } else {
+        Kind::Plain
+    }
 }
 
 /// Words that say what kind of thing a value is: "the `ANTHROPIC_LIVE=1` environment
@@ -1401,6 +1415,10 @@ mod tests {
                 "Sort the imports in descending order",
             ),
             ("Load the config eagerly", "Load the config lazily"),
+            (
+                "We squash merge pull requests",
+                "We rebase merge pull requests",
+            ),
             ("Releases are cut weekly", "Releases are cut monthly"),
             // A place's name in lower case, another in its place.
             (
