@@ -1778,6 +1778,19 @@ fn a_changed_name_in_a_small_store_supersedes_it(s: &mut dyn MemoryStore) {
             "Run the linter before the tests",
             "Run the linter after the tests",
         ),
+        // A tool, a place, a convention's choice, in lower case.
+        (
+            "Type-check with mypy before pushing",
+            "Type-check with pyright before pushing",
+        ),
+        (
+            "Send your pull request to the dev branch",
+            "Send your pull request to the main branch",
+        ),
+        (
+            "Use single quotes for strings",
+            "Use double quotes for strings",
+        ),
     ] {
         let old = write(&mut *s, old).id();
         let new = write(&mut *s, new);
