@@ -1,4 +1,5 @@
-//! Reading standard input: bounded, and lenient about its encoding.
+//! Reading standard input: bounded, and lenient about its encoding where the text is only
+//! read (a query, a prompt), strict where it is stored (a memory).
 
 use std::io::Read;
 
@@ -24,6 +25,31 @@ pub fn read_text(input: &mut dyn Read, what: &str) -> Result<String> {
         );
     }
     Ok(lossy(bytes))
+}
+
+/// What `input` holds, up to [`MAX_INPUT_BYTES`], as [`read_text`] reads it but refusing
+/// bytes that are not UTF-8: for text that is stored (a memory), where a byte read as U+FFFD
+/// would be kept for good.
+///
+/// # Errors
+///
+/// As [`read_text`], and when `input` is not UTF-8 (the error says at which byte).
+pub fn read_utf8(input: &mut dyn Read, what: &str) -> Result<String> {
+    let bytes = read_bounded(input).with_context(|| format!("cannot read {what}"))?;
+    if bytes.len() > MAX_INPUT_BYTES {
+        bail!(
+            "{what} is too large: more than {} MiB",
+            MAX_INPUT_BYTES >> 20
+        );
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let byte = e.as_bytes()[at];
+        anyhow::anyhow!(
+            "{what} is not UTF-8: byte {byte:#04x} at offset {at} (convert it first, say with \
+             `iconv -f latin1 -t utf-8`)"
+        )
+    })
 }
 
 /// What `input` holds, up to one byte past [`MAX_INPUT_BYTES`]: longer than the limit means
@@ -62,5 +88,19 @@ mod tests {
         let over = vec![b'a'; MAX_INPUT_BYTES + 1];
         let e = read_text(&mut &over[..], "the prompt").unwrap_err();
         assert_eq!(e.to_string(), "the prompt is too large: more than 16 MiB");
+    }
+
+    #[test]
+    fn stored_text_must_be_utf8() {
+        assert_eq!(
+            read_utf8(&mut &"café"[..].as_bytes()[..], "x").unwrap(),
+            "café"
+        );
+        let e = read_utf8(&mut &b"caf\xE9 ok"[..], "standard input").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "standard input is not UTF-8: byte 0xe9 at offset 3 (convert it first, say with \
+             `iconv -f latin1 -t utf-8`)"
+        );
     }
 }

@@ -499,9 +499,23 @@ fn build_filter(a: &FilterArgs, now: Timestamp) -> Result<Filter> {
     })
 }
 
+/// `arg`, or standard input when it is `-` (a query or a task: bytes that are not UTF-8 read
+/// as U+FFFD).
 fn read_content(arg: &str, input: &mut dyn Read) -> Result<String> {
     if arg == "-" {
         let text = input::read_text(input, "standard input")?;
+        Ok(text.trim_end().to_string())
+    } else {
+        Ok(arg.to_string())
+    }
+}
+
+/// `arg`, or standard input when it is `-`, as a memory's content: UTF-8 or an error, so
+/// that nothing is stored with a byte lost.
+fn read_memory(arg: &str, input: &mut dyn Read) -> Result<String> {
+    if arg == "-" {
+        let text = input::read_utf8(input, "standard input")
+            .map_err(|e| anyhow::anyhow!("{e:#}; nothing was stored"))?;
         Ok(text.trim_end().to_string())
     } else {
         Ok(arg.to_string())
@@ -530,7 +544,7 @@ fn describe(outcome: &WriteOutcome) -> String {
 }
 
 fn remember(ctx: &mut Ctx, a: &args::RememberArgs, io: &mut Io<'_>) -> Result<()> {
-    let mut m = NewMemory::new(read_content(&a.content, io.input)?, a.memory_type.parse()?)
+    let mut m = NewMemory::new(read_memory(&a.content, io.input)?, a.memory_type.parse()?)
         .tags(a.tags.iter().cloned())
         .confidence(a.confidence)
         .namespace(a.namespace.clone())

@@ -128,6 +128,23 @@ fn result_ids(v: &serde_json::Value) -> Vec<i64> {
 }
 
 #[test]
+fn a_memory_from_standard_input_that_is_not_utf8_is_refused() {
+    let env = Env::new();
+    let out = env.run_stdin(&["remember", "-"], b"caf\xE9 au lait is served at nine");
+    assert!(!out.status.success());
+    assert_eq!(
+        stderr(&out),
+        "error: standard input is not UTF-8: byte 0xe9 at offset 3 (convert it first, say with \
+         `iconv -f latin1 -t utf-8`); nothing was stored\n"
+    );
+    assert_eq!(env.count(), 0);
+    // A query with the same stray byte is still a query.
+    env.ok_stdin(&["recall", "-"], b"caf\xE9");
+    env.ok_stdin(&["remember", "-"], "café au lait".as_bytes());
+    assert_eq!(env.count(), 1);
+}
+
+#[test]
 fn remember_then_recall_with_explain() {
     let env = Env::new();
     assert_eq!(
