@@ -36,20 +36,15 @@ impl Tally {
 /// The text of `path` (`-`: `input`), a relative path taken from `cwd` when given (a server
 /// reading for a client elsewhere); errors name the path as given.
 fn read_text(path: &Path, input: &mut dyn Read, cwd: Option<&Path>) -> Result<String> {
-    let mut text = String::new();
     if path == Path::new("-") {
-        input
-            .read_to_string(&mut text)
-            .context("cannot read standard input")?;
-    } else {
-        let at = match cwd {
-            Some(dir) if path.is_relative() => dir.join(path),
-            _ => path.to_path_buf(),
-        };
-        text = std::fs::read_to_string(at)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        return crate::input::read_utf8(input, "standard input");
     }
-    Ok(text)
+    let at = match cwd {
+        Some(dir) if path.is_relative() => dir.join(path),
+        _ => path.to_path_buf(),
+    };
+    let bytes = std::fs::read(at).with_context(|| format!("cannot read {}", path.display()))?;
+    crate::input::utf8(bytes, &path.display().to_string())
 }
 
 /// `oro-mem extract`.

@@ -42,6 +42,15 @@ pub fn read_utf8(input: &mut dyn Read, what: &str) -> Result<String> {
             MAX_INPUT_BYTES >> 20
         );
     }
+    utf8(bytes, what)
+}
+
+/// `bytes` as text, or an error that says at which byte `what` is not UTF-8.
+///
+/// # Errors
+///
+/// When `bytes` are not UTF-8.
+pub fn utf8(bytes: Vec<u8>, what: &str) -> Result<String> {
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let byte = e.as_bytes()[at];

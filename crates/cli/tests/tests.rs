@@ -128,7 +128,7 @@ fn result_ids(v: &serde_json::Value) -> Vec<i64> {
 }
 
 #[test]
-fn a_memory_from_standard_input_that_is_not_utf8_is_refused() {
+fn memories_from_standard_input_that_are_not_utf8_are_refused() {
     let env = Env::new();
     let out = env.run_stdin(&["remember", "-"], b"caf\xE9 au lait is served at nine");
     assert!(!out.status.success());
@@ -136,6 +136,14 @@ fn a_memory_from_standard_input_that_is_not_utf8_is_refused() {
         stderr(&out),
         "error: standard input is not UTF-8: byte 0xe9 at offset 3 (convert it first, say with \
          `iconv -f latin1 -t utf-8`); nothing was stored\n"
+    );
+    assert_eq!(env.count(), 0);
+    let out = env.run_stdin(&["extract", "-"], b"[MEMORY] caf\xE9 au lait at nine\n");
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("standard input is not UTF-8: byte 0xe9 at offset 12"),
+        "{}",
+        stderr(&out)
     );
     assert_eq!(env.count(), 0);
     // A query with the same stray byte is still a query.
