@@ -17,14 +17,7 @@ pub const MAX_INPUT_BYTES: usize = 16 << 20;
 ///
 /// When `input` fails, or holds more than [`MAX_INPUT_BYTES`].
 pub fn read_text(input: &mut dyn Read, what: &str) -> Result<String> {
-    let bytes = read_bounded(input).with_context(|| format!("cannot read {what}"))?;
-    if bytes.len() > MAX_INPUT_BYTES {
-        bail!(
-            "{what} is too large: more than {} MiB",
-            MAX_INPUT_BYTES >> 20
-        );
-    }
-    Ok(lossy(bytes))
+    read_within(input, what).map(lossy)
 }
 
 /// What `input` holds, up to [`MAX_INPUT_BYTES`], as [`read_text`] reads it but refusing
@@ -35,6 +28,11 @@ pub fn read_text(input: &mut dyn Read, what: &str) -> Result<String> {
 ///
 /// As [`read_text`], and when `input` is not UTF-8 (the error says at which byte).
 pub fn read_utf8(input: &mut dyn Read, what: &str) -> Result<String> {
+    utf8(read_within(input, what)?, what)
+}
+
+/// What `input` holds, or an error when it fails or holds more than [`MAX_INPUT_BYTES`].
+fn read_within(input: &mut dyn Read, what: &str) -> Result<Vec<u8>> {
     let bytes = read_bounded(input).with_context(|| format!("cannot read {what}"))?;
     if bytes.len() > MAX_INPUT_BYTES {
         bail!(
@@ -42,7 +40,7 @@ pub fn read_utf8(input: &mut dyn Read, what: &str) -> Result<String> {
             MAX_INPUT_BYTES >> 20
         );
     }
-    utf8(bytes, what)
+    Ok(bytes)
 }
 
 /// `bytes` as text, or an error that says at which byte `what` is not UTF-8.

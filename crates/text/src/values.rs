@@ -619,7 +619,7 @@ fn swapped_around(a: &[&str], b: &[&str]) -> bool {
 
 /// One of [`ORDER_WORDS`], in any case.
 fn is_order_word(token: &str) -> bool {
-    ORDER_WORDS.contains(&core(token).to_lowercase().as_str())
+    listed(ORDER_WORDS, token)
 }
 
 /// `a` and `b` set one name to two values: `KEY=1` and `KEY=2`, `--jobs=4` and `--jobs=8`.
@@ -851,21 +851,20 @@ const AFTER_TOOL: &[&str] = &[
 /// and another in its place a changed value. "Use descriptive names" names no tool (a content
 /// word goes on), nor does "with the linter" (a function word comes first).
 fn in_tool_place(tokens: &[&str], i: usize) -> bool {
-    let lower = |t: &str| core(t).to_lowercase();
     let word = |t: &str| {
-        core(t).chars().all(char::is_alphanumeric)
-            && is_content(t)
-            && AFTER_TOOL.binary_search(&lower(t).as_str()).is_err()
+        core(t).chars().all(char::is_alphanumeric) && is_content(t) && !listed(AFTER_TOOL, t)
     };
     // Punctuation at the end of a word ("black.") ends the name with it.
     let ends = tokens[i].ends_with(|c: char| !c.is_alphanumeric())
         || tokens.get(i + 1).is_none_or(|t| !word(t));
-    i > 0
-        && TOOL_PLACES
-            .binary_search(&lower(tokens[i - 1]).as_str())
-            .is_ok()
-        && word(tokens[i])
-        && ends
+    i > 0 && listed(TOOL_PLACES, tokens[i - 1]) && word(tokens[i]) && ends
+}
+
+/// `token`, without what wraps it and in lower case, is one of the sorted `words`.
+fn listed(words: &[&str], token: &str) -> bool {
+    words
+        .binary_search(&core(token).to_lowercase().as_str())
+        .is_ok()
 }
 
 /// Words for a named place that the word before them names: "the **dev** branch", "the
@@ -889,15 +888,12 @@ const PLACES: &[&str] = &[
 /// the place's word: "push to the **dev** branch", "in the **docs** folder". So another word
 /// in its place names another branch, folder or environment.
 fn names_a_place(tokens: &[&str], i: usize) -> bool {
-    let lower = |t: &str| core(t).to_lowercase();
     i > 0
         && !is_content(tokens[i - 1])
         && tokens[i - 1].chars().all(char::is_alphabetic)
         && is_content(tokens[i])
         && core(tokens[i]).chars().all(char::is_alphanumeric)
-        && tokens
-            .get(i + 1)
-            .is_some_and(|t| PLACES.binary_search(&lower(t).as_str()).is_ok())
+        && tokens.get(i + 1).is_some_and(|t| listed(PLACES, t))
 }
 
 /// A flag or a toolchain: `--all`, `-w`, `+nightly`.
@@ -1119,6 +1115,7 @@ mod tests {
     fn opposites_are_sorted_for_their_search() {
         assert!(TOOL_PLACES.windows(2).all(|w| w[0] < w[1]));
         assert!(PLACES.windows(2).all(|w| w[0] < w[1]));
+        assert!(ORDER_WORDS.windows(2).all(|w| w[0] < w[1]));
         assert!(AFTER_TOOL.windows(2).all(|w| w[0] < w[1]));
         assert!(OPPOSITES.iter().all(|(a, b)| a < b));
         assert!(OPPOSITES.windows(2).all(|w| w[0] < w[1]));
