@@ -1106,17 +1106,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn units_and_order_words_are_sorted() {
-        assert!(UNITS.windows(2).all(|w| w[0] < w[1]));
-        assert!(ORDER_WORDS.windows(2).all(|w| w[0] < w[1]));
+    fn word_lists_are_sorted_for_their_search() {
+        for list in [UNITS, ORDER_WORDS, TOOL_PLACES, AFTER_TOOL, PLACES] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+        }
     }
 
     #[test]
     fn opposites_are_sorted_for_their_search() {
-        assert!(TOOL_PLACES.windows(2).all(|w| w[0] < w[1]));
-        assert!(PLACES.windows(2).all(|w| w[0] < w[1]));
-        assert!(ORDER_WORDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(AFTER_TOOL.windows(2).all(|w| w[0] < w[1]));
         assert!(OPPOSITES.iter().all(|(a, b)| a < b));
         assert!(OPPOSITES.windows(2).all(|w| w[0] < w[1]));
         assert!(opposites("Enable", "disable") && opposites("after", "Before"));
