@@ -342,6 +342,25 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     if (same * 10 < shorter * 7 && !only_values) || plain > 6 || changed == 0 {
         return false;
     }
+    // A name changed both on its own and inside a changed value: the same rule for another
+    // subject ("Run `cargo test -p core` for the core crate"; "Run `cargo test -p cli` for
+    // the cli crate"), both true. Not a tool: "Lint with ruff: `ruff check .`" → "Lint with
+    // biome: `biome check .`" is the tool and its command changed.
+    let subject = |words: &[Word]| {
+        words.iter().any(|n| {
+            n.kind == Kind::Name
+                && words.iter().any(|v| {
+                    v.kind == Kind::Value
+                        && v.text
+                            .to_lowercase()
+                            .split(|c: char| !c.is_alphanumeric())
+                            .any(|part| part == core(n.text).to_lowercase())
+                })
+        })
+    };
+    if subject(&dropped) && subject(&added) {
+        return false;
+    }
     // A qualifier turned into its complement ("non-Rust" for "Rust") beside other changes:
     // two rules for two cases ("if only non-Rust code changed, run A"; "if Rust code
     // changed, run B"), both true.
@@ -514,9 +533,11 @@ enum Kind {
     /// A value as [`values`] reads one (or a code span), a number word, or how often
     /// ([`FREQUENCIES`]).
     Value,
-    /// A capitalized word inside a sentence: a tool's, a product's, a person's name; or a
-    /// word in a tool's place ([`in_tool_place`]).
+    /// A capitalized word inside a sentence (a tool's, a product's, a person's name), or a
+    /// place's ([`names_a_place`]).
     Name,
+    /// A word in a tool's place ([`in_tool_place`]), in any case.
+    Tool,
     /// A unit after a number (`30 seconds`, `512 MB`): part of the value it follows.
     Unit,
     /// Any other word: rewording changes these.
@@ -684,7 +705,9 @@ fn kind(tokens: &[&str], i: usize) -> Kind {
         Kind::Value
     } else if i > 0 && is_number(tokens[i - 1]) && UNITS.contains(&core.as_str()) {
         Kind::Unit
-    } else if is_name(tokens, i) || in_tool_place(tokens, i) || names_a_place(tokens, i) {
+    } else if in_tool_place(tokens, i) {
+        Kind::Tool
+    } else if is_name(tokens, i) || names_a_place(tokens, i) {
         Kind::Name
     } else {
         Kind::Plain
@@ -1398,6 +1421,10 @@ mod tests {
             ),
             ("Use tabs", "Use spaces"),
             ("Format code with black.", "Format code with ruff."),
+            (
+                "Lint with Ruff: run `ruff check .` before pushing",
+                "Lint with Biome: run `biome check .` before pushing",
+            ),
             // A convention's other choice, how often.
             ("Use absolute imports", "Use relative imports"),
             (
