@@ -152,17 +152,20 @@ pub fn is_alike(a: &Memory, b: &Memory) -> bool {
 }
 
 /// Whether one of two texts says all the other says, word for word and in order, and more
-/// ([`oro_mem_text::holds_the_other`]: a clause added or dropped), with the same values and
-/// metadata and no value changed: a duplicate however low their similarity, and even when the
-/// clause is negated ("…, pipx complains if it isn't"). A negation alone put in front of a
-/// statement reverses it ([`oro_mem_text::changed_value`]): no duplicate.
+/// ([`oro_mem_text::holds_the_other`]: a clause added or dropped), or says it with nothing
+/// but typos fixed and words written short or long ([`oro_mem_text::rewords`]: "deps" for
+/// "dependencies"), with the same values and metadata and no value changed: a duplicate
+/// however low their similarity, and even when the clause is negated ("…, pipx complains if
+/// it isn't"). A negation alone put in front of a statement reverses it
+/// ([`oro_mem_text::changed_value`]): no duplicate.
 pub(crate) fn restates(
     a: &str,
     a_metadata: &serde_json::Map<String, serde_json::Value>,
     b: &str,
     b_metadata: &serde_json::Map<String, serde_json::Value>,
 ) -> bool {
-    same_statement(a, a_metadata, b, b_metadata) && oro_mem_text::holds_the_other(a, b)
+    same_statement(a, a_metadata, b, b_metadata)
+        && (oro_mem_text::holds_the_other(a, b) || oro_mem_text::rewords(a, b))
 }
 
 /// [`is_alike`] of two texts with their metadata.

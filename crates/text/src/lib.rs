@@ -55,7 +55,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use stem::Stemmer;
 pub use terms::{Held, QueryTerms};
 pub use values::{
-    changed_value, holds_the_other, identifiers, names, plain_words, same_entry, same_values,
-    updates, values,
+    changed_value, holds_the_other, identifiers, names, plain_words, rewords, same_entry,
+    same_values, updates, values,
 };
 pub use words::*;

@@ -265,12 +265,7 @@ pub fn changed_value(old: &str, new: &str) -> bool {
             .any(|t| matches!(t.to_lowercase().as_str(), "and" | "or" | ","));
         let gone: Vec<Word> = words(&a, old_range.clone());
         let came: Vec<Word> = words(&b, new_range.clone());
-        let typos = gone.len() == came.len()
-            && gone.iter().zip(&came).all(|(x, y)| {
-                let value = x.kind == Kind::Value || y.kind == Kind::Value;
-                is_typo(x.text, y.text, value, &stemmer)
-            });
-        if typos || gone.len() + came.len() == 0 {
+        if same_words(&gone, &came, &stemmer) {
             continue;
         }
         let named = named(&gone) + named(&came);
@@ -481,6 +476,117 @@ pub fn holds_the_other(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let mut rest = long.iter();
     short.len() >= 8 && short.iter().all(|w| rest.any(|l| l == w))
+}
+
+/// True when `b` is `a` with nothing changed but typos fixed and words written short or
+/// long (a short list of common ones: "Install deps with pnpm" → "Install dependencies with
+/// pnpm", "Review the PR" → "Review the pull request"), and something so changed: a
+/// duplicate however low the two texts' similarity, which such changes lower most in a
+/// short statement.
+///
+/// ```
+/// use oro_mem_text::rewords;
+///
+/// assert!(rewords("Install deps with pnpm", "Install dependencies with pnpm"));
+/// assert!(rewords("Synchronize with the offical repository", "Synchronize with the official repository"));
+/// assert!(!rewords("Install deps with pnpm", "Install deps with pnpm"));
+/// assert!(!rewords("Install deps with pnpm", "Install deps with yarn"));
+/// ```
+pub fn rewords(a: &str, b: &str) -> bool {
+    let (a, b) = (tokens(a), tokens(b));
+    let (ka, kb) = (keys(&a), keys(&b));
+    let stemmer = Stemmer::english();
+    let mut changed = false;
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &ka, &kb) {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag == similar::DiffTag::Equal {
+            continue;
+        }
+        let (gone, came) = (words(&a, old_range), words(&b, new_range));
+        if gone.is_empty() && came.is_empty() {
+            // Punctuation or a function word: "the" for "a" rewords too, but it is no
+            // sign of a rewording of its own.
+            continue;
+        }
+        if !same_words(&gone, &came, &stemmer) {
+            return false;
+        }
+        changed = true;
+    }
+    changed
+}
+
+/// Common words written short, each with what it stands for, sorted: in prose (not in a
+/// value or a name) one says what the other does.
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("app", "application"),
+    ("apps", "applications"),
+    ("arg", "argument"),
+    ("args", "arguments"),
+    ("auth", "authentication"),
+    ("config", "configuration"),
+    ("configs", "configurations"),
+    ("db", "database"),
+    ("dbs", "databases"),
+    ("dep", "dependency"),
+    ("deps", "dependencies"),
+    ("dir", "directory"),
+    ("dirs", "directories"),
+    ("doc", "documentation"),
+    ("docs", "documentation"),
+    ("env", "environment"),
+    ("envs", "environments"),
+    ("func", "function"),
+    ("impl", "implementation"),
+    ("info", "information"),
+    ("lib", "library"),
+    ("libs", "libraries"),
+    ("msg", "message"),
+    ("msgs", "messages"),
+    ("param", "parameter"),
+    ("params", "parameters"),
+    ("pkg", "package"),
+    ("pkgs", "packages"),
+    ("pr", "pull request"),
+    ("prs", "pull requests"),
+    ("repo", "repository"),
+    ("repos", "repositories"),
+    ("spec", "specification"),
+    ("specs", "specifications"),
+    ("var", "variable"),
+    ("vars", "variables"),
+];
+
+/// The words of a changed part, `gone` and then `came`, say the same: each a typo fixed
+/// ([`is_typo`], as in a value when one is), or plain words written short for long or the
+/// other way round ([`ABBREVIATIONS`]).
+fn same_words(gone: &[Word], came: &[Word], stemmer: &Stemmer) -> bool {
+    if gone.is_empty() && came.is_empty() {
+        return true;
+    }
+    let typos = gone.len() == came.len()
+        && gone.iter().zip(came).all(|(x, y)| {
+            let value = x.kind == Kind::Value || y.kind == Kind::Value;
+            is_typo(x.text, y.text, value, stemmer)
+        });
+    let plain = |words: &[Word]| {
+        let all = words.iter().all(|w| w.kind == Kind::Plain);
+        all.then(|| {
+            words
+                .iter()
+                .map(|w| core(w.text).to_lowercase())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+    };
+    let written_short = match (plain(gone), plain(came)) {
+        (Some(x), Some(y)) if !x.is_empty() && !y.is_empty() => {
+            let pair = |s: &str, l: &str| ABBREVIATIONS.binary_search(&(s, l)).is_ok();
+            pair(&x, &y) || pair(&y, &x)
+        }
+        _ => false,
+    };
+    typos || written_short
 }
 
 /// The words of `text` other than its values and names ([`changed_value`]'s reading), and
@@ -1132,6 +1238,54 @@ mod tests {
     fn word_lists_are_sorted_for_their_search() {
         for list in [UNITS, ORDER_WORDS, TOOL_PLACES, AFTER_TOOL, PLACES] {
             assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+        }
+    }
+
+    #[test]
+    fn abbreviations_are_sorted_for_their_search() {
+        assert!(ABBREVIATIONS.windows(2).all(|w| w[0] < w[1]));
+        assert!(ABBREVIATIONS
+            .iter()
+            .all(|(short, long)| short.len() < long.len()));
+    }
+
+    #[test]
+    fn words_written_short_or_long_reword() {
+        for (a, b) in [
+            ("Install deps with pnpm", "Install dependencies with pnpm"),
+            (
+                "Build the docs with mkdocs",
+                "Build the documentation with mkdocs",
+            ),
+            (
+                "Review every PR before merging",
+                "Review every pull request before merging",
+            ),
+            (
+                "Keep secrets out of the repo",
+                "Keep secrets out of the repository.",
+            ),
+        ] {
+            assert!(rewords(a, b), "{a:?} -> {b:?}");
+            assert!(rewords(b, a), "{b:?} -> {a:?}");
+            assert!(!changed_value(a, b), "{a:?} -> {b:?}");
+        }
+        for (a, b) in [
+            // The same words: nothing reworded.
+            ("Install deps with pnpm", "Install deps with pnpm"),
+            // Another word beside.
+            (
+                "Install deps with pnpm",
+                "Install dev dependencies with pnpm",
+            ),
+            // A name or a value is no abbreviation: the dev branch is not the development one.
+            (
+                "Send pull requests to the dev branch",
+                "Send pull requests to the development branch",
+            ),
+            ("Run `make docs`", "Run `make documentation`"),
+        ] {
+            assert!(!rewords(a, b), "{a:?} -> {b:?}");
         }
     }
 
