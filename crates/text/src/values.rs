@@ -618,8 +618,9 @@ pub fn plain_words(text: &str) -> String {
         })
         .map(|i| tokens[i])
         .collect();
-    // Without the words that reverse a rule, then, unless they are all it says of its subject
-    // ("Use Node 20": "Use"), with the opposites ("Always squash merge": "squash merge").
+    // Without the words that reverse a rule and the opposites ("Always squash merge":
+    // "merge"); unless they are all it says of its subject, with the opposites ("Always
+    // squash": "squash"); else all of them (a statement of negations alone).
     let without = |leave_out: &dyn Fn(&str) -> bool| -> Option<String> {
         let kept: Vec<&str> = plain
             .iter()
