@@ -987,7 +987,18 @@ fn in_tool_place(tokens: &[&str], i: usize) -> bool {
     // Punctuation at the end of a word ("black.") ends the name with it.
     let ends = tokens[i].ends_with(|c: char| !c.is_alphanumeric())
         || tokens.get(i + 1).is_none_or(|t| !word(t));
-    i > 0 && listed(TOOL_PLACES, tokens[i - 1]) && word(tokens[i]) && ends
+    before(tokens, i).is_some_and(|t| listed(TOOL_PLACES, t)) && word(tokens[i]) && ends
+}
+
+/// The token before `tokens[i]`, past emphasis (`*`, a token of its own): "the **dev**
+/// branch" names a place as "the dev branch" does.
+fn before<'a>(tokens: &[&'a str], i: usize) -> Option<&'a str> {
+    tokens[..i].iter().rev().find(|t| **t != "*").copied()
+}
+
+/// The token after `tokens[i]`, past emphasis ([`before`]).
+fn after<'a>(tokens: &[&'a str], i: usize) -> Option<&'a str> {
+    tokens.get(i + 1..)?.iter().find(|t| **t != "*").copied()
 }
 
 /// `token`, without what wraps it and in lower case, is one of the sorted `words`.
@@ -1018,12 +1029,10 @@ const PLACES: &[&str] = &[
 /// the place's word: "push to the **dev** branch", "in the **docs** folder". So another word
 /// in its place names another branch, folder or environment.
 fn names_a_place(tokens: &[&str], i: usize) -> bool {
-    i > 0
-        && !is_content(tokens[i - 1])
-        && tokens[i - 1].chars().all(char::is_alphabetic)
+    before(tokens, i).is_some_and(|t| !is_content(t) && t.chars().all(char::is_alphabetic))
         && is_content(tokens[i])
         && core(tokens[i]).chars().all(char::is_alphanumeric)
-        && tokens.get(i + 1).is_some_and(|t| listed(PLACES, t))
+        && after(tokens, i).is_some_and(|t| listed(PLACES, t))
 }
 
 /// A flag or a toolchain: `--all`, `-w`, `+nightly`.
@@ -1604,6 +1613,15 @@ mod tests {
             (
                 "Put the docs in the website folder",
                 "Put the docs in the site folder",
+            ),
+            // In emphasis, a word dropped beside it.
+            (
+                "Send your pull request specifically to the **dev** branch.",
+                "Send your pull request to the main branch.",
+            ),
+            (
+                "Type-check with **mypy** first",
+                "Type-check with **pyright** first",
             ),
             (
                 "Don't run the migrations in tests",
