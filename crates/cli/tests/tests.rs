@@ -2672,6 +2672,46 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
 }
 
 #[test]
+fn hybrid_returns_the_nearest_memory_by_meaning_in_a_small_store() {
+    // The README's store, asked in other words: no word in common, a cosine of about 0.42,
+    // an estimated relevance below the bar. Nearer than what an unrelated memory comes in a
+    // store of one (`recall.keep_similar`), so returned, and `--explain` says why.
+    let env = hybrid_env();
+    env.ok(&[
+        "remember",
+        "SQLite allows one writer at a time; set busy_timeout",
+        "--type",
+        "gotcha",
+    ]);
+    let query = "why is the database locked when two agents write?";
+    let r = env.recall_json(&[query, "--no-touch"]);
+    assert_eq!(result_ids(&r), [1], "{r:#}");
+    let similar = r["results"][0]["similar"].as_f64().unwrap();
+    assert!((0.36..0.5).contains(&similar), "{r:#}");
+    assert!(
+        r["results"][0]["relevance"].as_f64().unwrap() < 0.02,
+        "{r:#}"
+    );
+    let explained = env.ok(&["recall", query, "--explain", "--no-touch"]);
+    assert!(
+        explained.contains("the nearest in meaning (cosine 0.4"),
+        "{explained}"
+    );
+    // A task about something else is answered with nothing, as before.
+    let out = env.run(&["inject", "--task", "Bake sourdough bread with rye flour"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    // Off, the paraphrase is withheld.
+    std::fs::write(
+        env.dir.path().join(".oro").join("config.toml"),
+        "mode = \"hybrid\"\n[recall]\nkeep_similar = false\n",
+    )
+    .unwrap();
+    let r = env.recall_json(&[query, "--no-touch"]);
+    assert_eq!(r["abstained"]["reason"], "below_relevance", "{r:#}");
+}
+
+#[test]
 fn without_the_model_hybrid_stores_and_answers_then_embed_catches_up() {
     let env = hybrid_env();
     let missing = env.dir.path().join("removed-model-dir");

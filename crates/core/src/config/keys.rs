@@ -295,6 +295,7 @@ pub const KEYS: &[Key] = &[
         |c, v| c.recall.abstain_below = v,
     ),
     flag("recall.keep_named", |c, v| c.recall.keep_named = v),
+    flag("recall.keep_similar", |c, v| c.recall.keep_similar = v),
     text(
         "recall.order",
         Domain::Choice(&["score", "relevance"]),

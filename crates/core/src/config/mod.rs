@@ -272,6 +272,18 @@ pub struct RecallConfig {
     /// 0.579; SciFact train and LoCoMo dev move by 0.006 or less (see
     /// `docs/retrieval-quality.md`).
     pub keep_named: bool,
+    /// When no result's estimated relevance reaches `min_relevance`, the candidate nearest
+    /// the query by meaning is kept if its cosine reaches what the nearest of as many
+    /// unrelated memories reaches once in a hundred: [`KEEP_SIMILAR_COSINE`] in a store of
+    /// one memory, [`KEEP_SIMILAR_PER_LN_MEMORIES`] more for each natural log of the number of
+    /// memories searched (0.43 in a store of 10, 0.50 of 100, 0.62 of 5,000). A paraphrase
+    /// with no word in common gets its memory in a small store, where the relevance model,
+    /// fitted mostly on larger ones, estimates too little. Only in the modes that rank by a
+    /// cosine and estimate relevance (hybrid).
+    ///
+    /// Measured over the unrelated questions asked of stores of 5, 10 and 100 memories and
+    /// the related sets (see `docs/retrieval-quality.md`).
+    pub keep_similar: bool,
     /// The relevance model of each mode (see [`crate::calibration`]).
     pub calibration: Calibrations,
     /// The answerable model of each mode: the estimated probability that the store holds
@@ -397,6 +409,29 @@ impl Boost {
 /// few memories, and a budget of tokens bounds them anyway.
 pub const MAX_RESULTS: usize = 100;
 
+/// The cosine at which `recall.keep_similar` keeps the memory nearest the query in a store
+/// of one memory: about the 99th percentile of the best cosine (all-MiniLM-L6-v2) of
+/// questions asked of stores that know nothing about them.
+pub const KEEP_SIMILAR_COSINE: f64 = 0.36;
+
+/// How much `recall.keep_similar`'s cosine rises with each natural log of the number of
+/// memories searched: the more memories, the nearer the nearest unrelated one (99th
+/// percentile 0.41 in stores of 5, 0.44 of 10, 0.50 of 100).
+pub const KEEP_SIMILAR_PER_LN_MEMORIES: f64 = 0.03;
+
+/// The cosine `recall.keep_similar` asks of the nearest memory among `memories` searched
+/// ([`KEEP_SIMILAR_COSINE`], [`KEEP_SIMILAR_PER_LN_MEMORIES`]).
+///
+/// ```
+/// use oro_mem_core::config::keep_similar_cosine;
+///
+/// assert_eq!(keep_similar_cosine(1), 0.36);
+/// assert!((keep_similar_cosine(100) - 0.498).abs() < 0.001);
+/// ```
+pub fn keep_similar_cosine(memories: u64) -> f64 {
+    KEEP_SIMILAR_COSINE + KEEP_SIMILAR_PER_LN_MEMORIES * (memories.max(1) as f64).ln()
+}
+
 /// What orders recall's results.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -447,6 +482,7 @@ impl Default for RecallConfig {
             min_relevance: 0.02,
             abstain_below: 0.0,
             keep_named: true,
+            keep_similar: true,
             calibration: Calibrations::default(),
             answerable: AnswerableModels::default(),
             order: Order::Score,

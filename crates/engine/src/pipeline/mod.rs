@@ -13,11 +13,12 @@ use oro_mem_core::calibration::{
     gap, Calibration, Features, BEST_SUFFIX, COVERAGE, COVERAGE_BEST, COVERAGE_GAP, FUSED,
     GAP_SUFFIX, MEMORIES, QUERY_TERMS, SHARE_SUFFIX, TERMS_FOUND,
 };
-use oro_mem_core::config::{Boost, DecayConfig, Order, RecallConfig};
+use oro_mem_core::config::{keep_similar_cosine, Boost, DecayConfig, Order, RecallConfig};
 use oro_mem_core::{
     CandidateTerms, Candidates, Fuser, Memory, MemoryId, Query, Ranker, Ranking, Result, Signal,
     Timestamp, Weighted,
 };
+use oro_mem_rank_vector::VectorRanker;
 use oro_mem_text::{identifiers, jaccard, names, word_set};
 use serde::Serialize;
 
@@ -105,6 +106,11 @@ pub struct Recalled {
     /// relevance is below `recall.min_relevance` (`recall.keep_named`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub named: Option<String>,
+    /// Its cosine to the query, when nothing reached `recall.min_relevance` and that kept it:
+    /// the nearest memory by meaning, as near as few unrelated memories come in a store of
+    /// this size (`recall.keep_similar`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similar: Option<f64>,
 }
 
 /// Why a recall returned nothing. Serialized as `{"reason": "below_relevance", "message":
@@ -513,8 +519,19 @@ impl Pipeline {
             Some(_) if self.recall.keep_named => self.named(query, &candidates),
             _ => HashMap::new(),
         };
+        let similar = match &estimator {
+            Some(_) if self.recall.keep_similar => Pipeline::similar(&candidates),
+            _ => None,
+        };
         out.results = self
-            .select(scored, &by_id, estimator.as_ref(), &mut below, &named)
+            .select(
+                scored,
+                &by_id,
+                estimator.as_ref(),
+                &mut below,
+                &named,
+                similar,
+            )
             .into_iter()
             .map(|s| self.explained(s, &inputs, &boosted))
             .collect();
@@ -740,10 +757,23 @@ impl Pipeline {
         named
     }
 
+    /// The candidate nearest the query by meaning and its cosine, when that cosine reaches
+    /// [`keep_similar_cosine`] for the number of memories searched (`recall.keep_similar`).
+    fn similar(candidates: &Candidates) -> Option<(MemoryId, f64)> {
+        let searched = candidates.searched().unwrap_or(candidates.len() as u64);
+        let bar = keep_similar_cosine(searched);
+        candidates
+            .scores(VectorRanker::SIGNAL)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .filter(|&(_, cosine)| cosine >= bar)
+    }
+
     /// The select stage: in score order, skips near-duplicates of a result already taken and
     /// what does not fit the token budget, up to `max_results`; the best result alone over
     /// the budget is cut to fit rather than dropped. A result estimated below
-    /// `min_relevance` is passed over unless `named` holds it (the identifier it names).
+    /// `min_relevance` is passed over unless `named` holds it (the identifier it names); when
+    /// that leaves nothing, the `similar` candidate (the nearest by meaning, and its cosine)
+    /// is returned if it was passed over.
     fn select(
         &self,
         scored: Vec<Scored>,
@@ -751,16 +781,18 @@ impl Pipeline {
         estimator: Option<&Estimator<'_>>,
         below: &mut Below,
         named: &HashMap<MemoryId, String>,
+        similar: Option<(MemoryId, f64)>,
     ) -> Vec<Selected> {
         let mut selected: Vec<Selected> = Vec::new();
         let mut kept_words = Vec::new();
         let mut used_tokens = 0;
+        let mut nearest = None;
         for mut s in scored {
             if selected.len() >= self.recall.max_results {
                 break;
             }
             let Some(&m) = by_id.get(&s.id) else { continue };
-            let mut tokens = estimate_tokens(&m.content);
+            let tokens = estimate_tokens(&m.content);
             let over_budget = used_tokens + tokens > self.recall.budget_tokens;
             if over_budget && !selected.is_empty() {
                 continue;
@@ -791,30 +823,50 @@ impl Pipeline {
                     if kept_for.is_none() {
                         below.count += 1;
                         below.best = below.best.max(p);
+                        if let Some((_, cosine)) = similar.filter(|&(id, _)| id == s.id) {
+                            nearest = Some((s, m, cosine));
+                        }
                         continue;
                     }
                 }
             }
-            let mut memory = m.clone();
-            let mut truncated = false;
-            if over_budget {
-                // The best result alone exceeds the budget: return its beginning rather than
-                // nothing at all.
-                truncate_to_tokens(&mut memory.content, self.recall.budget_tokens);
-                tokens = estimate_tokens(&memory.content);
-                truncated = true;
-            }
-            used_tokens += tokens;
+            let chosen = self.selected(s, m, kept_for, None);
+            used_tokens += chosen.tokens;
             kept_words.extend(words);
-            selected.push(Selected {
-                scored: s,
-                memory,
-                tokens,
-                truncated,
-                named: kept_for,
-            });
+            selected.push(chosen);
+        }
+        if let Some((s, m, cosine)) = nearest.filter(|_| selected.is_empty()) {
+            below.count -= 1;
+            selected.push(self.selected(s, m, None, Some(cosine)));
         }
         selected
+    }
+
+    /// `s` as selected, its memory cut to the token budget when over it (the best result
+    /// alone: its beginning rather than nothing at all), and what kept it below the relevance
+    /// bar, if anything did.
+    fn selected(
+        &self,
+        s: Scored,
+        m: &Memory,
+        named: Option<String>,
+        similar: Option<f64>,
+    ) -> Selected {
+        let mut memory = m.clone();
+        let mut tokens = estimate_tokens(&memory.content);
+        let truncated = tokens > self.recall.budget_tokens;
+        if truncated {
+            truncate_to_tokens(&mut memory.content, self.recall.budget_tokens);
+            tokens = estimate_tokens(&memory.content);
+        }
+        Selected {
+            scored: s,
+            memory,
+            tokens,
+            truncated,
+            named,
+            similar,
+        }
     }
 
     /// A selected memory with what each list (and pinning) gave it.
@@ -879,6 +931,7 @@ impl Pipeline {
             probability: s.scored.probability,
             features: s.scored.features,
             named: s.named,
+            similar: s.similar,
         }
     }
 }
@@ -1216,6 +1269,8 @@ struct Selected {
     truncated: bool,
     /// The query's identifier it names, when that kept it below the relevance bar.
     named: Option<String>,
+    /// Its cosine, when `recall.keep_similar` kept it.
+    similar: Option<f64>,
 }
 
 /// Cuts `text` to at most `tokens` estimated tokens, at a character boundary, marking the cut.
@@ -1643,7 +1698,14 @@ mod tests {
             })
             .collect();
         let ids: Vec<_> = p
-            .select(scored, &by_id, None, &mut Below::default(), &HashMap::new())
+            .select(
+                scored,
+                &by_id,
+                None,
+                &mut Below::default(),
+                &HashMap::new(),
+                None,
+            )
             .iter()
             .map(|s| s.scored.id)
             .collect();
@@ -2377,6 +2439,64 @@ mod tests {
         assert!(run_query(&calibrated(0.5, Order::Score), query, many)
             .results
             .is_empty());
+    }
+
+    #[test]
+    fn the_memory_nearest_in_meaning_is_kept_when_nothing_reaches_the_bar() {
+        // Memories that share no word with the query: estimated (from words) below a bar of
+        // 0.5, whatever their cosines.
+        let recall = |keep_similar: bool, searched: Option<u64>, cosines: &[f64]| {
+            let mut p = calibrated(0.5, Order::Score).ranker(CosineField, 1.0);
+            p.recall.keep_similar = keep_similar;
+            let f = Filter::default();
+            let vector = Signal::new(cosines.iter().enumerate().map(|(i, &c)| (i as i64 + 1, c)));
+            let mut candidates = Candidates::new(
+                (1..=cosines.len()).map(|i| Candidate::new(memory(i as i64, "a memory"))),
+            );
+            candidates.set_signal("vector", vector);
+            if let Some(n) = searched {
+                candidates.set_searched(n);
+            }
+            p.recall(
+                &Query::new("why is the database locked", &f).now(Timestamp(0)),
+                candidates,
+            )
+            .unwrap()
+        };
+        // A store of one memory, at a cosine above the bar for one (0.36): kept, and says why.
+        let r = recall(true, None, &[0.42]);
+        assert_eq!(r.results.len(), 1);
+        assert!(r.results[0].probability.unwrap() < 0.5);
+        assert_eq!(r.results[0].similar, Some(0.42));
+        assert_eq!((r.below_relevance, r.abstained.as_ref()), (0, None));
+        // Of two, only the nearest, the bar a little higher (0.38).
+        let r = recall(true, None, &[0.33, 0.42]);
+        let ids: Vec<MemoryId> = r.results.iter().map(|r| r.memory.id).collect();
+        assert_eq!((ids, r.below_relevance), (vec![2], 1));
+        assert!(recall(true, None, &[0.37, 0.37]).results.is_empty());
+        // Below the bar, off, or among a thousand memories searched (bar 0.57): nothing.
+        for r in [
+            recall(true, None, &[0.35]),
+            recall(false, None, &[0.42]),
+            recall(true, Some(1000), &[0.42]),
+        ] {
+            assert!(r.results.is_empty());
+            assert!(matches!(
+                r.abstained,
+                Some(Abstention::BelowRelevance { .. })
+            ));
+        }
+        assert_eq!(
+            recall(true, Some(1000), &[0.6]).results[0].similar,
+            Some(0.6)
+        );
+        // Nothing is marked as kept when a result reaches the bar.
+        let r = run_query(
+            &calibrated(0.0, Order::Score).ranker(CosineField, 1.0),
+            "flaky login test",
+            vec![candidate(1, "the login test is flaky on CI", 3.0)],
+        );
+        assert!(r.results.iter().all(|r| r.similar.is_none()));
     }
 
     #[test]
