@@ -1791,6 +1791,15 @@ fn a_changed_name_in_a_small_store_supersedes_it(s: &mut dyn MemoryStore) {
             "Use single quotes for strings",
             "Use double quotes for strings",
         ),
+        // A log's level; a place's name in emphasis, a word dropped beside it.
+        (
+            "The default log level is info",
+            "The default log level is debug",
+        ),
+        (
+            "Cut releases specifically from the **next** branch",
+            "Cut releases from the stable branch",
+        ),
     ] {
         let old = write(&mut *s, old).id();
         let new = write(&mut *s, new);

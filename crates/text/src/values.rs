@@ -637,8 +637,8 @@ pub fn plain_words(text: &str) -> String {
 /// What a changed word is to [`changed_value`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    /// A value as [`values`] reads one (or a code span), a number word, or how often
-    /// ([`FREQUENCIES`]).
+    /// A value as [`values`] reads one (or a code span), a number word, how often
+    /// ([`FREQUENCIES`]) or how much a log says ([`LOG_LEVELS`]).
     Value,
     /// A capitalized word inside a sentence (a tool's, a product's, a person's name), or a
     /// place's ([`names_a_place`]).
@@ -807,7 +807,8 @@ fn kind(tokens: &[&str], i: usize) -> Kind {
     let core = core(text).to_lowercase();
     if is_value_token(text)
         || NUMBER_WORDS.contains(&core.as_str())
-        || FREQUENCIES.contains(&core.as_str())
+        || listed(FREQUENCIES, &core)
+        || listed(LOG_LEVELS, &core)
     {
         Kind::Value
     } else if i > 0 && is_number(tokens[i - 1]) && UNITS.contains(&core.as_str()) {
@@ -915,8 +916,13 @@ const NUMBER_WORDS: &[&str] = &[
     "eleven", "twelve",
 ];
 
+/// A log's level: "The default log level is info" → "debug" changes a value, as a number
+/// does. Not `error` nor `warning`, which are words of rules too ("fix every warning").
+/// Sorted.
+const LOG_LEVELS: &[&str] = &["debug", "info", "trace", "verbose", "warn"];
+
 /// How often something happens: "Releases are cut weekly" → "monthly" changes a value, as a
-/// number does.
+/// number does. Sorted.
 const FREQUENCIES: &[&str] = &[
     "annually",
     "biweekly",
@@ -1246,7 +1252,15 @@ mod tests {
 
     #[test]
     fn word_lists_are_sorted_for_their_search() {
-        for list in [UNITS, ORDER_WORDS, TOOL_PLACES, AFTER_TOOL, PLACES] {
+        for list in [
+            UNITS,
+            ORDER_WORDS,
+            TOOL_PLACES,
+            AFTER_TOOL,
+            PLACES,
+            FREQUENCIES,
+            LOG_LEVELS,
+        ] {
             assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
         }
     }
@@ -1605,6 +1619,10 @@ mod tests {
                 "We rebase merge pull requests",
             ),
             ("Releases are cut weekly", "Releases are cut monthly"),
+            (
+                "The default log level is info",
+                "The default log level is debug",
+            ),
             // A place's name in lower case, another in its place.
             (
                 "Send your pull request to the dev branch.",
