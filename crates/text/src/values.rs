@@ -287,8 +287,14 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         added.extend(came);
     }
     // A word moved is no word changed ("read `a.md` before starting" → "before starting,
-    // read `a.md`").
-    let key = |w: &Word| core(w.text).to_lowercase();
+    // read `a.md`"), nor a plain word in another form ("1 approval" → "2 approvals").
+    let key = |w: &Word| {
+        let word = core(w.text).to_lowercase();
+        match w.kind {
+            Kind::Plain => stemmer.stem(&word).into_owned(),
+            _ => word,
+        }
+    };
     let mut i = 0;
     while i < dropped.len() {
         let k = key(&dropped[i]);
@@ -1623,6 +1629,9 @@ mod tests {
                 "The default log level is info",
                 "The default log level is debug",
             ),
+            // A number changed, the noun after it in the plural.
+            ("PRs need one approval", "PRs need two approvals"),
+            ("Retry 1 time", "Retry 3 times"),
             // A place's name in lower case, another in its place.
             (
                 "Send your pull request to the dev branch.",
