@@ -821,7 +821,7 @@ fn kind(tokens: &[&str], i: usize) -> Kind {
         Kind::Unit
     } else if in_tool_place(tokens, i) {
         Kind::Tool
-    } else if is_name(tokens, i) || names_a_place(tokens, i) {
+    } else if is_name(tokens, i) || names_a_place(tokens, i) || ends_as_complement(tokens, i) {
         Kind::Name
     } else {
         Kind::Plain
@@ -1045,6 +1045,31 @@ fn names_a_place(tokens: &[&str], i: usize) -> bool {
         && is_content(tokens[i])
         && core(tokens[i]).chars().all(char::is_alphanumeric)
         && after(tokens, i).is_some_and(|t| listed(PLACES, t))
+}
+
+/// Words after which the last word of a statement is what it says its subject is or goes
+/// to: "The default branch is master", "Logs go to stdout". Sorted.
+const COMPLEMENT_PLACES: &[&str] = &["are", "is", "to"];
+
+/// Whether `tokens[i]` is the statement's last word, right after a [`COMPLEMENT_PLACES`]
+/// word (or after it and an article): the value of what the statement says ("The default
+/// branch is master" → "main"; "Logs go to stdout" → "stderr").
+fn ends_as_complement(tokens: &[&str], i: usize) -> bool {
+    let last = tokens[i + 1..]
+        .iter()
+        .all(|t| !t.chars().any(char::is_alphanumeric));
+    let before = match before(tokens, i) {
+        Some(t) if matches!(t.to_lowercase().as_str(), "a" | "an" | "the") => tokens[..i]
+            .iter()
+            .rev()
+            .filter(|t| **t != "*")
+            .nth(1)
+            .copied(),
+        other => other,
+    };
+    last && is_content(tokens[i])
+        && core(tokens[i]).chars().all(char::is_alphanumeric)
+        && before.is_some_and(|t| listed(COMPLEMENT_PLACES, t))
 }
 
 /// A flag or a toolchain: `--all`, `-w`, `+nightly`.
@@ -1629,6 +1654,9 @@ mod tests {
                 "The default log level is info",
                 "The default log level is debug",
             ),
+            // What the subject is or goes to, at the end.
+            ("The default branch is master", "The default branch is main"),
+            ("Logs go to stdout.", "Logs go to stderr."),
             // A number changed, the noun after it in the plural.
             ("PRs need one approval", "PRs need two approvals"),
             ("Retry 1 time", "Retry 3 times"),
@@ -1731,6 +1759,8 @@ mod tests {
             ),
             // A clause moved around an order's word: the same order.
             ("Run lint before committing", "Before committing, run lint"),
+            // The same complement, the verb reworded.
+            ("Logs go to stdout", "Logs are written to stdout"),
             (
                 "Read `AGENTS.md` before you start",
                 "Before you start, read `AGENTS.md`",
