@@ -688,6 +688,8 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("automatically", "manually"),
     ("avoid", "prefer"),
     ("avoid", "use"),
+    ("capital", "lowercase"),
+    ("capitalized", "lowercased"),
     ("dark", "light"),
     ("disable", "enable"),
     ("disabled", "enabled"),
@@ -708,6 +710,10 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("major", "minor"),
     ("mandatory", "optional"),
     ("optional", "required"),
+    ("parallel", "sequential"),
+    ("parallel", "sequentially"),
+    ("parallel", "serial"),
+    ("parallel", "serially"),
     ("rebase", "squash"),
 ];
 
@@ -767,7 +773,10 @@ fn same_setting(a: &str, b: &str) -> bool {
 
 /// `word` reverses a rule when it is added or dropped: a negation, or `always`.
 fn reverses(word: &str) -> bool {
-    crate::words::is_negation(word) || word.eq_ignore_ascii_case("always")
+    crate::words::is_negation(word)
+        || ["always", "anymore", "longer", "still"]
+            .iter()
+            .any(|w| word.eq_ignore_ascii_case(w))
 }
 
 /// `word` is one of a pair of [`OPPOSITES`], in any case.
@@ -815,6 +824,7 @@ fn kind(tokens: &[&str], i: usize) -> Kind {
         || NUMBER_WORDS.contains(&core.as_str())
         || listed(FREQUENCIES, &core)
         || listed(LOG_LEVELS, &core)
+        || listed(STAGES, &core)
     {
         Kind::Value
     } else if i > 0 && is_number(tokens[i - 1]) && UNITS.contains(&core.as_str()) {
@@ -920,6 +930,19 @@ fn is_number(token: &str) -> bool {
 const NUMBER_WORDS: &[&str] = &[
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "eleven", "twelve",
+];
+
+/// Where a feature or an interface is in its life: "`foo()` is deprecated" → "`foo()` was
+/// removed" changes a value, as a number does. Sorted.
+const STAGES: &[&str] = &[
+    "deprecated",
+    "experimental",
+    "obsolete",
+    "removed",
+    "stable",
+    "supported",
+    "unstable",
+    "unsupported",
 ];
 
 /// A log's level: "The default log level is info" → "debug" changes a value, as a number
@@ -1169,8 +1192,8 @@ const FUNCTION_WORDS: &[&str] = &[
     "could", "do", "does", "for", "from", "here", "how", "i", "if", "in", "into", "is", "it",
     "its", "just", "may", "might", "more", "most", "must", "no", "not", "of", "on", "only", "or",
     "our", "please", "should", "so", "some", "than", "that", "the", "then", "there", "these",
-    "this", "those", "to", "us", "very", "we", "what", "when", "which", "who", "why", "will",
-    "with", "would", "you", "your",
+    "this", "those", "to", "us", "very", "was", "we", "were", "what", "when", "which", "who",
+    "why", "will", "with", "would", "you", "your",
 ];
 
 /// A word that carries meaning: not punctuation, not a function word.
@@ -1291,6 +1314,7 @@ mod tests {
             PLACES,
             FREQUENCIES,
             LOG_LEVELS,
+            STAGES,
         ] {
             assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
         }
@@ -1654,6 +1678,21 @@ mod tests {
                 "The default log level is info",
                 "The default log level is debug",
             ),
+            (
+                "Error messages start with a lowercase letter.",
+                "Error messages start with a capital letter.",
+            ),
+            ("Tests are run in parallel", "Tests are run serially"),
+            // A rule that no longer holds; a stage of a feature's life.
+            (
+                "The old API is still supported",
+                "The old API is no longer supported",
+            ),
+            (
+                "Merges require a green CI run",
+                "Merges no longer require a green CI run",
+            ),
+            ("`foo()` is deprecated", "`foo()` was removed"),
             // What the subject is or goes to, at the end.
             ("The default branch is master", "The default branch is main"),
             ("Logs go to stdout.", "Logs go to stderr."),
