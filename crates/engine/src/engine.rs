@@ -408,7 +408,12 @@ impl Engine {
         // when the query is such text, not for every such memory of a mixed store.
         candidates.unscore(VectorRanker::SIGNAL, |c| is_mostly_cjk(&c.memory.content));
         self.add_session_neighbours(store, mode, &mut candidates)?;
-        if self.pipeline(mode).reads(MEMORIES) {
+        let pipeline = self.pipeline(mode);
+        // The number of memories searched: a feature of the relevance models, and what the
+        // cosine `recall.keep_similar` asks of the nearest memory follows.
+        let keeps_similar =
+            mode != Mode::Fts && pipeline.config().keep_similar && pipeline.estimates();
+        if pipeline.reads(MEMORIES) || keeps_similar {
             // Whatever their confidence: few memories fall under the floor, and the memories
             // table has no index on it, so a count with it reads every row.
             let searched = Filter {

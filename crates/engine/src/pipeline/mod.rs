@@ -420,6 +420,12 @@ impl Pipeline {
         &self.recall
     }
 
+    /// True when the pipeline estimates relevance (it has a relevance model): what
+    /// `recall.min_relevance`, `recall.keep_named` and `recall.keep_similar` work on.
+    pub fn estimates(&self) -> bool {
+        !self.calibration.is_empty()
+    }
+
     /// True when an estimate reads feature `name` (one of the pipeline's models has a
     /// coefficient for it, and there is a relevance model to estimate with): what the
     /// candidates must carry, such as [`Candidates::searched`] for
