@@ -178,8 +178,8 @@ pub(crate) fn says_the_same(
     same_statement(a, a_metadata, b, b_metadata) && oro_mem_text::same_polarity(a, b)
 }
 
-/// The same metadata, the same values, and no value changed: what a duplicate needs beside
-/// being alike in words.
+/// The same metadata, the same values, no value changed and the same subject
+/// ([`oro_mem_text::subject_replaced`]): what a duplicate needs beside being alike in words.
 fn same_statement(
     a: &str,
     a_metadata: &serde_json::Map<String, serde_json::Value>,
@@ -189,6 +189,7 @@ fn same_statement(
     a_metadata == b_metadata
         && oro_mem_text::same_values(a, b)
         && !oro_mem_text::changed_value(a, b)
+        && !oro_mem_text::subject_replaced(a, b)
 }
 
 /// Whether `a` is kept over `b` when they are merged: the higher confidence, then the pinned

@@ -1722,6 +1722,36 @@ fn a_clause_added_or_a_typo_fixed_is_a_duplicate(s: &mut dyn MemoryStore) {
     );
 }
 
+fn another_subject_is_stored_beside(s: &mut dyn MemoryStore) {
+    // In a store of one memory, a statement with its subject replaced shares all but one word
+    // with it: no duplicate (the new one would be lost), and no update (the same words say as
+    // often that two things are alike).
+    let write = |s: &mut dyn MemoryStore, namespace: &str, text: &str| {
+        let m = NewMemory::new(text, MemoryType::Fact).namespace(namespace);
+        remember_batch(s, vec![m], &DedupConfig::default())
+            .expect("remember")
+            .remove(0)
+    };
+    for (i, (old, new)) in [
+        (
+            "Sentry is used for error tracking",
+            "Rollbar is used for error tracking",
+        ),
+        (
+            "Dependabot updates dependencies weekly",
+            "Renovate updates dependencies weekly",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let namespace = format!("subject-{i}");
+        write(&mut *s, &namespace, old);
+        let new = write(&mut *s, &namespace, new);
+        assert!(matches!(new, WriteOutcome::Inserted { .. }), "{new:?}");
+    }
+}
+
 fn a_changed_name_in_a_small_store_supersedes_it(s: &mut dyn MemoryStore) {
     let write = |s: &mut dyn MemoryStore, text: &str| {
         let m = NewMemory::new(text, MemoryType::Decision);
@@ -1953,7 +1983,7 @@ type StoreCheck = fn(&mut dyn MemoryStore);
 #[test]
 fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
     let mut server = TestServer::get();
-    let checks: [(&str, StoreCheck); 9] = [
+    let checks: [(&str, StoreCheck); 10] = [
         ("invalid batches", invalid_batches_write_nothing),
         ("a bad embedding", a_bad_embedding_writes_nothing),
         ("lexical duplicates", duplicates_are_merged_or_skipped),
@@ -1972,6 +2002,7 @@ fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
             "a clause added or a typo fixed",
             a_clause_added_or_a_typo_fixed_is_a_duplicate,
         ),
+        ("another subject", another_subject_is_stored_beside),
     ];
     for (what, check) in checks {
         for (name, mut s) in new_stores(&mut server) {

@@ -484,6 +484,60 @@ pub fn holds_the_other(a: &str, b: &str) -> bool {
     short.len() >= 8 && short.iter().all(|w| rest.any(|l| l == w))
 }
 
+/// Verbs that say the word before them is a subject ([`subject_replaced`]). Sorted.
+const AUXILIARIES: &[&str] = &[
+    "are", "can", "could", "did", "does", "had", "has", "have", "is", "may", "might", "must",
+    "shall", "should", "was", "were", "will", "would",
+];
+
+/// True when `b` is `a` with its first word, its subject, replaced by another and nothing
+/// else changed: "Sentry is used for error tracking" and "Rollbar is used for error
+/// tracking", "Alice owns the billing service" and "Bob owns …". A capitalized word that
+/// starts a statement may be a name or a verb, so it is read as a subject only when a verb
+/// follows it: an auxiliary (`is`, `has`, `can`, …) or a word ending in `s` ("owns",
+/// "updates"). Such a pair is no duplicate, however similar (one word of a few), and no
+/// update either: the same words say as often that two things are alike ("Linux is
+/// supported", "Windows is supported"). A typo fixed, another form of the word, a negation or
+/// an opposite are not a subject replaced.
+///
+/// ```
+/// use oro_mem_text::subject_replaced;
+///
+/// assert!(subject_replaced("Sentry is used for error tracking", "Rollbar is used for error tracking"));
+/// assert!(subject_replaced("Dependabot updates dependencies weekly", "Renovate updates dependencies weekly"));
+/// // An imperative's verb: a rewording.
+/// assert!(!subject_replaced("Use single quotes in Python", "Prefer single quotes in Python"));
+/// assert!(!subject_replaced("Sentry is used for error tracking", "Sentry is used for tracing"));
+/// ```
+pub fn subject_replaced(a: &str, b: &str) -> bool {
+    let (a, b) = (tokens(a), tokens(b));
+    let (Some((first_a, rest_a)), Some((first_b, rest_b))) = (a.split_first(), b.split_first())
+    else {
+        return false;
+    };
+    let capitalized = |w: &str| {
+        w.chars().next().is_some_and(char::is_uppercase) && w.chars().all(char::is_alphabetic)
+    };
+    let verb = |rest: &[&str]| {
+        rest.first().is_some_and(|w| {
+            listed(AUXILIARIES, w)
+                || (w.len() > 3
+                    && w.ends_with('s')
+                    && !w.ends_with("ss")
+                    && w.chars().all(|c| c.is_ascii_lowercase()))
+        })
+    };
+    let stemmer = Stemmer::english();
+    capitalized(first_a)
+        && capitalized(first_b)
+        && !first_a.eq_ignore_ascii_case(first_b)
+        && keys(rest_a) == keys(rest_b)
+        && verb(rest_a)
+        && ![*first_a, *first_b].iter().any(|w| reverses(w))
+        && !opposites(first_a, first_b)
+        && !is_typo_word(first_a, first_b, false, &stemmer)
+}
+
 /// True when `b` is `a` with nothing changed but typos fixed and words written short or
 /// long (a short list of common ones: "Install deps with pnpm" → "Install dependencies with
 /// pnpm", "Review the PR" → "Review the pull request"), and something so changed: a
@@ -1315,6 +1369,7 @@ mod tests {
             FREQUENCIES,
             LOG_LEVELS,
             STAGES,
+            AUXILIARIES,
         ] {
             assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
         }
