@@ -883,6 +883,8 @@ fn kind(tokens: &[&str], i: usize) -> Kind {
         Kind::Value
     } else if i > 0 && is_number(tokens[i - 1]) && UNITS.contains(&core.as_str()) {
         Kind::Unit
+    } else if in_units(tokens, i) {
+        Kind::Value
     } else if in_tool_place(tokens, i) {
         Kind::Tool
     } else if is_name(tokens, i) || names_a_place(tokens, i) || ends_as_complement(tokens, i) {
@@ -952,6 +954,10 @@ const UNITS: &[&str] = &[
     "m",
     "mb",
     "mib",
+    "microsecond",
+    "microseconds",
+    "millisecond",
+    "milliseconds",
     "min",
     "mins",
     "minute",
@@ -959,6 +965,9 @@ const UNITS: &[&str] = &[
     "month",
     "months",
     "ms",
+    "nanosecond",
+    "nanoseconds",
+    "ns",
     "percent",
     "px",
     "s",
@@ -1147,6 +1156,15 @@ fn ends_as_complement(tokens: &[&str], i: usize) -> bool {
     last && is_content(tokens[i])
         && core(tokens[i]).chars().all(char::is_alphanumeric)
         && before.is_some_and(|t| listed(COMPLEMENT_PLACES, t))
+}
+
+/// Whether `tokens[i]` is a unit of two letters or more named as what something is measured
+/// or given in: "Timeouts are in milliseconds" → "in seconds" changes a value.
+fn in_units(tokens: &[&str], i: usize) -> bool {
+    let unit = core(tokens[i]).to_lowercase();
+    unit.len() > 1
+        && listed(UNITS, &unit)
+        && before(tokens, i).is_some_and(|t| t.eq_ignore_ascii_case("in"))
 }
 
 /// A flag or a toolchain: `--all`, `-w`, `+nightly`.
@@ -1738,6 +1756,10 @@ mod tests {
                 "Error messages start with a capital letter.",
             ),
             ("Tests are run in parallel", "Tests are run serially"),
+            (
+                "Timeouts are given in milliseconds",
+                "Timeouts are given in seconds",
+            ),
             // A rule that no longer holds; a stage of a feature's life.
             (
                 "The old API is still supported",
