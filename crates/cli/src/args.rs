@@ -565,6 +565,11 @@ pub struct EvalArgs {
         ]
     )]
     pub updates: Option<PathBuf>,
+    /// With --updates: write each pair into a store of its own (in memory), as a new user's
+    /// store holds only the old statement, instead of a namespace a pair in one store (whose
+    /// word statistics the other pairs share)
+    #[arg(long, requires = "updates", conflicts_with = "postgres")]
+    pub store_per_pair: bool,
     /// Which qrels file to score against
     #[arg(long, default_value = "test")]
     pub split: String,

@@ -97,8 +97,14 @@ fn run_updates(a: &EvalArgs, file: &Path, mut config: Config) -> Result<()> {
     for (k, v) in settings(&a.set)? {
         grid::set(&mut config, &k, &v)?;
     }
-    let (mut store, _scratch) = stores::scratch(a.postgres.as_deref())?;
-    let report = updates::replay(file, &pairs, config, &mut *store)?;
+    let report = if a.store_per_pair {
+        updates::replay_apart(file, &pairs, config, &mut || {
+            Ok(Box::new(oro_mem_store_sqlite::Store::open_in_memory()?))
+        })?
+    } else {
+        let (mut store, _scratch) = stores::scratch(a.postgres.as_deref())?;
+        updates::replay(file, &pairs, config, &mut *store)?
+    };
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {

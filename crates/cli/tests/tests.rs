@@ -3433,39 +3433,45 @@ fn eval_replays_edits_through_the_write_path_and_scores_its_decisions() {
     std::fs::write(&pairs, judged.join("\n")).unwrap();
     let file = pairs.to_str().unwrap();
     let v = env.eval_json(&["--updates", file]);
-    let decisions: Vec<(String, &str)> = v["pairs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["id"].as_str().unwrap().to_string(),
-                p["decision"].as_str().unwrap(),
-            )
-        })
-        .collect();
-    // What `remember` does with the same statements, one namespace a pair, in another store.
+    let decisions_of = |v: &serde_json::Value| -> Vec<(String, String)> {
+        v["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["id"].as_str().unwrap().to_string(),
+                    p["decision"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let decisions = decisions_of(&v);
+    // What `remember` does with the same statements, one namespace a pair, in `user`.
+    let remembered = |user: &Env, l: &str| -> (String, String) {
+        let p: serde_json::Value = serde_json::from_str(l).unwrap();
+        let id = p["id"].as_str().unwrap();
+        let ns = ["--namespace", id];
+        user.ok(&[&["remember", p["old"].as_str().unwrap()][..], &ns].concat());
+        let out = user.ok(&[&["remember", p["new"].as_str().unwrap(), "--json"][..], &ns].concat());
+        let outcome: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let decision = match outcome["outcome"].as_str().unwrap() {
+            "inserted" => "distinct",
+            "updated" => "update",
+            "skipped" | "merged" => "duplicate",
+            other => panic!("outcome {other}"),
+        };
+        (id.to_string(), decision.to_string())
+    };
     let user = Env::new();
-    let expected: Vec<(String, &str)> = judged
-        .iter()
-        .map(|l| {
-            let p: serde_json::Value = serde_json::from_str(l).unwrap();
-            let id = p["id"].as_str().unwrap();
-            let ns = ["--namespace", id];
-            user.ok(&[&["remember", p["old"].as_str().unwrap()][..], &ns].concat());
-            let out =
-                user.ok(&[&["remember", p["new"].as_str().unwrap(), "--json"][..], &ns].concat());
-            let outcome: serde_json::Value = serde_json::from_str(&out).unwrap();
-            let decision = match outcome["outcome"].as_str().unwrap() {
-                "inserted" => "distinct",
-                "updated" => "update",
-                "skipped" | "merged" => "duplicate",
-                other => panic!("outcome {other}"),
-            };
-            (id.to_string(), decision)
-        })
-        .collect();
+    let expected: Vec<(String, String)> = judged.iter().map(|l| remembered(&user, l)).collect();
     assert_eq!(decisions, expected);
+    // Each pair in a store of its own: what `remember` does in a fresh store.
+    let apart = env.eval_json(&["--updates", file, "--store-per-pair"]);
+    assert_eq!(apart["store_per_pair"], true);
+    assert_eq!(v["store_per_pair"], false);
+    let fresh: Vec<(String, String)> = judged.iter().map(|l| remembered(&Env::new(), l)).collect();
+    assert_eq!(decisions_of(&apart), fresh);
     // The new port supersedes the old (the same statement, its value changed), and the
     // unrelated statement is left alone.
     assert_eq!(decisions[0].1, "update");

@@ -1,7 +1,8 @@
 //! Real edits replayed through the write path: for each pair of statements (one as a project
-//! wrote it, one as it later read), the first written into a fresh namespace, then the
-//! second, and what the write path decided for the second, against what the edit was
-//! (`label`: an update of the same fact, the same statement reworded, or another statement).
+//! wrote it, one as it later read), the first written into a fresh namespace of one store
+//! ([`replay`]) or into a store of its own ([`replay_apart`]), then the second, and what the
+//! write path decided for the second, against what the edit was (`label`: an update of the
+//! same fact, the same statement reworded, or another statement).
 //!
 //! The pairs are JSON lines with at least `id`, `old` and `new`, and `label` when judged
 //! (`update`, `duplicate` or `distinct`), as `../shared/eval/updates-dev/pairs.jsonl` holds
@@ -117,6 +118,9 @@ pub struct UpdatesReport {
     /// The mode written in (hybrid and vector write embeddings, which the duplicate check
     /// reads).
     pub mode: String,
+    /// Whether each pair was written into a store of its own ([`replay_apart`]), not into a
+    /// namespace of one store.
+    pub store_per_pair: bool,
     /// Each pair's decision, in the file's order.
     pub pairs: Vec<Decided>,
     /// Of the judged pairs, by label, how many got each decision.
@@ -147,37 +151,73 @@ pub fn replay(
     let dedup = config.dedup.clone();
     let mode = config.mode;
     let mut engine = Engine::from_config(config)?;
-    let mut decided = Vec::with_capacity(pairs.len());
-    for p in pairs {
-        let namespace = format!("updates/{}", p.id);
-        let mut outcome = None;
-        for text in [&p.old, &p.new] {
-            // A lesson, as `remember` writes by default: the duplicate check reads no type.
-            let memory = NewMemory::new(text.clone(), MemoryType::Lesson).namespace(&namespace);
-            let done = engine
-                .remember(store, vec![(memory, None)], &dedup)
-                .map_err(|e| e.context(format!("pair {:?}", p.id)))?;
-            outcome = done.outcomes.into_iter().next();
-        }
-        let (decision, similarity) = match outcome {
-            Some(
-                WriteOutcome::Merged { similarity, .. } | WriteOutcome::Skipped { similarity, .. },
-            ) => (Label::Duplicate, Some(similarity)),
-            Some(WriteOutcome::Updated { .. }) => (Label::Update, None),
-            Some(WriteOutcome::Inserted { .. }) | None => (Label::Distinct, None),
-        };
-        decided.push(Decided {
-            id: p.id.clone(),
-            label: p.label,
-            decision,
-            similarity,
-        });
+    let decided = pairs
+        .iter()
+        .map(|p| decide(&mut engine, store, &dedup, p))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(UpdatesReport::new(file, mode, false, decided))
+}
+
+/// Replays `pairs` as [`replay`] does, but each pair into a store of its own, made empty by
+/// `open`: what the write path decides in a store that holds only the old statement, as a
+/// new user's does. In one store the other pairs' words weigh on the lexical similarity of
+/// each pair (the index's word statistics are the whole store's), so a pair near a bar may
+/// be decided otherwise there.
+///
+/// # Errors
+///
+/// As [`replay`], and `open` failing.
+pub fn replay_apart(
+    file: &Path,
+    pairs: &[Pair],
+    config: Config,
+    open: &mut dyn FnMut() -> Result<Box<dyn MemoryStore>>,
+) -> Result<UpdatesReport> {
+    let dedup = config.dedup.clone();
+    let mode = config.mode;
+    let mut engine = Engine::from_config(config)?;
+    let decided = pairs
+        .iter()
+        .map(|p| decide(&mut engine, &mut *open()?, &dedup, p))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(UpdatesReport::new(file, mode, true, decided))
+}
+
+/// Writes pair `p`'s old statement and then its new one into a namespace of its own in
+/// `store`, and says what the write path decided for the new one.
+fn decide(
+    engine: &mut Engine,
+    store: &mut dyn MemoryStore,
+    dedup: &oro_mem_core::config::DedupConfig,
+    p: &Pair,
+) -> Result<Decided> {
+    let namespace = format!("updates/{}", p.id);
+    let mut outcome = None;
+    for text in [&p.old, &p.new] {
+        // A lesson, as `remember` writes by default: the duplicate check reads no type.
+        let memory = NewMemory::new(text.clone(), MemoryType::Lesson).namespace(&namespace);
+        let done = engine
+            .remember(store, vec![(memory, None)], dedup)
+            .map_err(|e| e.context(format!("pair {:?}", p.id)))?;
+        outcome = done.outcomes.into_iter().next();
     }
-    Ok(UpdatesReport::new(file, mode, decided))
+    let (decision, similarity) = match outcome {
+        Some(
+            WriteOutcome::Merged { similarity, .. } | WriteOutcome::Skipped { similarity, .. },
+        ) => (Label::Duplicate, Some(similarity)),
+        Some(WriteOutcome::Updated { .. }) => (Label::Update, None),
+        Some(WriteOutcome::Inserted { .. }) | None => (Label::Distinct, None),
+    };
+    Ok(Decided {
+        id: p.id.clone(),
+        label: p.label,
+        decision,
+        similarity,
+    })
 }
 
 impl UpdatesReport {
-    fn new(file: &Path, mode: Mode, pairs: Vec<Decided>) -> UpdatesReport {
+    fn new(file: &Path, mode: Mode, store_per_pair: bool, pairs: Vec<Decided>) -> UpdatesReport {
         let mut by_label: BTreeMap<Label, BTreeMap<Decision, usize>> = BTreeMap::new();
         for d in &pairs {
             if let Some(label) = d.label {
@@ -201,6 +241,7 @@ impl UpdatesReport {
         UpdatesReport {
             file: file.to_path_buf(),
             mode: mode.to_string(),
+            store_per_pair,
             update_precision: share(count(Label::Update, Label::Update), decided_updates),
             update_recall: share(count(Label::Update, Label::Update), judged(Label::Update)),
             duplicates_caught: share(
@@ -221,10 +262,15 @@ impl fmt::Display for UpdatesReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{}: {} pairs replayed, {} mode: the new statement written after the old",
+            "{}: {} pairs replayed, {} mode: the new statement written after the old{}",
             self.file.display(),
             self.pairs.len(),
-            self.mode
+            self.mode,
+            if self.store_per_pair {
+                ", each pair in a store of its own"
+            } else {
+                ""
+            }
         )?;
         let decided =
             |decision: Decision| self.pairs.iter().filter(|p| p.decision == decision).count();
@@ -289,7 +335,7 @@ mod tests {
             decided(Some(Distinct), Distinct),
             decided(None, Update),
         ];
-        let r = UpdatesReport::new(Path::new("p"), Mode::Fts, pairs);
+        let r = UpdatesReport::new(Path::new("p"), Mode::Fts, false, pairs);
         // Unjudged pairs count in no share.
         assert_eq!(r.update_precision, Some(2.0 / 3.0));
         assert_eq!(r.update_recall, Some(2.0 / 3.0));
@@ -302,7 +348,12 @@ mod tests {
             "{table}"
         );
 
-        let unjudged = UpdatesReport::new(Path::new("p"), Mode::Fts, vec![decided(None, Distinct)]);
+        let unjudged = UpdatesReport::new(
+            Path::new("p"),
+            Mode::Fts,
+            false,
+            vec![decided(None, Distinct)],
+        );
         assert_eq!(unjudged.update_recall, None);
         assert!(unjudged
             .to_string()
