@@ -502,21 +502,22 @@ fn build_filter(a: &FilterArgs, now: Timestamp) -> Result<Filter> {
 /// `arg`, or standard input when it is `-` (a query or a task: bytes that are not UTF-8 read
 /// as U+FFFD).
 fn read_content(arg: &str, input: &mut dyn Read) -> Result<String> {
-    if arg == "-" {
-        let text = input::read_text(input, "standard input")?;
-        Ok(text.trim_end().to_string())
-    } else {
-        Ok(arg.to_string())
-    }
+    arg_or_input(arg, || input::read_text(input, "standard input"))
 }
 
 /// `arg`, or standard input when it is `-`, as a memory's content: UTF-8 or an error, so
 /// that nothing is stored with a byte lost.
 fn read_memory(arg: &str, input: &mut dyn Read) -> Result<String> {
+    arg_or_input(arg, || {
+        input::read_utf8(input, "standard input")
+            .map_err(|e| anyhow::anyhow!("{e:#}; nothing was stored"))
+    })
+}
+
+/// `arg`, or what `read` reads without its trailing white space when `arg` is `-`.
+fn arg_or_input(arg: &str, read: impl FnOnce() -> Result<String>) -> Result<String> {
     if arg == "-" {
-        let text = input::read_utf8(input, "standard input")
-            .map_err(|e| anyhow::anyhow!("{e:#}; nothing was stored"))?;
-        Ok(text.trim_end().to_string())
+        Ok(read()?.trim_end().to_string())
     } else {
         Ok(arg.to_string())
     }

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use oro_mem_core::config::DedupConfig;
 use oro_mem_core::store::{MemoryStore, WriteOutcome};
 use oro_mem_core::{Config, Error, MemoryType, Mode, NewMemory, Result};
 use oro_mem_engine::Engine;
@@ -148,14 +149,9 @@ pub fn replay(
     config: Config,
     store: &mut dyn MemoryStore,
 ) -> Result<UpdatesReport> {
-    let dedup = config.dedup.clone();
-    let mode = config.mode;
-    let mut engine = Engine::from_config(config)?;
-    let decided = pairs
-        .iter()
-        .map(|p| decide(&mut engine, store, &dedup, p))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(UpdatesReport::new(file, mode, false, decided))
+    replay_each(file, pairs, config, false, |engine, dedup, p| {
+        decide(engine, store, dedup, p)
+    })
 }
 
 /// Replays `pairs` as [`replay`] does, but each pair into a store of its own, made empty by
@@ -173,14 +169,28 @@ pub fn replay_apart(
     config: Config,
     open: &mut dyn FnMut() -> Result<Box<dyn MemoryStore>>,
 ) -> Result<UpdatesReport> {
+    replay_each(file, pairs, config, true, |engine, dedup, p| {
+        decide(engine, &mut *open()?, dedup, p)
+    })
+}
+
+/// The report of each of `pairs` decided by `decide`, with the engine and the `dedup`
+/// settings made from `config`.
+fn replay_each(
+    file: &Path,
+    pairs: &[Pair],
+    config: Config,
+    store_per_pair: bool,
+    mut decide: impl FnMut(&mut Engine, &DedupConfig, &Pair) -> Result<Decided>,
+) -> Result<UpdatesReport> {
     let dedup = config.dedup.clone();
     let mode = config.mode;
     let mut engine = Engine::from_config(config)?;
     let decided = pairs
         .iter()
-        .map(|p| decide(&mut engine, &mut *open()?, &dedup, p))
+        .map(|p| decide(&mut engine, &dedup, p))
         .collect::<Result<Vec<_>>>()?;
-    Ok(UpdatesReport::new(file, mode, true, decided))
+    Ok(UpdatesReport::new(file, mode, store_per_pair, decided))
 }
 
 /// Writes pair `p`'s old statement and then its new one into a namespace of its own in
@@ -188,7 +198,7 @@ pub fn replay_apart(
 fn decide(
     engine: &mut Engine,
     store: &mut dyn MemoryStore,
-    dedup: &oro_mem_core::config::DedupConfig,
+    dedup: &DedupConfig,
     p: &Pair,
 ) -> Result<Decided> {
     let namespace = format!("updates/{}", p.id);

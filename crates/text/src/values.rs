@@ -1091,7 +1091,12 @@ fn in_tool_place(tokens: &[&str], i: usize) -> bool {
 /// The token before `tokens[i]`, past emphasis (`*`, a token of its own): "the **dev**
 /// branch" names a place as "the dev branch" does.
 fn before<'a>(tokens: &[&'a str], i: usize) -> Option<&'a str> {
-    tokens[..i].iter().rev().find(|t| **t != "*").copied()
+    before_at(tokens, i).map(|j| tokens[j])
+}
+
+/// The index of the token [`before`] `tokens[i]`.
+fn before_at(tokens: &[&str], i: usize) -> Option<usize> {
+    tokens[..i].iter().rposition(|t| *t != "*")
 }
 
 /// The token after `tokens[i]`, past emphasis ([`before`]).
@@ -1141,21 +1146,21 @@ const COMPLEMENT_PLACES: &[&str] = &["are", "is", "to"];
 /// word (or after it and an article): the value of what the statement says ("The default
 /// branch is master" → "main"; "Logs go to stdout" → "stderr").
 fn ends_as_complement(tokens: &[&str], i: usize) -> bool {
-    let last = tokens[i + 1..]
-        .iter()
-        .all(|t| !t.chars().any(char::is_alphanumeric));
-    let before = match before(tokens, i) {
-        Some(t) if matches!(t.to_lowercase().as_str(), "a" | "an" | "the") => tokens[..i]
-            .iter()
-            .rev()
-            .filter(|t| **t != "*")
-            .nth(1)
-            .copied(),
-        other => other,
-    };
-    last && is_content(tokens[i])
+    let article = |j: usize| matches!(tokens[j].to_lowercase().as_str(), "a" | "an" | "the");
+    let place = before_at(tokens, i).and_then(|j| {
+        if article(j) {
+            before_at(tokens, j)
+        } else {
+            Some(j)
+        }
+    });
+    is_content(tokens[i])
         && core(tokens[i]).chars().all(char::is_alphanumeric)
-        && before.is_some_and(|t| listed(COMPLEMENT_PLACES, t))
+        && place.is_some_and(|j| listed(COMPLEMENT_PLACES, tokens[j]))
+        // Last, as it reads the rest of the statement.
+        && tokens[i + 1..]
+            .iter()
+            .all(|t| !t.chars().any(char::is_alphanumeric))
 }
 
 /// Whether `tokens[i]` is a unit of two letters or more named as what something is measured

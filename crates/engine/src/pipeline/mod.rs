@@ -431,7 +431,7 @@ impl Pipeline {
     /// candidates must carry, such as [`Candidates::searched`] for
     /// [`MEMORIES`].
     pub fn reads(&self, name: &str) -> bool {
-        !self.calibration.is_empty()
+        self.estimates()
             && [
                 &self.calibration,
                 &self.unjudged_calibration,
