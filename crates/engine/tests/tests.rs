@@ -1641,8 +1641,8 @@ fn a_changed_value_supersedes_the_statement_it_changes(s: &mut dyn MemoryStore) 
 /// A store of a few memories, short statements whose one rare word changes: the words they
 /// share weigh next to nothing to BM25 there (they are in half the store), so the whole
 /// statement finds no older state; its plain words do.
-/// A clause added or dropped, even a negated one, and a typo fixed in a command repeat a
-/// statement; an entry of a list changed, or a negation put in front of a statement, is its
+/// A clause added or dropped, even a negated one, a typo fixed in a command and a rule worded
+/// another way ("Never" for "Do not", "Avoid" for "Don't use") repeat a statement; an entry of a list changed, or a negation put in front of a statement, is its
 /// newer state.
 fn a_clause_added_or_a_typo_fixed_is_a_duplicate(s: &mut dyn MemoryStore) {
     let dedup = DedupConfig::default();
@@ -1670,7 +1670,12 @@ fn a_clause_added_or_a_typo_fixed_is_a_duplicate(s: &mut dyn MemoryStore) {
         "If the formatting check fails in CI, first run `goftumpt -w .` at the repository root",
     )
     .id();
+    let push = write(&mut *s, "Do not push directly to the main branch").id();
+    let state = write(&mut *s, "Don't use global state in request handlers").id();
     for (text, of) in [
+        // A rule worded another way.
+        ("Never push directly to the main branch", push),
+        ("Avoid global state in request handlers", state),
         (
             "Read the issue instructions carefully (not all issues have them) and ask for \
              clarification when something is unclear",
@@ -1740,6 +1745,15 @@ fn another_subject_is_stored_beside(s: &mut dyn MemoryStore) {
         (
             "Dependabot updates dependencies weekly",
             "Renovate updates dependencies weekly",
+        ),
+        // One word of the subject replaced, and what is said of it too: two facts.
+        (
+            "The API server listens on port 4000",
+            "The metrics server listens on port 9100",
+        ),
+        (
+            "The dev branch deploys automatically to the staging cluster on every merge",
+            "The main branch deploys automatically to the production cluster on every merge",
         ),
     ]
     .into_iter()

@@ -246,6 +246,9 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     let old = quoted_old.as_deref().unwrap_or(old);
     let new = quoted_new.as_deref().unwrap_or(new);
     let (a, b) = (tokens(old), tokens(new));
+    if another_subject(&a, &b) {
+        return false;
+    }
     let (ka, kb): (Vec<String>, Vec<String>) = (keys(&a), keys(&b));
     let stemmer = Stemmer::english();
     let (mut same, mut same_content) = (0, 0);
@@ -490,24 +493,33 @@ const AUXILIARIES: &[&str] = &[
     "shall", "should", "was", "were", "will", "would",
 ];
 
-/// True when `b` is `a` with its first word, its subject, replaced by another and nothing
-/// else changed: "Sentry is used for error tracking" and "Rollbar is used for error
-/// tracking", "Alice owns the billing service" and "Bob owns …". A capitalized word that
-/// starts a statement may be a name or a verb, so it is read as a subject only when a verb
-/// follows it: an auxiliary (`is`, `has`, `can`, …) or a word ending in `s` ("owns",
-/// "updates"). Such a pair is no duplicate, however similar (one word of a few), and no
-/// update either: the same words say as often that two things are alike ("Linux is
-/// supported", "Windows is supported"). A typo fixed, another form of the word, a negation or
-/// an opposite are not a subject replaced.
+/// True when `b` is `a` said of another subject: its first word, its subject, replaced by
+/// another and nothing else changed ("Sentry is used for error tracking" and "Rollbar is
+/// used for error tracking", "Alice owns the billing service" and "Bob owns …"), or one word
+/// of a subject that starts with a determiner replaced and what is said of it changed too
+/// ("The API server listens on port 4000" and "The metrics server listens on port 9100").
+/// A capitalized word that starts a statement may be a name or a verb, so it is read as a
+/// subject only when a verb follows it: an auxiliary (`is`, `has`, `can`, …) or a word ending
+/// in `s` ("owns", "updates"). Such a pair is no duplicate, however similar (one word of a
+/// few), and no update either: the same words say as often that two things are alike
+/// ("Linux is supported", "Windows is supported"), and two subjects each have their value
+/// (the API's port, the metrics server's). A typo fixed, another form of the word, a negation
+/// or an opposite are not a subject replaced.
 ///
 /// ```
 /// use oro_mem_text::subject_replaced;
 ///
 /// assert!(subject_replaced("Sentry is used for error tracking", "Rollbar is used for error tracking"));
 /// assert!(subject_replaced("Dependabot updates dependencies weekly", "Renovate updates dependencies weekly"));
+/// assert!(subject_replaced(
+///     "The API server listens on port 4000",
+///     "The metrics server listens on port 9100",
+/// ));
 /// // An imperative's verb: a rewording.
 /// assert!(!subject_replaced("Use single quotes in Python", "Prefer single quotes in Python"));
 /// assert!(!subject_replaced("Sentry is used for error tracking", "Sentry is used for tracing"));
+/// // One subject, its value changed: an update.
+/// assert!(!subject_replaced("The API server listens on port 4000", "The API server listens on port 9100"));
 /// ```
 pub fn subject_replaced(a: &str, b: &str) -> bool {
     let (a, b) = (tokens(a), tokens(b));
@@ -518,29 +530,65 @@ pub fn subject_replaced(a: &str, b: &str) -> bool {
     let capitalized = |w: &str| {
         w.chars().next().is_some_and(char::is_uppercase) && w.chars().all(char::is_alphabetic)
     };
-    let verb = |rest: &[&str]| {
-        rest.first().is_some_and(|w| {
-            listed(AUXILIARIES, w)
-                || (w.len() > 3
-                    && w.ends_with('s')
-                    && !w.ends_with("ss")
-                    && w.chars().all(|c| c.is_ascii_lowercase()))
-        })
-    };
-    let stemmer = Stemmer::english();
-    capitalized(first_a)
+    let first_word = capitalized(first_a)
         && capitalized(first_b)
-        && !first_a.eq_ignore_ascii_case(first_b)
         && keys(rest_a) == keys(rest_b)
-        && verb(rest_a)
-        && ![*first_a, *first_b].iter().any(|w| reverses(w))
-        && !opposites(first_a, first_b)
-        && !is_typo_word(first_a, first_b, false, &stemmer)
+        && rest_a.first().is_some_and(|w| is_verb(w))
+        && another_word(first_a, first_b);
+    first_word || another_subject(&a, &b)
 }
 
-/// True when `b` is `a` with nothing changed but typos fixed and words written short or
-/// long (a short list of common ones: "Install deps with pnpm" → "Install dependencies with
-/// pnpm", "Review the PR" → "Review the pull request"), and something so changed: a
+/// A word that says the words before it are a subject: an auxiliary (`is`, `has`, `can`,
+/// …) or a lower-case word ending in `s` ("owns", "updates", "listens").
+fn is_verb(word: &str) -> bool {
+    listed(AUXILIARIES, word)
+        || (word.len() > 3
+            && word.ends_with('s')
+            && !word.ends_with("ss")
+            && word.chars().all(|c| c.is_ascii_lowercase()))
+}
+
+/// `b` is another word than `a`, not the same one with a typo fixed or in another form, not
+/// its opposite, and neither a negation: what names another subject.
+fn another_word(a: &str, b: &str) -> bool {
+    !core(a).eq_ignore_ascii_case(core(b))
+        && ![a, b].iter().any(|w| reverses(w))
+        && !opposites(a, b)
+        && !is_typo_word(core(a), core(b), false, &Stemmer::english())
+}
+
+/// Words that start a subject. Sorted.
+const DETERMINERS: &[&str] = &[
+    "a", "all", "an", "each", "every", "its", "our", "the", "this", "your",
+];
+
+/// True when `a` and `b` state something of two subjects: each starts with a subject (a
+/// determiner, then words up to a verb, [`is_verb`]), the two subjects differ by one word
+/// replaced by another and the same verb follows, and what comes after it differs too. "The
+/// API server listens on port 4000" and "The metrics server listens on port 9100", "The dev
+/// branch deploys to the staging cluster" and "The main branch deploys to the production
+/// cluster" are two facts, both true, not one fact with its value changed.
+fn another_subject(a: &[&str], b: &[&str]) -> bool {
+    let starts = |t: &[&str]| t.first().is_some_and(|w| listed(DETERMINERS, w));
+    if !starts(a) || !starts(b) {
+        return false;
+    }
+    let (ka, kb) = (keys(a), keys(b));
+    // The first verb the two share at one place: a plural in the subject ends in `s` too.
+    let Some(verb) = (1..ka.len().min(kb.len())).find(|&i| is_verb(a[i]) && ka[i] == kb[i]) else {
+        return false;
+    };
+    let replaced: Vec<usize> = (0..verb).filter(|&i| ka[i] != kb[i]).collect();
+    replaced.len() == 1
+        && another_word(a[replaced[0]], b[replaced[0]])
+        && ka[verb + 1..] != kb[verb + 1..]
+}
+
+/// True when `b` is `a` with nothing changed but typos fixed, words written short or long (a
+/// short list of common ones: "Install deps with pnpm" → "Install dependencies with pnpm",
+/// "Review the PR" → "Review the pull request") and a rule worded another way ("Do not" for
+/// "Never", "Avoid" for "Don't use", "Favor" for "Prefer", "Always" or "Make sure to" added
+/// or dropped), and something so changed: a
 /// duplicate however low the two texts' similarity, which such changes lower most in a
 /// short statement.
 ///
@@ -551,6 +599,10 @@ pub fn subject_replaced(a: &str, b: &str) -> bool {
 /// assert!(rewords("Synchronize with the offical repository", "Synchronize with the official repository"));
 /// assert!(!rewords("Install deps with pnpm", "Install deps with pnpm"));
 /// assert!(!rewords("Install deps with pnpm", "Install deps with yarn"));
+/// // A rule worded another way.
+/// assert!(rewords("Do not commit secrets", "Never commit secrets"));
+/// assert!(rewords("Don't use global state", "Avoid global state"));
+/// assert!(!rewords("Never commit lockfiles", "Always commit lockfiles"));
 /// ```
 pub fn rewords(a: &str, b: &str) -> bool {
     let (a, b) = (tokens(a), tokens(b));
@@ -562,18 +614,79 @@ pub fn rewords(a: &str, b: &str) -> bool {
         if tag == similar::DiffTag::Equal {
             continue;
         }
-        let (gone, came) = (words(&a, old_range), words(&b, new_range));
+        let (gone, came) = (words(&a, old_range.clone()), words(&b, new_range.clone()));
         if gone.is_empty() && came.is_empty() {
             // Punctuation or a function word: "the" for "a" rewords too, but it is no
             // sign of a rewording of its own.
             continue;
         }
-        if !same_words(&gone, &came, &stemmer) {
+        let plain = |w: &[Word]| w.iter().all(|w| w.kind == Kind::Plain);
+        let phrased = plain(&gone)
+            && plain(&came)
+            && phrasing(&ka[old_range], &stemmer) == phrasing(&kb[new_range], &stemmer);
+        if !phrased && !same_words(&gone, &came, &stemmer) {
             return false;
         }
         changed = true;
     }
     changed
+}
+
+/// Ways of wording a rule that say the same, each with the word it is read as, or none when
+/// it only stresses the rule (an imperative says as much): "Do not commit secrets" and
+/// "Never commit secrets", "Don't use global state" and "Avoid global state", "Make sure to
+/// run `cargo fmt`", "Always run `cargo fmt`" and "Run `cargo fmt`", "Prefer" and "Favor",
+/// "instead of" and "rather than". Sorted. A negation not listed here is read as `never`
+/// too.
+const PHRASINGS: &[(&[&str], Option<&str>)] = &[
+    (&["always"], None),
+    (&["anymore"], None),
+    (&["avoid"], Some("never")),
+    (&["be", "sure", "to"], None),
+    (&["considered"], None),
+    (&["ensure"], None),
+    (&["ensure", "that"], None),
+    (&["favor"], Some("prefer")),
+    (&["favour"], Some("prefer")),
+    (&["instead", "of"], Some("instead")),
+    (&["make", "sure"], None),
+    (&["make", "sure", "that"], None),
+    (&["make", "sure", "to"], None),
+    (&["no", "longer"], Some("never")),
+    (&["officially"], None),
+    (&["rather", "than"], Some("instead")),
+    (&["remember", "to"], None),
+];
+
+/// How a changed part of a rule (its words, [`keys`]) reads once worded one way
+/// ([`PHRASINGS`]): its content words, negations as `never` (one for a run of them), `use`
+/// after one dropped ("never use X" is "avoid X"), a word's hyphens dropped (`hard-code`,
+/// `hardcode`), each word stemmed.
+fn phrasing(keys: &[String], stemmer: &Stemmer) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = keys;
+    while let Some(first) = rest.first() {
+        let phrase = PHRASINGS
+            .iter()
+            .filter(|(words, _)| {
+                rest.len() >= words.len() && rest.iter().zip(*words).all(|(k, w)| k == w)
+            })
+            .max_by_key(|(words, _)| words.len());
+        let (word, len) = match phrase {
+            Some((words, word)) => (word.map(str::to_string), words.len()),
+            None if crate::words::is_negation(first) => (Some("never".to_string()), 1),
+            None if is_content(first) => (Some(first.replace('-', "")), 1),
+            None => (None, 1),
+        };
+        rest = &rest[len..];
+        let Some(word) = word else { continue };
+        let after_never = out.last().is_some_and(|w| w == "never");
+        if after_never && (word == "never" || word == "use" || word == "using") {
+            continue;
+        }
+        out.push(stemmer.stem(&word).into_owned());
+    }
+    out
 }
 
 /// Common words written short, each with what it stands for, sorted: in prose (not in a
@@ -1266,11 +1379,11 @@ fn page(target: &str) -> &str {
 /// Short function words: changing them rewords a statement.
 const FUNCTION_WORDS: &[&str] = &[
     "a", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
-    "could", "do", "does", "for", "from", "here", "how", "i", "if", "in", "into", "is", "it",
-    "its", "just", "may", "might", "more", "most", "must", "no", "not", "of", "on", "only", "or",
-    "our", "please", "should", "so", "some", "than", "that", "the", "then", "there", "these",
-    "this", "those", "to", "us", "very", "was", "we", "were", "what", "when", "which", "who",
-    "why", "will", "with", "would", "you", "your",
+    "could", "do", "does", "each", "every", "for", "from", "here", "how", "i", "if", "in", "into",
+    "is", "it", "its", "just", "may", "might", "more", "most", "must", "no", "not", "of", "on",
+    "only", "or", "our", "please", "should", "so", "some", "than", "that", "the", "then", "there",
+    "these", "this", "those", "to", "us", "very", "was", "we", "were", "what", "when", "which",
+    "who", "why", "will", "with", "would", "you", "your",
 ];
 
 /// A word that carries meaning: not punctuation, not a function word.
@@ -1444,6 +1557,67 @@ mod tests {
         ] {
             assert!(!rewords(a, b), "{a:?} -> {b:?}");
         }
+    }
+
+    #[test]
+    fn a_rule_worded_another_way_rewords() {
+        for (a, b) in [
+            ("Do not commit secrets", "Never commit secrets"),
+            ("Don't use global state", "Avoid global state"),
+            (
+                "Never use mocks in integration tests",
+                "Avoid mocks in integration tests",
+            ),
+            (
+                "Make sure to run `cargo fmt` before pushing",
+                "Always run `cargo fmt` before pushing",
+            ),
+            (
+                "Ensure all tests pass before merging",
+                "Make sure all tests pass before merging",
+            ),
+            (
+                "Always run the formatter before committing",
+                "Run the formatter before you commit",
+            ),
+            (
+                "Prefer `pathlib` over `os.path`",
+                "Favor `pathlib` over `os.path`",
+            ),
+            (
+                "Use `pathlib` instead of `os.path`",
+                "Use `pathlib` rather than `os.path`",
+            ),
+        ] {
+            assert!(rewords(a, b), "{a:?} -> {b:?}");
+            assert!(rewords(b, a), "{b:?} -> {a:?}");
+            assert!(!changed_value(a, b), "{a:?} -> {b:?}");
+        }
+        for (a, b) in [
+            // A rule reversed, dropped or turned into its opposite.
+            ("Never commit lockfiles", "Always commit lockfiles"),
+            ("Do not commit lockfiles", "Commit lockfiles"),
+            ("Avoid global state", "Use global state"),
+            ("Prefer composition over inheritance", "Avoid composition"),
+            // Another word beside the rewording.
+            ("Do not commit secrets", "Never commit large files"),
+            (
+                "Ensure all tests pass before merging",
+                "Ensure the docs build before merging",
+            ),
+            // A value's place: the words around it reword, the value changes.
+            (
+                "Prefer `pathlib` over `os.path`",
+                "Favor `os.path` over `pathlib`",
+            ),
+        ] {
+            assert!(!rewords(a, b), "{a:?} -> {b:?}");
+        }
+    }
+
+    #[test]
+    fn phrasings_are_sorted() {
+        assert!(PHRASINGS.windows(2).all(|w| w[0].0 < w[1].0));
     }
 
     #[test]
