@@ -2037,6 +2037,31 @@ fn forgetting_the_newest_version_says_the_older_stays_superseded() {
     );
 }
 
+/// A user says that a fact changed rather than restating it: the write path reads it as the
+/// newer version, and recall returns it alone.
+#[test]
+fn a_change_said_in_words_supersedes_and_is_what_recall_returns() {
+    let env = Env::new();
+    env.ok(&["remember", "We use Jest for tests", "--type", "fact"]);
+    env.ok(&["remember", "Run `make test` before pushing"]);
+    for (text, old) in [
+        ("We switched from Jest to Vitest for tests", 1),
+        ("Run `just test` before pushing instead of `make test`", 2),
+    ] {
+        let v: serde_json::Value =
+            serde_json::from_str(&env.ok(&["remember", text, "--json", "--strict"])).unwrap();
+        assert_eq!(v["outcome"], "updated", "{text}: {v}");
+        assert_eq!(v["supersedes"], serde_json::json!([old]), "{text}: {v}");
+    }
+    let found = env.recall_json(&["do we use Jest for tests"]);
+    assert_eq!(result_ids(&found), [3], "{found}");
+    let injected = env.ok(&["inject", "--task", "run the tests before pushing"]);
+    assert!(
+        injected.contains("just test") && !injected.contains("We use Jest"),
+        "{injected}"
+    );
+}
+
 #[test]
 fn a_newer_version_supersedes_the_old_one_which_is_kept_and_restorable() {
     let env = Env::new();

@@ -178,7 +178,8 @@ pub(crate) fn says_the_same(
     same_statement(a, a_metadata, b, b_metadata) && oro_mem_text::same_polarity(a, b)
 }
 
-/// The same metadata, the same values, no value changed and the same subject
+/// The same metadata, the same values, no value changed (nor said to have changed:
+/// [`oro_mem_text::says_changed`]) and the same subject
 /// ([`oro_mem_text::subject_replaced`]): what a duplicate needs beside being alike in words.
 fn same_statement(
     a: &str,
@@ -189,6 +190,8 @@ fn same_statement(
     a_metadata == b_metadata
         && oro_mem_text::same_values(a, b)
         && !oro_mem_text::changed_value(a, b)
+        && !oro_mem_text::says_changed(a, b)
+        && !oro_mem_text::says_changed(b, a)
         && !oro_mem_text::subject_replaced(a, b)
 }
 

@@ -1766,6 +1766,54 @@ fn another_subject_is_stored_beside(s: &mut dyn MemoryStore) {
     }
 }
 
+/// A statement that says its value changed ("switched from Jest to Vitest", "`just test`
+/// instead of `make test`") supersedes the old one, though it shares few words with it or
+/// still names its value; one that says "now" of what did not change repeats it.
+fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
+    let write = |s: &mut dyn MemoryStore, text: &str| {
+        remember_batch(
+            s,
+            vec![NewMemory::new(text, MemoryType::Fact)],
+            &DedupConfig::default(),
+        )
+        .expect("remember")
+        .remove(0)
+    };
+    for text in SMALL_STORE_RULES {
+        write(&mut *s, text);
+    }
+    for (old, new) in [
+        (
+            "Run `make test` before pushing",
+            "Run `just test` before pushing instead of `make test`",
+        ),
+        (
+            "We use Jest for tests",
+            "We switched from Jest to Vitest for tests",
+        ),
+        (
+            "Max upload size is 10 MB",
+            "Max upload size was raised to 25 MB",
+        ),
+    ] {
+        let old = write(&mut *s, old).id();
+        let new = write(&mut *s, new);
+        assert_eq!(
+            new,
+            WriteOutcome::Updated {
+                id: new.id(),
+                supersedes: vec![old]
+            }
+        );
+    }
+    let pnpm = write(&mut *s, "Deploys use pnpm 8").id();
+    let again = write(&mut *s, "Deploys now use pnpm 8");
+    assert!(
+        matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == pnpm),
+        "{again:?}"
+    );
+}
+
 fn a_changed_name_in_a_small_store_supersedes_it(s: &mut dyn MemoryStore) {
     let write = |s: &mut dyn MemoryStore, text: &str| {
         let m = NewMemory::new(text, MemoryType::Decision);
@@ -1997,7 +2045,7 @@ type StoreCheck = fn(&mut dyn MemoryStore);
 #[test]
 fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
     let mut server = TestServer::get();
-    let checks: [(&str, StoreCheck); 10] = [
+    let checks: [(&str, StoreCheck); 11] = [
         ("invalid batches", invalid_batches_write_nothing),
         ("a bad embedding", a_bad_embedding_writes_nothing),
         ("lexical duplicates", duplicates_are_merged_or_skipped),
@@ -2017,6 +2065,7 @@ fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
             a_clause_added_or_a_typo_fixed_is_a_duplicate,
         ),
         ("another subject", another_subject_is_stored_beside),
+        ("a change said in words", a_change_said_in_words_supersedes),
     ];
     for (what, check) in checks {
         for (name, mut s) in new_stores(&mut server) {

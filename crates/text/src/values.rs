@@ -403,7 +403,139 @@ pub fn changed_value(old: &str, new: &str) -> bool {
 /// assert!(!updates("Run the tests before you commit", "Always run the tests before committing"));
 /// ```
 pub fn updates(old: &str, new: &str) -> bool {
-    changed_value(old, new) || same_entry(old, new)
+    changed_value(old, new) || same_entry(old, new) || says_changed(old, new)
+}
+
+/// Words with which a statement says that a value changed: "The docs **moved** to `site/`",
+/// "Max upload size was **raised** to 25 MB", "Auth tokens **now** expire after 15 minutes".
+/// Sorted.
+const CHANGE_WORDS: &[&str] = &[
+    "bumped",
+    "changed",
+    "decreased",
+    "downgraded",
+    "increased",
+    "lowered",
+    "migrated",
+    "moved",
+    "now",
+    "raised",
+    "reduced",
+    "renamed",
+    "replaced",
+    "switched",
+    "upgraded",
+];
+
+/// The word `keys[i]` is named as what was replaced: after `from`, `instead of`, `rather
+/// than` ("switched from **Jest** to Vitest").
+fn named_as_replaced(keys: &[String], i: usize) -> bool {
+    let before = |n: usize| i.checked_sub(n).map(|j| keys[j].as_str());
+    matches!(
+        (before(2), before(1)),
+        (_, Some("from")) | (Some("instead"), Some("of")) | (Some("rather"), Some("than"))
+    )
+}
+
+/// `word` says that a value changed ([`CHANGE_WORDS`]), or names the one replaced
+/// ("instead of", "rather than").
+fn says_a_change(word: &str) -> bool {
+    listed(CHANGE_WORDS, word)
+        || ["instead", "rather"]
+            .iter()
+            .any(|w| word.eq_ignore_ascii_case(w))
+}
+
+/// True when `new` says in so many words that a value of `old` changed: with a word that says
+/// so and `old` does not ("moved", "switched", "raised", "upgraded", "now", …), or naming a
+/// value or a name of `old`'s as what it replaces ("from Jest to Vitest", "`httpx` instead
+/// of `requests`", "rather than"). And `new` says what `old` says but its value: a word of
+/// `old` is not in `new` (or only as the one replaced), at most two are not in it at all,
+/// they share a word (or the value replaced), and what `new` adds is values and names, or
+/// one word for one ("staging" → "production", not a typo fixed). "also" or "too" add a fact
+/// beside. Such a statement shares too few words with the old one for [`changed_value`], or
+/// still names the old value.
+///
+/// ```
+/// use oro_mem_text::says_changed;
+///
+/// assert!(says_changed("We use Jest for tests", "We switched from Jest to Vitest for tests"));
+/// assert!(says_changed("We use Jest", "We switched from Jest to Vitest"));
+/// assert!(says_changed("The docs live in `docs/`", "The docs moved to `site/`"));
+/// assert!(says_changed("Max upload size is 10 MB", "Max upload size was raised to 25 MB"));
+/// assert!(says_changed(
+///     "Run `make test` before pushing",
+///     "Run `just test` before pushing instead of `make test`",
+/// ));
+/// // Nothing of the old statement changed, or nothing said of it.
+/// assert!(!says_changed("Deploys use pnpm 8", "Deploys now use pnpm 8"));
+/// assert!(!says_changed("The docs live in `docs/`", "The API moved to `v2/`"));
+/// assert!(!says_changed("Tests run with pytest", "Tests now also run on Windows"));
+/// ```
+pub fn says_changed(old: &str, new: &str) -> bool {
+    let (a, b) = (tokens(old), tokens(new));
+    let (ka, kb) = (keys(&a), keys(&b));
+    let replaced = named_as_replaced;
+    // A value or a name of `old`'s (not named as replaced there too) that `new` names as
+    // replaced.
+    let named_replaced = (0..b.len()).any(|i| {
+        replaced(&kb, i)
+            && is_content(b[i])
+            && kind(&b, i) != Kind::Plain
+            && (0..a.len()).any(|j| ka[j] == kb[i] && !replaced(&ka, j))
+    });
+    // A word that says a change, which `old` did not say ("instead of" and "rather than"
+    // say it only of what `old` named: "snapshot tests rather than unit tests" is a rule).
+    let marked = (0..b.len()).any(|i| listed(CHANGE_WORDS, b[i]) && !ka.contains(&kb[i]));
+    // "Tests now also run on Windows" adds a fact beside the old one.
+    let beside = kb.iter().any(|k| matches!(k.as_str(), "also" | "too"));
+    if !(marked || named_replaced) || beside {
+        return false;
+    }
+    let stemmer = Stemmer::english();
+    let stem = |k: &str| stemmer.stem(k).into_owned();
+    let words = |t: &[&str], k: &[String]| -> Vec<(usize, String)> {
+        (0..t.len())
+            .filter(|&i| is_content(t[i]) && !says_a_change(t[i]) && !replaced(k, i))
+            .map(|i| (i, stem(&k[i])))
+            .collect()
+    };
+    let (old_words, new_words) = (words(&a, &ka), words(&b, &kb));
+    let in_old: BTreeSet<&str> = old_words.iter().map(|(_, w)| w.as_str()).collect();
+    let in_new: BTreeSet<&str> = new_words.iter().map(|(_, w)| w.as_str()).collect();
+    let old_only: Vec<usize> = old_words
+        .iter()
+        .filter(|(_, w)| !in_new.contains(w.as_str()))
+        .map(|&(i, _)| i)
+        .collect();
+    let new_only: Vec<usize> = new_words
+        .iter()
+        .filter(|(_, w)| !in_old.contains(w.as_str()))
+        .map(|&(i, _)| i)
+        .collect();
+    let named = |t: &[&str], i: usize| !matches!(kind(t, i), Kind::Plain);
+    // `new` says all `old` said but its value: at most two words of it are not in `new` at
+    // all ("live in `docs/`" for "moved to `site/`"; "uses … for chat" for "moved from Slack").
+    let mentioned: BTreeSet<String> = (0..b.len())
+        .filter(|&i| is_content(b[i]))
+        .map(|i| stem(&kb[i]))
+        .collect();
+    let left_out = old_words
+        .iter()
+        .filter(|(_, w)| !mentioned.contains(w))
+        .count();
+    let gone = (!old_only.is_empty() || named_replaced) && left_out <= 2;
+    // A word in common, or the old value named as replaced ("We use Jest" → "We switched
+    // from Jest to Vitest").
+    let shared = new_words.len() > new_only.len() || named_replaced;
+    // Values and names for it alone, or one word for another ("staging" for "production"),
+    // not the same word with a typo fixed.
+    let only_values = !new_only.is_empty() && new_only.iter().all(|&i| named(&b, i));
+    let one_for_one = match (&old_only[..], &new_only[..]) {
+        (&[o], &[n]) => !is_typo_word(core(a[o]), core(b[n]), false, &stemmer),
+        _ => false,
+    };
+    gone && shared && (only_values || one_for_one)
 }
 
 /// True when `old` and `new` are one entry of a list, a key and what it says of it, with
@@ -653,9 +785,11 @@ const PHRASINGS: &[(&[&str], Option<&str>)] = &[
     (&["make", "sure", "that"], None),
     (&["make", "sure", "to"], None),
     (&["no", "longer"], Some("never")),
+    (&["now"], None),
     (&["officially"], None),
     (&["rather", "than"], Some("instead")),
     (&["remember", "to"], None),
+    (&["still"], None),
 ];
 
 /// How a changed part of a rule (its words, [`keys`]) reads once worded one way
@@ -762,7 +896,8 @@ fn same_words(gone: &[Word], came: &[Word], stemmer: &Stemmer) -> bool {
     typos || written_short
 }
 
-/// The words of `text` other than its values and names ([`changed_value`]'s reading), and
+/// The words of `text` other than its values and names ([`changed_value`]'s reading) but for
+/// one it names as replaced ("switched from **Jest** to Vitest"), and
 /// other than its negations, `always` and the words that have an opposite (what a rule
 /// reversed changes) unless nothing else is left: what an older state of the same fact shares
 /// with it, whatever changed. As a query it finds that state where the whole text cannot: a
@@ -781,19 +916,24 @@ fn same_words(gone: &[Word], came: &[Word], stemmer: &Stemmer) -> bool {
 /// assert_eq!(plain_words("Lint the code with ruff"), "Lint the code with");
 /// assert_eq!(plain_words("Disable strict mode"), "strict mode");
 /// assert_eq!(plain_words("Use Node 20"), "Use");
+/// assert_eq!(plain_words("We switched from Jest to Vitest"), "We from Jest to");
 /// ```
 pub fn plain_words(text: &str) -> String {
     let tokens = tokens(text);
+    let keys = keys(&tokens);
     let plain: Vec<&str> = (0..tokens.len())
         .filter(|&i| {
             let t = tokens[i];
-            t.chars().any(char::is_alphanumeric) && kind(&tokens, i) == Kind::Plain
+            t.chars().any(char::is_alphanumeric)
+                && (kind(&tokens, i) == Kind::Plain || named_as_replaced(&keys, i))
         })
         .map(|i| tokens[i])
         .collect();
-    // Without the words that reverse a rule and the opposites ("Always squash merge":
-    // "merge"); unless they are all it says of its subject, with the opposites ("Always
-    // squash": "squash"); else all of them (a statement of negations alone).
+    // Without the words that reverse a rule, the opposites ("Always squash merge": "merge")
+    // and the words that say a value changed ("The docs moved to `site/`": "The docs to"),
+    // which the older state does not hold; unless they are all it says of its subject, with
+    // the opposites ("Always squash": "squash"); else all of them (a statement of negations
+    // alone).
     let without = |leave_out: &dyn Fn(&str) -> bool| -> Option<String> {
         let kept: Vec<&str> = plain
             .iter()
@@ -802,7 +942,8 @@ pub fn plain_words(text: &str) -> String {
             .collect();
         kept.iter().any(|t| is_content(t)).then(|| kept.join(" "))
     };
-    without(&|t| reverses(t) || is_opposite(t))
+    without(&|t| reverses(t) || is_opposite(t) || says_a_change(t))
+        .or_else(|| without(&|t| reverses(t) || says_a_change(t)))
         .or_else(|| without(&reverses))
         .unwrap_or_else(|| plain.join(" "))
 }
@@ -1357,11 +1498,15 @@ fn is_word_char(c: char) -> bool {
 }
 
 /// What the diff compares: each token lower-cased, without what wraps it (`` `uv` `` and
-/// `uv` are one word).
+/// `uv` are one word), a number word as its digits ("ten minutes" and "10 minutes").
 fn keys(tokens: &[&str]) -> Vec<String> {
     let key = |t: &str| {
         let t = core(t);
-        if t.contains("://") { page(t) } else { t }.to_lowercase()
+        let t = if t.contains("://") { page(t) } else { t }.to_lowercase();
+        match NUMBER_WORDS.iter().position(|&n| n == t) {
+            Some(n) => n.to_string(),
+            None => t,
+        }
     };
     tokens.iter().map(|t| key(t)).collect()
 }
@@ -1613,6 +1758,91 @@ mod tests {
         ] {
             assert!(!rewords(a, b), "{a:?} -> {b:?}");
         }
+    }
+
+    #[test]
+    fn a_change_said_in_words_updates() {
+        for (old, new) in [
+            (
+                "We use Jest for tests",
+                "We switched from Jest to Vitest for tests",
+            ),
+            ("The docs live in `docs/`", "The docs moved to `site/`"),
+            ("Use Python 3.10", "Use Python 3.12 from now on"),
+            (
+                "Staging is at staging.example.com",
+                "Staging moved to stage.example.com",
+            ),
+            (
+                "The team uses Slack for chat",
+                "The team moved from Slack to Discord",
+            ),
+            (
+                "Max upload size is 10 MB",
+                "Max upload size was raised to 25 MB",
+            ),
+            (
+                "Auth tokens expire after 1 hour",
+                "Auth tokens now expire after 15 minutes",
+            ),
+            (
+                "The database is MySQL 5.7",
+                "We upgraded the database to MySQL 8.0",
+            ),
+            (
+                "Use `requests` for HTTP calls",
+                "Use `httpx` instead of `requests` for HTTP calls",
+            ),
+            (
+                "Deploys go to staging first",
+                "Deploys now go to production first",
+            ),
+            (
+                "Alice owns the billing service",
+                "Bob now owns the billing service",
+            ),
+        ] {
+            assert!(says_changed(old, new), "{old:?} -> {new:?}");
+            assert!(updates(old, new), "{old:?} -> {new:?}");
+        }
+        for (old, new) in [
+            // Nothing changed but the words.
+            ("Deploys use pnpm 8", "Deploys now use pnpm 8"),
+            (
+                "Builds take about 10 minutes",
+                "A build now takes about ten minutes",
+            ),
+            // Already said so.
+            (
+                "Run `npm ci` instead of `npm install` in CI",
+                "In CI, use `npm ci` instead of `npm install`",
+            ),
+            // A typo fixed beside a `from`.
+            (
+                "The window you debug from is reffered to as *Main*",
+                "The window you debug from is referred to as *Main*",
+            ),
+            // Another subject, or a fact beside.
+            ("CI runs on Travis", "Nightly builds now run on Buildkite"),
+            (
+                "Logs are kept for 30 days",
+                "Metrics are now kept for 90 days",
+            ),
+            ("The frontend uses React 17", "The backend now uses Go 1.22"),
+            ("Tests run with pytest", "Tests now also run on Windows"),
+            // A contrast within the new rule, of nothing the old one named.
+            (
+                "typescript-go primarily uses `hereby` to build, run tests and other tasks",
+                "typescript-go primarily uses snapshot/baseline/golden tests rather than unit tests",
+            ),
+        ] {
+            assert!(!says_changed(old, new), "{old:?} -> {new:?}");
+        }
+    }
+
+    #[test]
+    fn change_words_are_sorted() {
+        assert!(CHANGE_WORDS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
@@ -2174,6 +2404,21 @@ mod tests {
             new.insert(i, value(y));
             prop_assert!(changed_value(&old.join(" "), &new.join(" ")));
             prop_assert!(!changed_value(&old.join(" "), &old.join(" ")), "the same statement");
+        }
+
+        #[test]
+        fn a_change_said_of_nothing_changed_is_no_update(
+            words in prop::collection::vec("[a-z]{4,9}", 2..12),
+            value in "[0-9]{1,4}|v[0-9]\\.[0-9]|`[a-z]{2,6} --[a-z]{2,6}`",
+            at in any::<prop::sample::Index>(),
+            change in prop::sample::select(CHANGE_WORDS),
+        ) {
+            // "Deploys use pnpm 8" -> "Deploys now use pnpm 8": every word and value kept.
+            let mut old = words;
+            old.insert(at.index(old.len() + 1), value);
+            let mut new = old.clone();
+            new.insert(at.index(new.len() + 1), change.to_string());
+            prop_assert!(!says_changed(&old.join(" "), &new.join(" ")), "{:?} -> {:?}", old, new);
         }
 
         #[test]
