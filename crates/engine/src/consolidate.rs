@@ -179,7 +179,8 @@ pub(crate) fn says_the_same(
 }
 
 /// The same metadata, the same values, no value changed (nor said to have changed:
-/// [`oro_mem_text::says_changed`]) and the same subject
+/// [`oro_mem_text::says_changed`]), nothing said to hold beside
+/// ([`oro_mem_text::says_beside`]) and the same subject
 /// ([`oro_mem_text::subject_replaced`]): what a duplicate needs beside being alike in words.
 fn same_statement(
     a: &str,
@@ -192,6 +193,7 @@ fn same_statement(
         && !oro_mem_text::changed_value(a, b)
         && !oro_mem_text::says_changed(a, b)
         && !oro_mem_text::says_changed(b, a)
+        && !oro_mem_text::says_beside(a, b)
         && !oro_mem_text::subject_replaced(a, b)
 }
 

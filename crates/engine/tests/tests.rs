@@ -1730,7 +1730,7 @@ fn a_clause_added_or_a_typo_fixed_is_a_duplicate(s: &mut dyn MemoryStore) {
 fn another_subject_is_stored_beside(s: &mut dyn MemoryStore) {
     // In a store of one memory, a statement with its subject replaced shares all but one word
     // with it: no duplicate (the new one would be lost), and no update (the same words say as
-    // often that two things are alike).
+    // often that two things are alike). Nor is one that says it holds "also".
     let write = |s: &mut dyn MemoryStore, namespace: &str, text: &str| {
         let m = NewMemory::new(text, MemoryType::Fact).namespace(namespace);
         remember_batch(s, vec![m], &DedupConfig::default())
@@ -1755,6 +1755,12 @@ fn another_subject_is_stored_beside(s: &mut dyn MemoryStore) {
             "The dev branch deploys automatically to the staging cluster on every merge",
             "The main branch deploys automatically to the production cluster on every merge",
         ),
+        // A fact said to hold beside the other.
+        (
+            "Deploys happen on Tuesdays",
+            "Deploys now also happen on Fridays",
+        ),
+        ("Logs go to stdout", "Logs now also go to Sentry"),
     ]
     .into_iter()
     .enumerate()

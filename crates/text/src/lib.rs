@@ -56,6 +56,6 @@ pub use stem::Stemmer;
 pub use terms::{Held, QueryTerms};
 pub use values::{
     changed_value, holds_the_other, identifiers, names, plain_words, rewords, same_entry,
-    same_values, says_changed, subject_replaced, updates, values,
+    same_values, says_beside, says_changed, subject_replaced, updates, values,
 };
 pub use words::*;

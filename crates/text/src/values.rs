@@ -388,7 +388,12 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     let one_for_one = dropped.len() == 1 && added.len() == 1 && named(&dropped) + named(&added) > 0;
     let flags = one_side && dropped.iter().chain(&added).all(|w| is_flag(w.text));
     let list = one_side && as_list && listed;
-    replaced || one_for_one || flags || list
+    // What one statement named, said by the other to be on its way out ("Use the `v1` API" →
+    // "The `v1` API is deprecated; use `v2`"), or back.
+    let retiring =
+        |w: &Word| ["deprecated", "obsolete", "removed", "unsupported"].contains(&core(w.text));
+    let retired = one_side && dropped.iter().chain(&added).any(retiring);
+    replaced || one_for_one || flags || list || retired
 }
 
 /// True when `new` states a newer state of the fact `old` states: the same statement with a
@@ -403,15 +408,45 @@ pub fn changed_value(old: &str, new: &str) -> bool {
 /// assert!(!updates("Run the tests before you commit", "Always run the tests before committing"));
 /// ```
 pub fn updates(old: &str, new: &str) -> bool {
-    changed_value(old, new) || same_entry(old, new) || says_changed(old, new)
+    (changed_value(old, new) || same_entry(old, new) || says_changed(old, new))
+        && !says_beside(old, new)
+}
+
+/// True when one of `a` and `b` says with `also` or `too` that what it states holds beside
+/// what the other states, and names a value or a name the other does not: "Deploys happen
+/// on Tuesdays" and "Deploys now also happen on Fridays", "Logs go to stdout" and "Logs now
+/// also go to Sentry". Both hold: no update, and no duplicate either. With nothing else
+/// named ("Tests also run in Docker") it repeats the other.
+///
+/// ```
+/// use oro_mem_text::says_beside;
+///
+/// assert!(says_beside("Deploys happen on Tuesdays", "Deploys now also happen on Fridays"));
+/// assert!(!says_beside("Tests run in Docker", "Tests also run in Docker"));
+/// assert!(!says_beside("Deploys happen on Tuesdays", "Deploys happen on Fridays"));
+/// // Chat: nothing named.
+/// assert!(!says_beside("Thanks! Talk to you later!", "Me too. Talk to you later!"));
+/// ```
+pub fn says_beside(a: &str, b: &str) -> bool {
+    let beside = |k: &[String]| k.iter().any(|k| matches!(k.as_str(), "also" | "too"));
+    let (ta, tb) = (tokens(a), tokens(b));
+    let (ka, kb) = (keys(&ta), keys(&tb));
+    // A value or a name of one that the other does not name: what holds beside.
+    let names_another = |t: &[&str], k: &[String], other: &[String]| {
+        (0..t.len())
+            .any(|i| is_content(t[i]) && kind(t, i) != Kind::Plain && !other.contains(&k[i]))
+    };
+    beside(&ka) != beside(&kb) && (names_another(&ta, &ka, &kb) || names_another(&tb, &kb, &ka))
 }
 
 /// Words with which a statement says that a value changed: "The docs **moved** to `site/`",
 /// "Max upload size was **raised** to 25 MB", "Auth tokens **now** expire after 15 minutes".
 /// Sorted.
 const CHANGE_WORDS: &[&str] = &[
+    "actually",
     "bumped",
     "changed",
+    "correction",
     "decreased",
     "downgraded",
     "increased",
@@ -427,13 +462,13 @@ const CHANGE_WORDS: &[&str] = &[
     "upgraded",
 ];
 
-/// The word `keys[i]` is named as what was replaced: after `from`, `instead of`, `rather
-/// than` ("switched from **Jest** to Vitest").
+/// The word `keys[i]` is named as what was replaced: after `from`, `not`, `instead of`,
+/// `rather than` ("switched from **Jest** to Vitest", "`config.toml`, not **`config.yaml`**").
 fn named_as_replaced(keys: &[String], i: usize) -> bool {
     let before = |n: usize| i.checked_sub(n).map(|j| keys[j].as_str());
     matches!(
         (before(2), before(1)),
-        (_, Some("from")) | (Some("instead"), Some("of")) | (Some("rather"), Some("than"))
+        (_, Some("from" | "not")) | (Some("instead"), Some("of")) | (Some("rather"), Some("than"))
     )
 }
 
@@ -662,10 +697,22 @@ pub fn subject_replaced(a: &str, b: &str) -> bool {
     let capitalized = |w: &str| {
         w.chars().next().is_some_and(char::is_uppercase) && w.chars().all(char::is_alphabetic)
     };
+    // The rest the same, but for another form of a word ("Tests run" and "Linting runs") and
+    // a word that says the subject is one more ("too", "also").
+    let stemmer = Stemmer::english();
+    let rest = |t: &[&str]| -> Vec<String> {
+        keys(t)
+            .iter()
+            .filter(|k| !matches!(k.as_str(), "also" | "too"))
+            .map(|k| stemmer.stem(k).into_owned())
+            .collect()
+    };
     let first_word = capitalized(first_a)
         && capitalized(first_b)
-        && keys(rest_a) == keys(rest_b)
-        && rest_a.first().is_some_and(|w| is_verb(w))
+        && rest(rest_a) == rest(rest_b)
+        && [rest_a, rest_b]
+            .iter()
+            .any(|r| r.first().is_some_and(|w| is_verb(w)))
         && another_word(first_a, first_b);
     first_word || another_subject(&a, &b)
 }
@@ -1801,6 +1848,14 @@ mod tests {
                 "Alice owns the billing service",
                 "Bob now owns the billing service",
             ),
+            (
+                "Build with `npm run build`",
+                "Actually, build with `pnpm build`",
+            ),
+            (
+                "The config file is `config.yaml`",
+                "The config file is `config.toml` (not `config.yaml`)",
+            ),
         ] {
             assert!(says_changed(old, new), "{old:?} -> {new:?}");
             assert!(updates(old, new), "{old:?} -> {new:?}");
@@ -1838,6 +1893,45 @@ mod tests {
         ] {
             assert!(!says_changed(old, new), "{old:?} -> {new:?}");
         }
+    }
+
+    #[test]
+    fn a_value_said_to_be_retired_is_changed() {
+        for (old, new) in [
+            ("Use the `v1` API", "The `v1` API is deprecated; use `v2`"),
+            (
+                "Load the config with `foo()`",
+                "Load the config with `foo()` (deprecated)",
+            ),
+        ] {
+            assert!(changed_value(old, new), "{old:?} -> {new:?}");
+            assert!(changed_value(new, old), "{new:?} -> {old:?}");
+        }
+        // A stage that retires nothing.
+        assert!(!changed_value(
+            "Use the `v2` API",
+            "Use the stable `v2` API"
+        ));
+    }
+
+    #[test]
+    fn a_subject_replaced_in_another_form_or_added_to() {
+        assert!(subject_replaced(
+            "Tests run in Docker",
+            "Linting runs in Docker too"
+        ));
+        assert!(subject_replaced(
+            "Linting runs in Docker",
+            "Tests also run in Docker"
+        ));
+        assert!(!subject_replaced(
+            "Tests run in Docker",
+            "Tests also run in Docker"
+        ));
+        assert!(!subject_replaced(
+            "Tests run in Docker",
+            "Linting runs in Podman"
+        ));
     }
 
     #[test]
