@@ -510,14 +510,13 @@ fn says_a_change(word: &str) -> bool {
 pub fn says_changed(old: &str, new: &str) -> bool {
     let (a, b) = (tokens(old), tokens(new));
     let (ka, kb) = (keys(&a), keys(&b));
-    let replaced = named_as_replaced;
     // A value or a name of `old`'s (not named as replaced there too) that `new` names as
     // replaced.
     let named_replaced = (0..b.len()).any(|i| {
-        replaced(&kb, i)
+        named_as_replaced(&kb, i)
             && is_content(b[i])
             && kind(&b, i) != Kind::Plain
-            && (0..a.len()).any(|j| ka[j] == kb[i] && !replaced(&ka, j))
+            && (0..a.len()).any(|j| ka[j] == kb[i] && !named_as_replaced(&ka, j))
     });
     // A word that says a change, which `old` did not say ("instead of" and "rather than"
     // say it only of what `old` named: "snapshot tests rather than unit tests" is a rule).
@@ -531,7 +530,7 @@ pub fn says_changed(old: &str, new: &str) -> bool {
     let stem = |k: &str| stemmer.stem(k).into_owned();
     let words = |t: &[&str], k: &[String]| -> Vec<(usize, String)> {
         (0..t.len())
-            .filter(|&i| is_content(t[i]) && !says_a_change(t[i]) && !replaced(k, i))
+            .filter(|&i| is_content(t[i]) && !says_a_change(t[i]) && !named_as_replaced(k, i))
             .map(|i| (i, stem(&k[i])))
             .collect()
     };
@@ -1852,6 +1851,7 @@ mod tests {
                 "Build with `npm run build`",
                 "Actually, build with `pnpm build`",
             ),
+            ("Use `requests`", "Use `httpx` instead of `requests`"),
             (
                 "The config file is `config.yaml`",
                 "The config file is `config.toml` (not `config.yaml`)",
