@@ -35,6 +35,18 @@ pub fn values(text: &str) -> BTreeSet<String> {
     // Code spans whole: a command is one value, whatever its words.
     let mut rest = text;
     while let Some(open) = rest.find('`') {
+        // A reStructuredText literal (``x``) is a Markdown code span (`x`).
+        let literal = rest[open..]
+            .strip_prefix("``")
+            .and_then(|after| after.find("``").filter(|&end| end > 0));
+        if let Some(len) = literal {
+            prose.push_str(&rest[..open]);
+            prose.push(' ');
+            let span = rest[open + 2..open + 2 + len].split_whitespace();
+            out.insert(span.collect::<Vec<_>>().join(" "));
+            rest = &rest[open + len + 4..];
+            continue;
+        }
         let Some(len) = rest[open + 1..].find('`') else {
             break;
         };
@@ -1499,6 +1511,14 @@ fn tokens(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = text.trim_start();
     while !rest.is_empty() {
+        // A reStructuredText literal (``x``) whole, as a Markdown code span.
+        if let Some(literal) = rest.strip_prefix("``") {
+            if let Some(end) = literal.find("``") {
+                out.push(&rest[..end + 4]);
+                rest = rest[end + 4..].trim_start();
+                continue;
+            }
+        }
         if rest.starts_with('`') {
             let len = rest[1..].find('`').map_or(rest.len(), |end| end + 2);
             out.push(&rest[..len]);
@@ -2459,6 +2479,19 @@ mod tests {
         ] {
             assert!(!changed_value(old, new), "{old:?} -> {new:?}");
         }
+    }
+
+    #[test]
+    fn a_restructuredtext_literal_is_a_code_span() {
+        assert_eq!(
+            values("Added ``structlog.func()``."),
+            values("Added `structlog.func()`.")
+        );
+        assert!(same_values("Run ``tox -e docs``", "Run `tox -e docs`"));
+        assert!(!same_values(
+            "Run ``tox -e docs``",
+            "Run `tox -e docs-build`"
+        ));
     }
 
     #[test]
