@@ -35,29 +35,18 @@ pub fn values(text: &str) -> BTreeSet<String> {
     // Code spans whole: a command is one value, whatever its words.
     let mut rest = text;
     while let Some(open) = rest.find('`') {
-        // A reStructuredText literal (``x``) is a Markdown code span (`x`).
-        let literal = rest[open..]
-            .strip_prefix("``")
-            .and_then(|after| after.find("``").filter(|&end| end > 0));
-        if let Some(len) = literal {
-            prose.push_str(&rest[..open]);
-            prose.push(' ');
-            let span = rest[open + 2..open + 2 + len].split_whitespace();
-            out.insert(span.collect::<Vec<_>>().join(" "));
-            rest = &rest[open + len + 4..];
-            continue;
-        }
-        let Some(len) = rest[open + 1..].find('`') else {
+        let Some((fence, len)) = code_span(&rest[open..]) else {
             break;
         };
         prose.push_str(&rest[..open]);
         prose.push(' ');
-        let span = rest[open + 1..open + 1 + len].split_whitespace();
+        let inner = open + fence;
+        let span = rest[inner..inner + len].split_whitespace();
         let span = span.collect::<Vec<_>>().join(" ");
         if !span.is_empty() {
             out.insert(span);
         }
-        rest = &rest[open + len + 2..];
+        rest = &rest[inner + len + fence..];
     }
     prose.push_str(rest);
     for word in prose.split_whitespace() {
@@ -402,9 +391,11 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     let list = one_side && as_list && listed;
     // What one statement named, said by the other to be on its way out ("Use the `v1` API" →
     // "The `v1` API is deprecated; use `v2`"), or back.
-    let retiring =
-        |w: &Word| ["deprecated", "obsolete", "removed", "unsupported"].contains(&core(w.text));
-    let retired = one_side && dropped.iter().chain(&added).any(retiring);
+    let retired = one_side
+        && dropped
+            .iter()
+            .chain(&added)
+            .any(|w| RETIRING.contains(&core(w.text)));
     replaced || one_for_one || flags || list || retired
 }
 
@@ -424,6 +415,11 @@ pub fn updates(old: &str, new: &str) -> bool {
         && !says_beside(old, new)
 }
 
+/// `key` says that what a statement states holds beside something else: `also`, `too`.
+fn says_also(key: &str) -> bool {
+    matches!(key, "also" | "too")
+}
+
 /// True when one of `a` and `b` says with `also` or `too` that what it states holds beside
 /// what the other states, and names a value or a name the other does not: "Deploys happen
 /// on Tuesdays" and "Deploys now also happen on Fridays", "Logs go to stdout" and "Logs now
@@ -440,7 +436,7 @@ pub fn updates(old: &str, new: &str) -> bool {
 /// assert!(!says_beside("Thanks! Talk to you later!", "Me too. Talk to you later!"));
 /// ```
 pub fn says_beside(a: &str, b: &str) -> bool {
-    let beside = |k: &[String]| k.iter().any(|k| matches!(k.as_str(), "also" | "too"));
+    let beside = |k: &[String]| k.iter().any(|k| says_also(k));
     let (ta, tb) = (tokens(a), tokens(b));
     let (ka, kb) = (keys(&ta), keys(&tb));
     // A value or a name of one that the other does not name: what holds beside.
@@ -522,19 +518,20 @@ fn says_a_change(word: &str) -> bool {
 pub fn says_changed(old: &str, new: &str) -> bool {
     let (a, b) = (tokens(old), tokens(new));
     let (ka, kb) = (keys(&a), keys(&b));
+    let named = |t: &[&str], i: usize| kind(t, i) != Kind::Plain;
     // A value or a name of `old`'s (not named as replaced there too) that `new` names as
     // replaced.
     let named_replaced = (0..b.len()).any(|i| {
         named_as_replaced(&kb, i)
             && is_content(b[i])
-            && kind(&b, i) != Kind::Plain
+            && named(&b, i)
             && (0..a.len()).any(|j| ka[j] == kb[i] && !named_as_replaced(&ka, j))
     });
     // A word that says a change, which `old` did not say ("instead of" and "rather than"
     // say it only of what `old` named: "snapshot tests rather than unit tests" is a rule).
     let marked = (0..b.len()).any(|i| listed(CHANGE_WORDS, b[i]) && !ka.contains(&kb[i]));
     // "Tests now also run on Windows" adds a fact beside the old one.
-    let beside = kb.iter().any(|k| matches!(k.as_str(), "also" | "too"));
+    let beside = kb.iter().any(|k| says_also(k));
     if !(marked || named_replaced) || beside {
         return false;
     }
@@ -559,7 +556,6 @@ pub fn says_changed(old: &str, new: &str) -> bool {
         .filter(|(_, w)| !in_old.contains(w.as_str()))
         .map(|&(i, _)| i)
         .collect();
-    let named = |t: &[&str], i: usize| !matches!(kind(t, i), Kind::Plain);
     // `new` says all `old` said but its value: at most two words of it are not in `new` at
     // all ("live in `docs/`" for "moved to `site/`"; "uses … for chat" for "moved from Slack").
     let mentioned: BTreeSet<String> = (0..b.len())
@@ -714,7 +710,7 @@ pub fn subject_replaced(a: &str, b: &str) -> bool {
     let rest = |t: &[&str]| -> Vec<String> {
         keys(t)
             .iter()
-            .filter(|k| !matches!(k.as_str(), "also" | "too"))
+            .filter(|k| !says_also(k))
             .map(|k| stemmer.stem(k).into_owned())
             .collect()
     };
@@ -1320,6 +1316,9 @@ const STAGES: &[&str] = &[
     "unsupported",
 ];
 
+/// The [`STAGES`] of a feature on its way out.
+const RETIRING: &[&str] = &["deprecated", "obsolete", "removed", "unsupported"];
+
 /// A log's level: "The default log level is info" → "debug" changes a value, as a number
 /// does. Not `error` nor `warning`, which are words of rules too ("fix every warning").
 /// Sorted.
@@ -1511,16 +1510,9 @@ fn tokens(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = text.trim_start();
     while !rest.is_empty() {
-        // A reStructuredText literal (``x``) whole, as a Markdown code span.
-        if let Some(literal) = rest.strip_prefix("``") {
-            if let Some(end) = literal.find("``") {
-                out.push(&rest[..end + 4]);
-                rest = rest[end + 4..].trim_start();
-                continue;
-            }
-        }
         if rest.starts_with('`') {
-            let len = rest[1..].find('`').map_or(rest.len(), |end| end + 2);
+            // Unclosed, to the end.
+            let len = code_span(rest).map_or(rest.len(), |(fence, len)| 2 * fence + len);
             out.push(&rest[..len]);
             rest = rest[len..].trim_start();
             continue;
@@ -1553,6 +1545,19 @@ fn tokens(text: &str) -> Vec<&str> {
         rest = rest[end..].trim_start();
     }
     out
+}
+
+/// The code span `text` starts with (at a backtick): the width of its fence (1, or 2 for a
+/// reStructuredText literal, ``x``, which is a Markdown code span `x`) and the length of what
+/// it holds. `None` when it is not closed.
+fn code_span(text: &str) -> Option<(usize, usize)> {
+    let literal = text
+        .strip_prefix("``")
+        .and_then(|inner| inner.find("``").filter(|&len| len > 0));
+    match literal {
+        Some(len) => Some((2, len)),
+        None => text.strip_prefix('`')?.find('`').map(|len| (1, len)),
+    }
 }
 
 fn is_word_char(c: char) -> bool {
