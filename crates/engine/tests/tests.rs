@@ -1820,6 +1820,47 @@ fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
     );
 }
 
+/// An entry of a list led by a bold label and rewritten at length, though it shares few
+/// of its words with the old one, and a command line with its program or subcommand
+/// changed, supersede the old one; a note's label leads entries about anything.
+fn an_entry_or_a_command_rewritten_supersedes(s: &mut dyn MemoryStore) {
+    let write = |s: &mut dyn MemoryStore, text: &str| {
+        remember_batch(
+            s,
+            vec![NewMemory::new(text, MemoryType::Fact)],
+            &DedupConfig::default(),
+        )
+        .expect("remember")
+        .remove(0)
+    };
+    for text in SMALL_STORE_RULES {
+        write(&mut *s, text);
+    }
+    for (old, new) in [
+        (
+            "**Failure modes:** If the child never connects within 1 s, the runner kills it.",
+            "**Failure modes:** If the child never connects or never acks within 1 s, \
+             `signal()` returns `False`; `CancellationManager` falls through to the normal \
+             graceful kill, and the engine treats the termination as a crash.",
+        ),
+        ("$ git checkout -b my-fix", "$ git switch -c my-fix"),
+        ("prek run --last-commit", "just hooks run --last-commit"),
+    ] {
+        let old = write(&mut *s, old).id();
+        let new = write(&mut *s, new);
+        assert_eq!(
+            new,
+            WriteOutcome::Updated {
+                id: new.id(),
+                supersedes: vec![old]
+            }
+        );
+    }
+    write(&mut *s, "**Note:** run the tests first");
+    let other = write(&mut *s, "**Note:** the docs build on push");
+    assert!(matches!(other, WriteOutcome::Inserted { .. }), "{other:?}");
+}
+
 fn a_changed_name_in_a_small_store_supersedes_it(s: &mut dyn MemoryStore) {
     let write = |s: &mut dyn MemoryStore, text: &str| {
         let m = NewMemory::new(text, MemoryType::Decision);
@@ -2051,7 +2092,7 @@ type StoreCheck = fn(&mut dyn MemoryStore);
 #[test]
 fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
     let mut server = TestServer::get();
-    let checks: [(&str, StoreCheck); 11] = [
+    let checks: [(&str, StoreCheck); 12] = [
         ("invalid batches", invalid_batches_write_nothing),
         ("a bad embedding", a_bad_embedding_writes_nothing),
         ("lexical duplicates", duplicates_are_merged_or_skipped),
@@ -2072,6 +2113,10 @@ fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
         ),
         ("another subject", another_subject_is_stored_beside),
         ("a change said in words", a_change_said_in_words_supersedes),
+        (
+            "an entry or a command rewritten",
+            an_entry_or_a_command_rewritten_supersedes,
+        ),
     ];
     for (what, check) in checks {
         for (name, mut s) in new_stores(&mut server) {

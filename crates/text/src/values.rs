@@ -113,11 +113,10 @@ pub fn names(text: &str, identifier: &str) -> bool {
 }
 
 /// `text` with a command written without backticks put between them, so that it is read as
-/// one value, as a code span is: the rest of the text after a leading `[context]`, a `$ `
-/// prompt, or a colon, when all of it looks like a command line (a lower-case program name,
-/// after the environment variables set for it if any, then arguments, flags, paths; no
-/// function words, no capitals but in flags and variables, at most twelve
-/// words; a shell comment after ` #` is left out of it). `None` when there is none.
+/// one value, as a code span is: the rest of the text after a leading `[context]` or a
+/// colon, when all of it looks like a command line ([`command_line`]). `None` when there is
+/// none. Not a whole text that looks like one ([`whole_command`]): a task's title in lower
+/// case ("clean up src/store/schema.rs") names its path.
 fn with_bare_command(text: &str) -> Option<String> {
     if text.contains('`') {
         return None;
@@ -128,7 +127,43 @@ fn with_bare_command(text: &str) -> Option<String> {
     } else {
         trimmed.rfind(": ").map(|i| i + 2)?
     };
-    let tail = trimmed[start..].trim_start();
+    let command = command_line(&trimmed[start..])?;
+    let at = text.find(command)?;
+    Some(format!(
+        "{}`{command}`{}",
+        &text[..at],
+        &text[at + command.len()..]
+    ))
+}
+
+/// The command `text` is, all of it, without a `$ ` prompt or a shell comment: a line of a
+/// shell session ("$ git switch -c my-fix"), or a command line ([`command_line`]) with a
+/// flag, a path or an assignment among its arguments ("prek run --last-commit", "tox run -e
+/// py310"), not a rule written in lower case ("never use --no-verify", "always pass
+/// --locked"), nor a sentence with a number in it ("tests take 10 minutes"). `None` when it
+/// is something else.
+fn whole_command(text: &str) -> Option<&str> {
+    let text = text.trim();
+    if text.contains('`') || text.starts_with('[') {
+        return None;
+    }
+    let prompted = text.starts_with("$ ");
+    let command = command_line(text)?;
+    let mut words = command.split_whitespace();
+    let ruled = command
+        .split_whitespace()
+        .any(|w| reverses(w) || PHRASINGS.iter().any(|(phrase, _)| phrase[0] == w));
+    words.next();
+    let argued = words.any(|w| is_flag(w) || core(w).contains(['/', '=']));
+    (prompted || (argued && !ruled)).then_some(command)
+}
+
+/// The command line `text` is, after a `$ ` prompt if any and without a shell comment
+/// (after ` #`): a lower-case program name, after the environment variables set for it if
+/// any, then arguments, flags, paths; no function words, no capitals but in flags and
+/// variables, at most twelve words. `None` when it does not look like one.
+fn command_line(text: &str) -> Option<&str> {
+    let tail = text.trim_start();
     let tail = tail.strip_prefix("$ ").unwrap_or(tail);
     let command = tail.split(" #").next().unwrap_or(tail).trim_end();
     let words: Vec<&str> = command.split_whitespace().collect();
@@ -147,22 +182,32 @@ fn with_bare_command(text: &str) -> Option<String> {
         && program
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
+        // The program may be a word ("just").
         && words.iter().all(|w| {
-            let argument = !FUNCTION_WORDS.contains(&w.to_lowercase().as_str())
+            let argument = std::ptr::eq(w, program)
+                || !FUNCTION_WORDS.contains(&w.to_lowercase().as_str())
                 && !w.starts_with(|c: char| c.is_uppercase())
                 && !w.ends_with(['.', ',', ';', '?', '!']);
             let operator = matches!(*w, "." | "&&" | "|" | "--");
             is_flag(w) || is_value(core(w)) || argument || operator
         });
-    if !looks_like_a_command || words.len() < 2 && !is_value(core(program)) {
-        return None;
-    }
-    let at = text.find(command)?;
-    Some(format!(
-        "{}`{command}`{}",
-        &text[..at],
-        &text[at + command.len()..]
-    ))
+    (looks_like_a_command && (words.len() >= 2 || is_value(core(program)))).then_some(command)
+}
+
+/// True when `old` and `new` are each a command and no more ([`whole_command`]), another
+/// one, that shares half the words of the shorter or more: the same command with its
+/// program, a subcommand, a flag or an argument changed ("git checkout -b my-fix" → "git
+/// switch -c my-fix", "prek run --last-commit" → "just hooks run --last-commit", "pip
+/// install -U blue" → "pip install -U ruff"). Two commands with little in common may be
+/// two steps ("cargo build" and "cargo test --all").
+fn command_changed(old: &str, new: &str) -> Option<bool> {
+    let (a, b) = (whole_command(old)?, whole_command(new)?);
+    let (a, b): (Vec<&str>, Vec<&str>) = (
+        a.split_whitespace().collect(),
+        b.split_whitespace().collect(),
+    );
+    let shared = a.iter().filter(|w| b.contains(w)).count();
+    Some(a != b && shared * 2 >= a.len().min(b.len()))
 }
 
 /// True unless each of `a` and `b` names a value the other does not ([`values`]): a value
@@ -243,6 +288,9 @@ pub fn same_values(a: &str, b: &str) -> bool {
 /// assert!(!changed_value("Use `gofumpt -w .` to format", "Use `goftumpt -w .` to format"));
 /// ```
 pub fn changed_value(old: &str, new: &str) -> bool {
+    if let Some(changed) = command_changed(old, new) {
+        return changed;
+    }
     let (quoted_old, quoted_new) = (with_bare_command(old), with_bare_command(new));
     let old = quoted_old.as_deref().unwrap_or(old);
     let new = quoted_new.as_deref().unwrap_or(new);
@@ -263,9 +311,13 @@ pub fn changed_value(old: &str, new: &str) -> bool {
             same_content += a[old_range].iter().filter(|t| is_content(t)).count();
             continue;
         }
-        let conjunction = a[old_range.clone()]
+        // In the change or next to it: "3.12 or 3.13" → "3.12, 3.13, or 3.14".
+        fn around<'t, 'a>(t: &'t [&'a str], r: &std::ops::Range<usize>) -> &'t [&'a str] {
+            &t[r.start.saturating_sub(1)..(r.end + 1).min(t.len())]
+        }
+        let conjunction = around(&a, &old_range)
             .iter()
-            .chain(&b[new_range.clone()])
+            .chain(around(&b, &new_range))
             .any(|t| matches!(t.to_lowercase().as_str(), "and" | "or" | ","));
         let gone: Vec<Word> = words(&a, old_range.clone());
         let came: Vec<Word> = words(&b, new_range.clone());
@@ -587,7 +639,9 @@ pub fn says_changed(old: &str, new: &str) -> bool {
 /// names each key once, so its entry changed is the newer state of it. The key is what comes
 /// before the first `: `, ` # ` or ` — ` (after the same leading `[context]`, if any), of at
 /// most six words, and names a value ([`values`]: a path, a command, a code span), so that
-/// "Note: …" is no key, nor is "Run `cargo test` before you push to a shared branch: …".
+/// "Note: …" is no key, nor is "Run `cargo test` before you push to a shared branch: …";
+/// or it is a label in bold, of at most six words, before a colon or a dash ("**Failure
+/// modes:** …", "**Changelog** — …"), not a sentence nor a note's or a warning's label.
 ///
 /// ```
 /// use oro_mem_text::same_entry;
@@ -596,17 +650,25 @@ pub fn says_changed(old: &str, new: &str) -> bool {
 ///     "`vouch-check-pr.yml`: Comments on PRs from authors absent from `VOUCHED.td`.",
 ///     "`vouch-check-pr.yml`: Closes PRs from authors denounced in `VOUCHED.td`.",
 /// ));
+/// assert!(same_entry(
+///     "**Changelog** — Add a new entry in `docs/versionhistory.rst`.",
+///     "**Changelog** — Add a news fragment in `changelog.d/`.",
+/// ));
 /// assert!(!same_entry("Note: run the tests first", "Note: the docs build on push"));
+/// assert!(!same_entry("**Note:** run the tests first", "**Note:** the docs build on push"));
 /// assert!(!same_entry("`src/`: the code", "`docs/`: the manual"));
 /// ```
 pub fn same_entry(old: &str, new: &str) -> bool {
     const ENTRY_KEY_WORDS: usize = 6;
-    fn entry(text: &str) -> Option<(&str, &str, &str)> {
+    fn entry(text: &str) -> Option<(&str, &str, &str, bool)> {
         let text = text.trim();
         let (context, rest) = match text.strip_prefix('[').and_then(|t| t.split_once(']')) {
             Some((context, rest)) => (context, rest.trim_start()),
             None => ("", text),
         };
+        if let Some((label, said)) = bold_label(rest) {
+            return Some((context, label, said, true));
+        }
         let at = [": ", " # ", " — "]
             .iter()
             .filter_map(|sep| rest.find(sep).map(|i| (i, sep.len())))
@@ -614,9 +676,32 @@ pub fn same_entry(old: &str, new: &str) -> bool {
         let (key, said) = (rest[..at.0].trim(), rest[at.0 + at.1..].trim());
         // A key names a thing; a sentence before a colon is no key.
         let words = key.split_whitespace().count();
-        ((1..=ENTRY_KEY_WORDS).contains(&words) && !said.is_empty()).then_some((context, key, said))
+        ((1..=ENTRY_KEY_WORDS).contains(&words) && !said.is_empty())
+            .then_some((context, key, said, false))
     }
-    let (Some((context, key, said)), Some((new_context, new_key, new_said))) =
+    // A list's entry led by a label in bold ("**Failure modes:** If the child …",
+    // "**Changelog** — Add …"): the label, and what follows it. Not a sentence in bold, nor
+    // a note's or a warning's label, which lead entries about anything.
+    fn bold_label(text: &str) -> Option<(&str, &str)> {
+        let inner = text.strip_prefix("**")?;
+        let close = inner.find("**")?;
+        let (label, after) = (inner[..close].trim(), &inner[close + 2..]);
+        let said = after.trim_start_matches([':', ' ', '—', '–']);
+        let separated = label.ends_with(':')
+            || after.starts_with(':')
+            || after.starts_with(" — ")
+            || after.starts_with(" – ");
+        let label = label.trim_end_matches(':').trim();
+        let words = label.split_whitespace().count();
+        let admonition = ADMONITIONS.contains(&label.to_lowercase().as_str());
+        (separated
+            && (1..=ENTRY_KEY_WORDS).contains(&words)
+            && !label.ends_with(['.', '!', '?'])
+            && !admonition
+            && !said.is_empty())
+        .then_some((label, said))
+    }
+    let (Some((context, key, said, bold)), Some((new_context, new_key, new_said, new_bold))) =
         (entry(old), entry(new))
     else {
         return false;
@@ -629,8 +714,27 @@ pub fn same_entry(old: &str, new: &str) -> bool {
     context == new_context
         && key == new_key
         && !said.eq_ignore_ascii_case(new_said)
-        && !values(&keyed).is_empty()
+        && ((bold && new_bold) || !values(&keyed).is_empty())
 }
+
+/// The labels that lead a note, a warning or an example, in bold or not: no list's key.
+/// Sorted.
+const ADMONITIONS: &[&str] = &[
+    "attention",
+    "caution",
+    "danger",
+    "example",
+    "important",
+    "info",
+    "nb",
+    "note",
+    "notes",
+    "remember",
+    "reminder",
+    "tip",
+    "todo",
+    "warning",
+];
 
 /// True when one of `a` and `b` says all the other says, word for word and in order, and
 /// more: a clause added or dropped ("Make sure to read the instructions. If something isn't
@@ -1503,9 +1607,9 @@ fn core(word: &str) -> &str {
 }
 
 /// The words of `text` for [`changed_value`]: a code span (with its backticks) whole; of
-/// the rest, split at white space, a value or a URL whole (without what wraps it), and
-/// anything else cut into runs of letters, digits, apostrophes and `_ . / @ : + -` and single
-/// other characters.
+/// the rest, split at white space, a value or a URL whole (without what wraps it; a Markdown
+/// link's last word with its target), and anything else cut into runs of letters, digits,
+/// apostrophes and `_ . / @ : + -` and single other characters.
 fn tokens(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = text.trim_start();
@@ -1569,11 +1673,18 @@ fn is_word_char(c: char) -> bool {
 }
 
 /// What the diff compares: each token lower-cased, without what wraps it (`` `uv` `` and
-/// `uv` are one word), a number word as its digits ("ten minutes" and "10 minutes").
+/// `uv` are one word), a URL as the page it names (a Markdown link's with the word before
+/// it: "#1600](https://…/pull/1600"), a number word as its digits ("ten minutes" and "10
+/// minutes").
 fn keys(tokens: &[&str]) -> Vec<String> {
     let key = |t: &str| {
         let t = core(t);
-        let t = if t.contains("://") { page(t) } else { t }.to_lowercase();
+        let t = match t.split_once("](") {
+            Some((text, target)) => format!("{text}]({}", page(target)),
+            None if t.contains("://") => page(t).to_string(),
+            None => t.to_string(),
+        }
+        .to_lowercase();
         match NUMBER_WORDS.iter().position(|&n| n == t) {
             Some(n) => n.to_string(),
             None => t,
@@ -2378,7 +2489,7 @@ mod tests {
             ),
         ] {
             assert!(changed_value(old, new), "{old:?} -> {new:?}");
-            assert!(!same_values(old, new), "{old:?} -> {new:?}");
+            assert!(updates(old, new), "{old:?} -> {new:?}");
         }
         assert!(!changed_value(
             "Note: always run the tests before you commit",
@@ -2496,6 +2607,137 @@ mod tests {
         assert!(!same_values(
             "Run ``tox -e docs``",
             "Run `tox -e docs-build`"
+        ));
+    }
+
+    #[test]
+    fn a_link_is_its_text_and_the_page_it_names() {
+        // The page changed, the text the same: before, "#1600" was all the link was read as.
+        assert!(updates(
+            "For an example, see [#1600](https://github.com/encode/starlette/pull/1600).",
+            "For an example, see [#1600](https://github.com/Kludex/starlette/pull/1600).",
+        ));
+        assert!(updates(
+            "Contributors guide: [docs/guide/contributors.md](docs/guide/contributors.md)",
+            "Contributor guide: [docs/guide/contributors/index.md](docs/guide/contributors/index.md)",
+        ));
+        // Another place on the same page: the same link.
+        assert!(!changed_value(
+            "See the [guide](https://x.io/guide#setup) first.",
+            "See the [guide](https://x.io/guide#install) first.",
+        ));
+    }
+
+    #[test]
+    fn an_entry_led_by_a_bold_label_is_one_entry() {
+        for (old, new) in [
+            (
+                "**Failure modes:** If the child never acks within 1 s, the runner kills it.",
+                "**Failure modes:** If the child never acks within 1 s, `signal()` returns \
+                 `False` and the engine treats the termination as a crash.",
+            ),
+            (
+                "**Changelog** — Add a new entry in `docs/versionhistory.rst`.",
+                "**Changelog** — Add a news fragment in `changelog.d/`.",
+            ),
+            (
+                "[prefect runner] **Extending intents:** The only intent today is cancel.",
+                "[prefect runner] **Extending intents:** Update the shared map together.",
+            ),
+        ] {
+            assert!(same_entry(old, new), "{old:?} -> {new:?}");
+            assert!(updates(old, new), "{old:?} -> {new:?}");
+        }
+        for (old, new) in [
+            // Another label, a note's label, a sentence in bold, no label at all.
+            (
+                "**Failure modes:** it crashes.",
+                "**Retry modes:** it retries.",
+            ),
+            (
+                "**Note:** run the tests first",
+                "**Note:** the docs build on push",
+            ),
+            (
+                "**Warning** — never force-push",
+                "**Warning** — keep the lockfile",
+            ),
+            (
+                "**Never commit secrets.** Use the vault.",
+                "**Never commit secrets.** Rotate them.",
+            ),
+            (
+                "**Tests must pass** before merging",
+                "**Tests must pass** on every branch",
+            ),
+            (
+                "[a] **Failure modes:** it crashes.",
+                "[b] **Failure modes:** it retries.",
+            ),
+        ] {
+            assert!(!same_entry(old, new), "{old:?} -> {new:?}");
+        }
+    }
+
+    #[test]
+    fn a_whole_command_changed_is_changed() {
+        for (old, new) in [
+            ("$ git checkout -b my-fix", "$ git switch -c my-fix"),
+            ("$ pip install -U blue", "$ pip install -U ruff"),
+            ("prek run --last-commit", "just hooks run --last-commit"),
+            (
+                "prek run --directory src/zarr",
+                "just hooks run --directory src/zarr",
+            ),
+            ("$ python -m pytest", "$ python -Im pytest"),
+            ("tox run -e py39", "tox run -e py310"),
+        ] {
+            assert!(changed_value(old, new), "{old:?} -> {new:?}");
+            assert!(updates(old, new), "{old:?} -> {new:?}");
+        }
+        for (old, new) in [
+            // Two steps, not one changed: little in common.
+            ("cargo build", "cargo test --all"),
+            (
+                "$ pdm install -d -G :all",
+                "$ uv sync --all-groups --all-extras",
+            ),
+            // The same command, its prompt or its comment changed.
+            ("$ git merge upstream/main", "git merge upstream/main"),
+            (
+                "uv sync  # install dependencies",
+                "uv sync  # Install dependencies",
+            ),
+            // A sentence in lower case is no command.
+            ("always squash merge", "never rebase main"),
+        ] {
+            assert!(!changed_value(old, new), "{old:?} -> {new:?}");
+        }
+        assert_eq!(
+            whole_command("just docs-serve --open"),
+            Some("just docs-serve --open")
+        );
+        assert_eq!(whole_command("$ uv sync  # deps"), Some("uv sync"));
+        assert_eq!(whole_command("run the tests"), None);
+        assert_eq!(whole_command("never use --no-verify"), None);
+        assert_eq!(whole_command("tests take 10 minutes"), None);
+        assert_eq!(whole_command("[Lint with] cargo clippy"), None);
+    }
+
+    #[test]
+    fn a_value_added_to_a_list_beside_its_conjunction_is_changed() {
+        assert!(changed_value(
+            "Your environment must be based on CPython 3.10, 3.11, 3.12 or 3.13:",
+            "Your environment must be based on CPython 3.10, 3.11, 3.12, 3.13, or 3.14:",
+        ));
+        assert!(changed_value(
+            "Supported: Python 3.11 and 3.12",
+            "Supported: Python 3.11, 3.12 and 3.13",
+        ));
+        // A value mentioned in passing, in no list: the same statement.
+        assert!(!changed_value(
+            "ruff is written in Rust (1.63.0).",
+            "ruff is written in Rust."
         ));
     }
 
