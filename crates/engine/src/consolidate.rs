@@ -91,16 +91,18 @@ fn consolidated(
             let Some(&o) = by_id.get(&other) else {
                 continue;
             };
-            // A clause added or dropped weighs on the similarity, not on what is said.
+            // Two states of one fact: the older is superseded by the newer.
+            let (old, new) = if (m.created_at, m.id) < (o.created_at, o.id) {
+                (m, o)
+            } else {
+                (o, m)
+            };
+            // A clause added or dropped weighs on the similarity, not on what is said; one
+            // added that names a new value broadens the older statement.
             let restated = similarity.is_finite()
                 && restates(&m.content, &m.metadata, &o.content, &o.metadata);
-            if !restated && (similarity < config.merge_bm25 || !is_alike(m, o)) {
-                // Two states of one fact: the older is superseded by the newer.
-                let (old, new) = if (m.created_at, m.id) < (o.created_at, o.id) {
-                    (m, o)
-                } else {
-                    (o, m)
-                };
+            let broadened = oro_mem_text::adds_a_value(&old.content, &new.content);
+            if broadened || !restated && (similarity < config.merge_bm25 || !is_alike(m, o)) {
                 if old.metadata == new.metadata && oro_mem_text::updates(&old.content, &new.content)
                 {
                     report.superseded.push((old.id, new.id));

@@ -371,9 +371,11 @@ fn first_alike(
             continue;
         }
         let o = tx.memory(other)?;
-        let alike = (similarity > above
+        // A clause added that names a new value is the older one broadened: an update.
+        let alike = ((similarity > above
             && says_the_same(&m.content, &m.metadata, &o.content, &o.metadata))
-            || (whole && restates(&m.content, &m.metadata, &o.content, &o.metadata));
+            || (whole && restates(&m.content, &m.metadata, &o.content, &o.metadata)))
+            && !oro_mem_text::adds_a_value(&o.content, &m.content);
         if !alike {
             continue;
         }

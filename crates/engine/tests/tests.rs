@@ -1821,8 +1821,10 @@ fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
 }
 
 /// An entry of a list led by a bold label and rewritten at length, though it shares few
-/// of its words with the old one, and a command line with its program or subcommand
-/// changed, supersede the old one; a note's label leads entries about anything.
+/// of its words with the old one, a command line with its program or subcommand changed, a
+/// long passage rewritten in part, and a statement with a clause added that names a new
+/// value supersede the old one; a note's label leads entries about anything, and a clause
+/// that names nothing new repeats the statement.
 fn an_entry_or_a_command_rewritten_supersedes(s: &mut dyn MemoryStore) {
     let write = |s: &mut dyn MemoryStore, text: &str| {
         remember_batch(
@@ -1845,6 +1847,21 @@ fn an_entry_or_a_command_rewritten_supersedes(s: &mut dyn MemoryStore) {
         ),
         ("$ git checkout -b my-fix", "$ git switch -c my-fix"),
         ("prek run --last-commit", "just hooks run --last-commit"),
+        (
+            "Direct `ProcessWorker.run()` execution uses `FlowRunExecutorContext` with \
+             `EngineCommandStarter` and `propose_submitting=False` because `BaseWorker` \
+             already proposed Submitting. The ad hoc bundle path still uses deprecated \
+             `Runner.execute_bundle()` and remains a migration gap.",
+            "Direct `ProcessWorker.run()` execution uses `FlowRunExecutorContext` with \
+             `EngineCommandStarter` and `propose_submitting=False` because `BaseWorker` \
+             already proposed Submitting. Ad hoc bundle submissions open their own \
+             `FlowRunExecutorContext` with `BundleExecutionStarter`.",
+        ),
+        (
+            "On first run with an empty snapshot, pytest fills in the expected value.",
+            "On first run with an empty snapshot, pytest fills in the expected value when \
+             running `pytest --inline-snapshot=create`.",
+        ),
     ] {
         let old = write(&mut *s, old).id();
         let new = write(&mut *s, new);
@@ -1859,6 +1876,20 @@ fn an_entry_or_a_command_rewritten_supersedes(s: &mut dyn MemoryStore) {
     write(&mut *s, "**Note:** run the tests first");
     let other = write(&mut *s, "**Note:** the docs build on push");
     assert!(matches!(other, WriteOutcome::Inserted { .. }), "{other:?}");
+    // A clause that names no new value repeats the statement.
+    let rule = write(
+        &mut *s,
+        "Keep each pull request to one change so that review stays quick",
+    )
+    .id();
+    let again = write(
+        &mut *s,
+        "Keep each pull request to one change so that review stays quick, as reviewers are few",
+    );
+    assert!(
+        matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == rule),
+        "{again:?}"
+    );
 }
 
 fn a_changed_name_in_a_small_store_supersedes_it(s: &mut dyn MemoryStore) {

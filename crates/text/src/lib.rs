@@ -55,7 +55,8 @@ pub use error::{Error, ErrorKind, Result};
 pub use stem::Stemmer;
 pub use terms::{Held, QueryTerms};
 pub use values::{
-    changed_value, holds_the_other, identifiers, names, plain_words, rewords, same_entry,
-    same_values, says_beside, says_changed, subject_replaced, updates, values,
+    adds_a_value, changed_value, holds_the_other, identifiers, names, plain_words, rewords,
+    same_entry, same_passage, same_values, says_beside, says_changed, subject_replaced, updates,
+    values,
 };
 pub use words::*;

@@ -337,8 +337,11 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         let item = (old_range.is_empty() || new_range.is_empty())
             && (joined(hunk.first()) || joined(hunk.last()))
             && gone.len() + came.len() <= 3;
-        as_list &= named == gone.len() + came.len() || (conjunction && named > 0) || item;
-        listed |= conjunction && named > 0 || item;
+        // Items beside a conjunction: values and names only, not a clause (", as reviewers
+        // are few").
+        let items = conjunction && named > 0 && gone.len() + came.len() == named;
+        as_list &= named == gone.len() + came.len() || items || item;
+        listed |= items || item;
         dropped.extend(gone);
         added.extend(came);
     }
@@ -463,8 +466,127 @@ pub fn changed_value(old: &str, new: &str) -> bool {
 /// assert!(!updates("Run the tests before you commit", "Always run the tests before committing"));
 /// ```
 pub fn updates(old: &str, new: &str) -> bool {
-    (changed_value(old, new) || same_entry(old, new) || says_changed(old, new))
+    (changed_value(old, new)
+        || same_entry(old, new)
+        || says_changed(old, new)
+        || adds_a_value(old, new)
+        || same_passage(old, new))
         && !says_beside(old, new)
+}
+
+/// The fewest content words of a statement [`same_passage`] reads as a passage.
+const PASSAGE_WORDS: usize = 12;
+
+/// True when `old` and `new` are one passage of a project's notes rewritten in part: each
+/// names code (a code span, a path, an identifier with `_`, `.`, `::` or `(`), each has
+/// twelve content words or more (not counting function words), and at least three in five of
+/// the shorter one's content words are the other's, in order, but not all, and no word is
+/// turned into its complement ("non-Rust" for "Rust": two rules for two cases). A passage
+/// about code keeps that much of its words only when it is the same passage: in the real
+/// edits of `updates-dev` and the PyPI archives (`fixtures/`), no pair that long and that
+/// alike is about something else, and those that are not duplicates are updates ("Direct
+/// `ProcessWorker.run()` execution uses `FlowRunExecutorContext` with
+/// `EngineCommandStarter` and …" → "… with `propose_submitting=False` because …"). Chat
+/// turns are no such passages: two pleasantries keep as much of each other's words. What a
+/// duplicate is the write path decides first.
+///
+/// ```
+/// use oro_mem_text::same_passage;
+///
+/// let old = "Direct `ProcessWorker.run()` execution uses `FlowRunExecutorContext` with \
+///            `EngineCommandStarter` because `BaseWorker` already proposed Submitting. The \
+///            ad hoc bundle path still uses the deprecated `Runner.execute_bundle()`.";
+/// let new = "Direct `ProcessWorker.run()` execution uses `FlowRunExecutorContext` with \
+///            `EngineCommandStarter` because `BaseWorker` already proposed Submitting. Ad \
+///            hoc bundle submissions use `BundleExecutionStarter`.";
+/// assert!(same_passage(old, new));
+/// assert!(!same_passage("Run the tests before you push", "Run the linter before you push"));
+/// ```
+pub fn same_passage(old: &str, new: &str) -> bool {
+    let content = |text: &str| -> Vec<String> {
+        let tokens = tokens(text);
+        let keys = keys(&tokens);
+        tokens
+            .iter()
+            .zip(keys)
+            .filter(|(t, _)| is_content(t))
+            .map(|(_, k)| k)
+            .collect()
+    };
+    let names_code = |text: &str| {
+        values(text)
+            .iter()
+            .any(|v| v.contains([' ', '/', '_', '(']) || v.contains("::") || core(v).contains('.'))
+            || text.contains('`')
+    };
+    let (a, b) = (content(old), content(new));
+    let shorter = a.len().min(b.len());
+    if shorter < PASSAGE_WORDS || a == b || !names_code(old) || !names_code(new) {
+        return false;
+    }
+    let (mut kept, mut complemented) = (0, false);
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b) {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag == similar::DiffTag::Equal {
+            kept += old_range.len();
+        }
+        complemented |= a[old_range]
+            .iter()
+            .any(|x| b[new_range.clone()].iter().any(|y| complements(x, y)));
+    }
+    kept * 5 >= shorter * 3 && !complemented
+}
+
+/// The [`keys`] of `text`'s words, without punctuation.
+fn alphanumeric_keys(text: &str) -> Vec<String> {
+    keys(&tokens(text))
+        .into_iter()
+        .filter(|k| k.chars().any(char::is_alphanumeric))
+        .collect()
+}
+
+/// True when `new` says all `old` says, word for word and in order ([`holds_the_other`]),
+/// and more, and what it adds names a value `old` does not (a command, a flag, a path, an
+/// identifier; not a link, nor a word of `old` put in a code span): the rule broadened by a
+/// fact, which supersedes it, as it loses nothing of it ("… auto-populate the expected
+/// value" → "… the expected value when running `pytest --inline-snapshot=create`"). A clause
+/// added that names no new value (a reason, a hedge) repeats the statement; one dropped,
+/// whatever it named, condenses it.
+///
+/// ```
+/// use oro_mem_text::adds_a_value;
+///
+/// let old = "On first run with an empty snapshot, pytest fills in the expected value.";
+/// let new = "On first run with an empty snapshot, pytest fills in the expected value when \
+///            running `pytest --inline-snapshot=create`.";
+/// assert!(adds_a_value(old, new));
+/// assert!(!adds_a_value(new, old));
+/// assert!(!adds_a_value(old, "On first run with an empty snapshot, pytest fills in the \
+///     expected value, which saves a lot of typing."));
+/// ```
+pub fn adds_a_value(old: &str, new: &str) -> bool {
+    if !holds_the_other(old, new) || keys(&tokens(new)).len() <= keys(&tokens(old)).len() {
+        return false;
+    }
+    let old_values = values(old);
+    let old_words: BTreeSet<String> = old
+        .split_whitespace()
+        .map(|w| core(w).to_lowercase())
+        .collect();
+    // A link's target: a reference, not a fact.
+    let targets: BTreeSet<&str> = new
+        .split_whitespace()
+        .filter_map(|w| {
+            w.split_once("](")
+                .map(|(_, t)| page(t.split(')').next().unwrap_or(t)))
+        })
+        .collect();
+    values(new).iter().any(|v| {
+        !old_values.contains(v)
+            && !v.contains("://")
+            && !targets.contains(v.as_str())
+            && !old_words.contains(&v.to_lowercase())
+    })
 }
 
 /// `key` says that what a statement states holds beside something else: `also`, `too`.
@@ -753,13 +875,7 @@ const ADMONITIONS: &[&str] = &[
 /// assert!(!holds_the_other("Run the tests", "Run the tests on every push"));
 /// ```
 pub fn holds_the_other(a: &str, b: &str) -> bool {
-    let words = |t: &str| {
-        let keys = keys(&tokens(t));
-        keys.into_iter()
-            .filter(|k| k.chars().any(char::is_alphanumeric))
-            .collect::<Vec<_>>()
-    };
-    let (a, b) = (words(a), words(b));
+    let (a, b) = (alphanumeric_keys(a), alphanumeric_keys(b));
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let mut rest = long.iter();
     short.len() >= 8 && short.iter().all(|w| rest.any(|l| l == w))
@@ -2734,10 +2850,86 @@ mod tests {
             "Supported: Python 3.11 and 3.12",
             "Supported: Python 3.11, 3.12 and 3.13",
         ));
+        // A clause after a comma, though it ends on what something is: no list's item.
+        assert!(!changed_value(
+            "Keep each pull request to one change so that review stays quick",
+            "Keep each pull request to one change so that review stays quick, as reviewers are few",
+        ));
         // A value mentioned in passing, in no list: the same statement.
         assert!(!changed_value(
             "ruff is written in Rust (1.63.0).",
             "ruff is written in Rust."
+        ));
+    }
+
+    #[test]
+    fn a_clause_that_names_a_new_value_broadens_the_rule() {
+        let old = "FastMCP uses `inline-snapshot` for testing complex data structures; on \
+                   first run pytest will auto-populate the expected value.";
+        let new = "FastMCP uses `inline-snapshot` for testing complex data structures; on \
+                   first run pytest will auto-populate the expected value when running \
+                   `pytest --inline-snapshot=create`.";
+        assert!(adds_a_value(old, new));
+        assert!(updates(old, new));
+        // The other way round: a clause dropped condenses it.
+        assert!(!adds_a_value(new, old));
+        let old = "Commands should have a `--json` flag or equivalent for machine-readable output.";
+        for new in [
+            // A reason, a link, a word of it put in a code span: no new value.
+            "Commands should have a `--json` flag or equivalent for machine-readable output, \
+             since agents read it.",
+            "Commands should have a `--json` flag or equivalent for machine-readable output \
+             ([why](docs/json.md)).",
+            "Commands should have a `--json` flag or equivalent for `machine-readable` output.",
+        ] {
+            assert!(!adds_a_value(old, new), "{new:?}");
+        }
+        assert!(adds_a_value(
+            old,
+            "Commands should have a `--json` flag or equivalent for machine-readable output; \
+             diagnostic `print()` calls must be suppressed then.",
+        ));
+    }
+
+    #[test]
+    fn a_long_passage_rewritten_in_part_is_the_same_passage() {
+        let old = "Direct `ProcessWorker.run()` execution uses `FlowRunExecutorContext` with \
+                   `EngineCommandStarter` and `propose_submitting=False` because `BaseWorker` \
+                   already proposed Submitting. The ad hoc bundle path still uses deprecated \
+                   `Runner.execute_bundle()` and remains a migration gap.";
+        let new = "Direct `ProcessWorker.run()` execution uses `FlowRunExecutorContext` with \
+                   `EngineCommandStarter` and `propose_submitting=False` because `BaseWorker` \
+                   already proposed Submitting. Ad hoc bundle submissions open their own \
+                   `FlowRunExecutorContext` with `BundleExecutionStarter`.";
+        assert!(same_passage(old, new));
+        assert!(same_passage(new, old));
+        assert!(updates(old, new));
+        assert!(!same_passage(old, old));
+        // Short statements, however alike, are read word by word.
+        assert!(!same_passage(
+            "Ask before adding a new dependency.",
+            "Ask before adding a new top-level directory."
+        ));
+        // Two rules that share an opening: less than three in five of their words.
+        assert!(!same_passage(
+            "PR titles feed directly into the release changelog — wrap code identifiers \
+             (class names, keyword arguments, `module.paths`, CLI flags) in backticks.",
+            "PR titles feed directly into the release changelog. Write one as an imperative \
+             sentence naming the change — no `fix:` or `docs:` prefixes, no trailing period.",
+        ));
+        // Two rules for two cases.
+        assert!(!same_passage(
+            "If only non-Rust code was changed in deno, run `tools/lint.js --js` and fix any \
+             lint errors before committing the change.",
+            "If Rust code was changed in deno, run `tools/lint.js` and fix any lint errors \
+             before committing the change.",
+        ));
+        // Chat turns, however alike: no code.
+        assert!(!same_passage(
+            "Thanks, Nate! Your support means a lot. I'll make sure to keep you updated on the \
+             script and the pitch. Anything new on your end?",
+            "Thanks, Nate! Your support is greatly appreciated. I'll make sure to keep you \
+             updated on the script and the pitch.",
         ));
     }
 
@@ -2820,6 +3012,27 @@ mod tests {
                 _ => new.insert(i, word),
             }
             prop_assert!(!changed_value(&old.join(" "), &new.join(" ")), "{:?} -> {:?}", old, new);
+        }
+
+        #[test]
+        fn a_long_passage_with_a_word_changed_is_the_same_passage_and_another_is_not(
+            words in prop::collection::vec("[a-z]{5,9}", 15..40),
+            at in any::<prop::sample::Index>(),
+            word in "[0-9]{2,4}",
+            others in prop::collection::vec("[A-Z][a-z]{3,9}", 15..40),
+            code in "`[a-z_]{3,9}\\(\\)`",
+        ) {
+            // A passage about code: it names a function.
+            let passage = |words: &[String]| format!("{} {code}", words.join(" "));
+            let old = passage(&words);
+            let mut changed = words.clone();
+            changed[at.index(words.len())] = word;
+            prop_assert!(same_passage(&old, &passage(&changed)));
+            // Words of which none is the other's: another passage.
+            prop_assert!(!same_passage(&old, &passage(&others)));
+            prop_assert!(!same_passage(&old, &old));
+            // The same words naming no code: a chat turn's, no passage of a project's notes.
+            prop_assert!(!same_passage(&words.join(" "), &changed.join(" ")));
         }
 
         #[test]
