@@ -101,7 +101,7 @@ fn consolidated(
             // added that names a new value broadens the older statement.
             let restated = similarity.is_finite()
                 && restates(&m.content, &m.metadata, &o.content, &o.metadata);
-            let broadened = oro_mem_text::adds_a_value(&old.content, &new.content);
+            let broadened = oro_mem_text::extends(&old.content, &new.content);
             if broadened || !restated && (similarity < config.merge_bm25 || !is_alike(m, o)) {
                 if old.metadata == new.metadata && oro_mem_text::updates(&old.content, &new.content)
                 {

@@ -375,7 +375,7 @@ fn first_alike(
         let alike = ((similarity > above
             && says_the_same(&m.content, &m.metadata, &o.content, &o.metadata))
             || (whole && restates(&m.content, &m.metadata, &o.content, &o.metadata)))
-            && !oro_mem_text::adds_a_value(&o.content, &m.content);
+            && !oro_mem_text::extends(&o.content, &m.content);
         if !alike {
             continue;
         }

@@ -1858,6 +1858,11 @@ fn an_entry_or_a_command_rewritten_supersedes(s: &mut dyn MemoryStore) {
              `FlowRunExecutorContext` with `BundleExecutionStarter`.",
         ),
         (
+            "Always add `from __future__ import annotations` as the first import of a module.",
+            "Always add `from __future__ import annotations` as the first import of a module, \
+             except in documentation snippets.",
+        ),
+        (
             "On first run with an empty snapshot, pytest fills in the expected value.",
             "On first run with an empty snapshot, pytest fills in the expected value when \
              running `pytest --inline-snapshot=create`.",

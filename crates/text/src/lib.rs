@@ -55,8 +55,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use stem::Stemmer;
 pub use terms::{Held, QueryTerms};
 pub use values::{
-    adds_a_value, changed_value, holds_the_other, identifiers, names, plain_words, rewords,
-    same_entry, same_passage, same_values, says_beside, says_changed, subject_replaced, updates,
-    values,
+    changed_value, extends, holds_the_other, identifiers, names, plain_words, rewords, same_entry,
+    same_passage, same_values, says_beside, says_changed, subject_replaced, updates, values,
 };
 pub use words::*;

@@ -469,7 +469,7 @@ pub fn updates(old: &str, new: &str) -> bool {
     (changed_value(old, new)
         || same_entry(old, new)
         || says_changed(old, new)
-        || adds_a_value(old, new)
+        || extends(old, new)
         || same_passage(old, new))
         && !says_beside(old, new)
 }
@@ -547,26 +547,43 @@ fn alphanumeric_keys(text: &str) -> Vec<String> {
 
 /// True when `new` says all `old` says, word for word and in order ([`holds_the_other`]),
 /// and more, and what it adds names a value `old` does not (a command, a flag, a path, an
-/// identifier; not a link, nor a word of `old` put in a code span): the rule broadened by a
-/// fact, which supersedes it, as it loses nothing of it ("… auto-populate the expected
-/// value" → "… the expected value when running `pytest --inline-snapshot=create`"). A clause
-/// added that names no new value (a reason, a hedge) repeats the statement; one dropped,
-/// whatever it named, condenses it.
+/// identifier; not a link, nor a word of `old` put in a code span), or makes an exception
+/// to it (`except`, `unless`, `excluding`, `other than`, `only if`, `only when`): the rule
+/// broadened by a fact or narrowed, which supersedes it, as it loses nothing of it ("… the
+/// expected value" → "… the expected value when running `pytest
+/// --inline-snapshot=create`"; "always add `from __future__ import annotations` first" →
+/// "… first (except in documentation snippets)"). A clause added that names no new value
+/// and makes no exception (a reason, a hedge) repeats the statement; one dropped, whatever
+/// it said, condenses it.
 ///
 /// ```
-/// use oro_mem_text::adds_a_value;
+/// use oro_mem_text::extends;
 ///
 /// let old = "On first run with an empty snapshot, pytest fills in the expected value.";
 /// let new = "On first run with an empty snapshot, pytest fills in the expected value when \
 ///            running `pytest --inline-snapshot=create`.";
-/// assert!(adds_a_value(old, new));
-/// assert!(!adds_a_value(new, old));
-/// assert!(!adds_a_value(old, "On first run with an empty snapshot, pytest fills in the \
+/// assert!(extends(old, new));
+/// assert!(!extends(new, old));
+/// assert!(extends(old, "On first run with an empty snapshot, pytest fills in the \
+///     expected value, unless it runs in CI."));
+/// assert!(!extends(old, "On first run with an empty snapshot, pytest fills in the \
 ///     expected value, which saves a lot of typing."));
 /// ```
-pub fn adds_a_value(old: &str, new: &str) -> bool {
-    if !holds_the_other(old, new) || keys(&tokens(new)).len() <= keys(&tokens(old)).len() {
+pub fn extends(old: &str, new: &str) -> bool {
+    let (a, b) = (alphanumeric_keys(old), alphanumeric_keys(new));
+    if !holds_the_other(old, new) || b.len() <= a.len() {
         return false;
+    }
+    let excepted = |keys: &[String]| {
+        keys.iter().enumerate().any(|(i, k)| {
+            let next = keys.get(i + 1).map(String::as_str);
+            matches!(k.as_str(), "except" | "excluding" | "unless")
+                || (k == "other" && next == Some("than"))
+                || (k == "only" && matches!(next, Some("if" | "when")))
+        })
+    };
+    if excepted(&b) && !excepted(&a) {
+        return true;
     }
     let old_values = values(old);
     let old_words: BTreeSet<String> = old
@@ -2869,10 +2886,10 @@ mod tests {
         let new = "FastMCP uses `inline-snapshot` for testing complex data structures; on \
                    first run pytest will auto-populate the expected value when running \
                    `pytest --inline-snapshot=create`.";
-        assert!(adds_a_value(old, new));
+        assert!(extends(old, new));
         assert!(updates(old, new));
         // The other way round: a clause dropped condenses it.
-        assert!(!adds_a_value(new, old));
+        assert!(!extends(new, old));
         let old = "Commands should have a `--json` flag or equivalent for machine-readable output.";
         for new in [
             // A reason, a link, a word of it put in a code span: no new value.
@@ -2882,13 +2899,27 @@ mod tests {
              ([why](docs/json.md)).",
             "Commands should have a `--json` flag or equivalent for `machine-readable` output.",
         ] {
-            assert!(!adds_a_value(old, new), "{new:?}");
+            assert!(!extends(old, new), "{new:?}");
         }
-        assert!(adds_a_value(
+        assert!(extends(
             old,
             "Commands should have a `--json` flag or equivalent for machine-readable output; \
              diagnostic `print()` calls must be suppressed then.",
         ));
+        // An exception made: the rule narrowed.
+        let old = "Import order is managed by Ruff; always add `from __future__ import \
+                   annotations` as the first import.";
+        for new in [
+            "Import order is managed by Ruff; always add `from __future__ import annotations` \
+             as the first import (except in documentation snippets, see below).",
+            "Import order is managed by Ruff; always add `from __future__ import annotations` \
+             as the first import, unless the module is a stub.",
+            "Import order is managed by Ruff; always add `from __future__ import annotations` \
+             as the first import, but only if the module has annotations.",
+        ] {
+            assert!(extends(old, new), "{new:?}");
+            assert!(updates(old, new), "{new:?}");
+        }
     }
 
     #[test]
