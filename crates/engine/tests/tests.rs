@@ -1169,6 +1169,55 @@ fn at_speed(mut m: NewMemory, speed: f64) -> NewMemory {
     m
 }
 
+/// `consolidate` takes a newer statement that holds an older one and adds a clause naming a
+/// new value, or an exception, for its newer version, as the write path does: the older one
+/// is superseded, not merged into it (which would lose the clause).
+#[test]
+fn consolidation_supersedes_a_statement_extended_by_a_value_or_an_exception_on_both_stores() {
+    let mut server = TestServer::get();
+    let now = Timestamp(1_000 * 86_400);
+    for (name, mut s) in new_stores(&mut server) {
+        let ids = stored_apart(
+            &mut *s,
+            vec![
+                lesson_on("Nightly builds run on the shared runner", 0.8, 990),
+                lesson_on(
+                    "On first run with an empty snapshot, pytest fills in the expected value.",
+                    0.8,
+                    990,
+                ),
+                lesson_on(
+                    "On first run with an empty snapshot, pytest fills in the expected value \
+                     when running `pytest --inline-snapshot=create`.",
+                    0.8,
+                    995,
+                ),
+                lesson_on(
+                    "Always add `from __future__ import annotations` as the first import of a \
+                     module.",
+                    0.8,
+                    990,
+                ),
+                lesson_on(
+                    "Always add `from __future__ import annotations` as the first import of a \
+                     module, except in documentation snippets.",
+                    0.8,
+                    995,
+                ),
+            ],
+        );
+        let report = consolidate(&mut s, &ConsolidateConfig::default(), now, false).unwrap();
+        let mut superseded = report.superseded.clone();
+        superseded.sort();
+        assert_eq!(
+            superseded,
+            [(ids[1], ids[2]), (ids[3], ids[4])],
+            "{name}: {report:?}"
+        );
+        assert!(report.merged.is_empty(), "{name}: {report:?}");
+    }
+}
+
 /// `consolidate` takes a statement with a clause added (a negated one) for the statement it
 /// holds, as the write path does, however low their similarity.
 #[test]
