@@ -552,7 +552,9 @@ fn alphanumeric_keys(text: &str) -> Vec<String> {
 /// broadened by a fact or narrowed, which supersedes it, as it loses nothing of it ("… the
 /// expected value" → "… the expected value when running `pytest
 /// --inline-snapshot=create`"; "always add `from __future__ import annotations` first" →
-/// "… first (except in documentation snippets)"). A clause added that names no new value
+/// "… first (except in documentation snippets)"); or a passage about code rewritten in part
+/// ([`same_passage`]) that names a value it did not (`WorkspaceResolvingEngineCommandStarter`
+/// added to prefect's notes on `ProcessWorker`). A clause added that names no new value
 /// and makes no exception (a reason, a hedge) repeats the statement; one dropped, whatever
 /// it said, condenses it.
 ///
@@ -571,8 +573,12 @@ fn alphanumeric_keys(text: &str) -> Vec<String> {
 /// ```
 pub fn extends(old: &str, new: &str) -> bool {
     let (a, b) = (alphanumeric_keys(old), alphanumeric_keys(new));
-    if !holds_the_other(old, new) || b.len() <= a.len() {
-        return false;
+    let holds = holds_the_other(old, new) && b.len() > a.len();
+    // A passage rewritten in part that names new code: new facts, whatever else it rewords;
+    // but not code named where the old one pointed at it ("this directory" → "the `macos/`
+    // directory": the same thing, said).
+    if !holds {
+        return same_passage(old, new) && names_a_new_value(old, &unpointed(old, new));
     }
     let excepted = |keys: &[String]| {
         keys.iter().enumerate().any(|(i, k)| {
@@ -582,9 +588,31 @@ pub fn extends(old: &str, new: &str) -> bool {
                 || (k == "only" && matches!(next, Some("if" | "when")))
         })
     };
-    if excepted(&b) && !excepted(&a) {
-        return true;
+    (excepted(&b) && !excepted(&a)) || names_a_new_value(old, new)
+}
+
+/// `new` without the words that stand where `old` has only a word that points at something
+/// ("this", "that", "these", "those", "it", "here", "there").
+fn unpointed(old: &str, new: &str) -> String {
+    const POINTERS: &[&str] = &["here", "it", "that", "there", "these", "this", "those"];
+    let (a, b) = (tokens(old), tokens(new));
+    let (ka, kb) = (keys(&a), keys(&b));
+    let mut kept: Vec<&str> = Vec::with_capacity(b.len());
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &ka, &kb) {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        let pointed =
+            tag == similar::DiffTag::Replace && ka[old_range].iter().all(|k| listed(POINTERS, k));
+        if !pointed {
+            kept.extend(&b[new_range]);
+        }
     }
+    kept.join(" ")
+}
+
+/// True when `new` names a value that `old` does not: not a link, a word of `old` put in a
+/// code span, nor one of its values with a typo fixed ([`extends`]).
+fn names_a_new_value(old: &str, new: &str) -> bool {
+    let stemmer = Stemmer::english();
     let old_values = values(old);
     let old_words: BTreeSet<String> = old
         .split_whitespace()
@@ -603,6 +631,7 @@ pub fn extends(old: &str, new: &str) -> bool {
             && !v.contains("://")
             && !targets.contains(v.as_str())
             && !old_words.contains(&v.to_lowercase())
+            && !old_values.iter().any(|w| is_typo(w, v, true, &stemmer))
     })
 }
 
@@ -2920,6 +2949,33 @@ mod tests {
             assert!(extends(old, new), "{new:?}");
             assert!(updates(old, new), "{new:?}");
         }
+    }
+
+    #[test]
+    fn a_passage_rewritten_in_part_that_names_new_code_extends_it() {
+        let old = "These will be removed once internal callers are migrated. Direct \
+                   ProcessWorker flow runs already use `FlowRunExecutorContext` with \
+                   `EngineCommandStarter`; only its ad hoc bundle path still calls the \
+                   deprecated `Runner.execute_bundle()`.";
+        let new = "These will be removed once internal callers are migrated. Direct \
+                   ProcessWorker flow runs already use `FlowRunExecutorContext`; generated \
+                   commands use `WorkspaceResolvingEngineCommandStarter`. Only the ad hoc \
+                   bundle path still calls the deprecated `Runner.execute_bundle()`.";
+        assert!(same_passage(old, new));
+        assert!(extends(old, new));
+        // What it pointed at, named; a typo fixed in its code: nothing new.
+        let old = "If code outside of this directory is modified, use `zig build \
+                   -Demit-macos-app=false` before building the macOS app to update the \
+                   underlying Ghostty library.";
+        let named = "If code outside of `macos/` directory is modified, use `zig build \
+                     -Demit-macos-app=false` before building the macOS app to update the \
+                     underlying Ghostty library.";
+        assert!(same_passage(old, named) && !extends(old, named));
+        let old = "To build the macOS app you need Xcode and `podmand` installed; the build \
+                   script checks both before it starts and stops with a message otherwise.";
+        let fixed = "To build the macOS app you need Xcode and `podman` installed; the build \
+                     script checks both tools before it starts and stops with an error otherwise.";
+        assert!(same_passage(old, fixed) && !extends(old, fixed));
     }
 
     #[test]
