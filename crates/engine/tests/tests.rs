@@ -1821,38 +1821,23 @@ fn another_subject_is_stored_beside(s: &mut dyn MemoryStore) {
     }
 }
 
-/// A statement that says its value changed ("switched from Jest to Vitest", "`just test`
-/// instead of `make test`") supersedes the old one, though it shares few words with it or
-/// still names its value; one that says "now" of what did not change repeats it.
-fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
-    let write = |s: &mut dyn MemoryStore, text: &str| {
-        remember_batch(
-            s,
-            vec![NewMemory::new(text, MemoryType::Fact)],
-            &DedupConfig::default(),
-        )
-        .expect("remember")
-        .remove(0)
-    };
-    for text in SMALL_STORE_RULES {
-        write(&mut *s, text);
-    }
-    for (old, new) in [
-        (
-            "Run `make test` before pushing",
-            "Run `just test` before pushing instead of `make test`",
-        ),
-        (
-            "We use Jest for tests",
-            "We switched from Jest to Vitest for tests",
-        ),
-        (
-            "Max upload size is 10 MB",
-            "Max upload size was raised to 25 MB",
-        ),
-    ] {
-        let old = write(&mut *s, old).id();
-        let new = write(&mut *s, new);
+/// Writes `text` as a fact through the write path with the default duplicate checks.
+fn write_fact(s: &mut dyn MemoryStore, text: &str) -> WriteOutcome {
+    remember_batch(
+        s,
+        vec![NewMemory::new(text, MemoryType::Fact)],
+        &DedupConfig::default(),
+    )
+    .expect("remember")
+    .remove(0)
+}
+
+/// Writes each pair's old statement, then its new one, and asserts that the new one
+/// superseded the old one and nothing else.
+fn each_supersedes(s: &mut dyn MemoryStore, pairs: &[(&str, &str)]) {
+    for &(old, new) in pairs {
+        let old = write_fact(&mut *s, old).id();
+        let new = write_fact(&mut *s, new);
         assert_eq!(
             new,
             WriteOutcome::Updated {
@@ -1861,8 +1846,34 @@ fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
             }
         );
     }
-    let pnpm = write(&mut *s, "Deploys use pnpm 8").id();
-    let again = write(&mut *s, "Deploys now use pnpm 8");
+}
+
+/// A statement that says its value changed ("switched from Jest to Vitest", "`just test`
+/// instead of `make test`") supersedes the old one, though it shares few words with it or
+/// still names its value; one that says "now" of what did not change repeats it.
+fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
+    for text in SMALL_STORE_RULES {
+        write_fact(&mut *s, text);
+    }
+    each_supersedes(
+        &mut *s,
+        &[
+            (
+                "Run `make test` before pushing",
+                "Run `just test` before pushing instead of `make test`",
+            ),
+            (
+                "We use Jest for tests",
+                "We switched from Jest to Vitest for tests",
+            ),
+            (
+                "Max upload size is 10 MB",
+                "Max upload size was raised to 25 MB",
+            ),
+        ],
+    );
+    let pnpm = write_fact(&mut *s, "Deploys use pnpm 8").id();
+    let again = write_fact(&mut *s, "Deploys now use pnpm 8");
     assert!(
         matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == pnpm),
         "{again:?}"
@@ -1875,68 +1886,52 @@ fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
 /// value supersede the old one; a note's label leads entries about anything, and a clause
 /// that names nothing new repeats the statement.
 fn an_entry_or_a_command_rewritten_supersedes(s: &mut dyn MemoryStore) {
-    let write = |s: &mut dyn MemoryStore, text: &str| {
-        remember_batch(
-            s,
-            vec![NewMemory::new(text, MemoryType::Fact)],
-            &DedupConfig::default(),
-        )
-        .expect("remember")
-        .remove(0)
-    };
     for text in SMALL_STORE_RULES {
-        write(&mut *s, text);
+        write_fact(&mut *s, text);
     }
-    for (old, new) in [
-        (
-            "**Failure modes:** If the child never connects within 1 s, the runner kills it.",
-            "**Failure modes:** If the child never connects or never acks within 1 s, \
+    each_supersedes(
+        &mut *s,
+        &[
+            (
+                "**Failure modes:** If the child never connects within 1 s, the runner kills it.",
+                "**Failure modes:** If the child never connects or never acks within 1 s, \
              `signal()` returns `False`; `CancellationManager` falls through to the normal \
              graceful kill, and the engine treats the termination as a crash.",
-        ),
-        ("$ git checkout -b my-fix", "$ git switch -c my-fix"),
-        ("prek run --last-commit", "just hooks run --last-commit"),
-        (
-            "Direct `ProcessWorker.run()` execution uses `FlowRunExecutorContext` with \
+            ),
+            ("$ git checkout -b my-fix", "$ git switch -c my-fix"),
+            ("prek run --last-commit", "just hooks run --last-commit"),
+            (
+                "Direct `ProcessWorker.run()` execution uses `FlowRunExecutorContext` with \
              `EngineCommandStarter` and `propose_submitting=False` because `BaseWorker` \
              already proposed Submitting. The ad hoc bundle path still uses deprecated \
              `Runner.execute_bundle()` and remains a migration gap.",
-            "Direct `ProcessWorker.run()` execution uses `FlowRunExecutorContext` with \
+                "Direct `ProcessWorker.run()` execution uses `FlowRunExecutorContext` with \
              `EngineCommandStarter` and `propose_submitting=False` because `BaseWorker` \
              already proposed Submitting. Ad hoc bundle submissions open their own \
              `FlowRunExecutorContext` with `BundleExecutionStarter`.",
-        ),
-        (
-            "Always add `from __future__ import annotations` as the first import of a module.",
-            "Always add `from __future__ import annotations` as the first import of a module, \
+            ),
+            (
+                "Always add `from __future__ import annotations` as the first import of a module.",
+                "Always add `from __future__ import annotations` as the first import of a module, \
              except in documentation snippets.",
-        ),
-        (
-            "On first run with an empty snapshot, pytest fills in the expected value.",
-            "On first run with an empty snapshot, pytest fills in the expected value when \
+            ),
+            (
+                "On first run with an empty snapshot, pytest fills in the expected value.",
+                "On first run with an empty snapshot, pytest fills in the expected value when \
              running `pytest --inline-snapshot=create`.",
-        ),
-    ] {
-        let old = write(&mut *s, old).id();
-        let new = write(&mut *s, new);
-        assert_eq!(
-            new,
-            WriteOutcome::Updated {
-                id: new.id(),
-                supersedes: vec![old]
-            }
-        );
-    }
-    write(&mut *s, "**Note:** run the tests first");
-    let other = write(&mut *s, "**Note:** the docs build on push");
+            ),
+        ],
+    );
+    write_fact(&mut *s, "**Note:** run the tests first");
+    let other = write_fact(&mut *s, "**Note:** the docs build on push");
     assert!(matches!(other, WriteOutcome::Inserted { .. }), "{other:?}");
     // A clause that names no new value repeats the statement.
-    let rule = write(
+    let rule = write_fact(
         &mut *s,
         "Keep each pull request to one change so that review stays quick",
     )
     .id();
-    let again = write(
+    let again = write_fact(
         &mut *s,
         "Keep each pull request to one change so that review stays quick, as reviewers are few",
     );
