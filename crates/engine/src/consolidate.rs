@@ -97,12 +97,13 @@ fn consolidated(
             } else {
                 (o, m)
             };
-            // A clause added or dropped weighs on the similarity, not on what is said; one
-            // added that names a new value broadens the older statement.
+            // A clause added or dropped weighs on the similarity, not on what is said; but
+            // one that names a new value or makes an exception, or a passage that names new
+            // code, extends the older statement: a newer state of it, no repeat.
             let restated = similarity.is_finite()
                 && restates(&m.content, &m.metadata, &o.content, &o.metadata);
-            let broadened = oro_mem_text::extends(&old.content, &new.content);
-            if broadened || !restated && (similarity < config.merge_bm25 || !is_alike(m, o)) {
+            let apart = !restated && (similarity < config.merge_bm25 || !is_alike(m, o));
+            if apart || oro_mem_text::extends(&old.content, &new.content) {
                 if old.metadata == new.metadata && oro_mem_text::updates(&old.content, &new.content)
                 {
                     report.superseded.push((old.id, new.id));

@@ -31,10 +31,11 @@ pub(crate) const UPDATE_FLOOR: f64 = 0.2;
 /// memory and its negation are no duplicates, nor are two runs with other parameters). A
 /// lexical neighbour that holds the memory word for word with a clause added, or that it
 /// holds so ([`oro_mem_text::holds_the_other`]), with the same values and metadata, is a
-/// duplicate however similar. The lexical check comes first; of each check's matches, the
-/// most similar that says the same thing is the duplicate. A duplicate more confident than
-/// the memory it repeats raises that memory's confidence to its own (merged); any other is
-/// skipped.
+/// duplicate however similar, unless the memory extends it ([`oro_mem_text::extends`]: a
+/// clause that names a new value or makes an exception), which is an update. The lexical
+/// check comes first; of each check's matches, the most similar that says the same thing is
+/// the duplicate. A duplicate more confident than the memory it repeats raises that
+/// memory's confidence to its own (merged); any other is skipped.
 ///
 /// A memory that names the memories it supersedes ([`NewMemory::supersedes`]) is their newer
 /// version: it is inserted without a duplicate check (it may repeat most of their words) and
@@ -371,7 +372,8 @@ fn first_alike(
             continue;
         }
         let o = tx.memory(other)?;
-        // A clause added that names a new value is the older one broadened: an update.
+        // A clause added that names a new value or makes an exception, or a passage that
+        // names new code, extends the older one ([`oro_mem_text::extends`]): an update.
         let alike = ((similarity > above
             && says_the_same(&m.content, &m.metadata, &o.content, &o.metadata))
             || (whole && restates(&m.content, &m.metadata, &o.content, &o.metadata)))

@@ -51,15 +51,10 @@ pub fn values(text: &str) -> BTreeSet<String> {
     prose.push_str(rest);
     for word in prose.split_whitespace() {
         // A Markdown link's target is a value; its text is prose.
-        let (word, target) = match word.split_once("](") {
-            Some((before, after)) => (before, after.split(')').next()),
-            None => (word, None),
-        };
-        if let Some(target) = target.map(page) {
-            if !target.is_empty() {
-                out.insert(target.to_string());
-            }
+        if let Some(target) = link_target(word) {
+            out.insert(target.to_string());
         }
+        let word = word.split_once("](").map_or(word, |(text, _)| text);
         let word = word
             .trim_matches(WRAPPING)
             .trim_end_matches(['.', ':'])
@@ -149,12 +144,11 @@ fn whole_command(text: &str) -> Option<&str> {
     }
     let prompted = text.starts_with("$ ");
     let command = command_line(text)?;
-    let mut words = command.split_whitespace();
-    let ruled = command
-        .split_whitespace()
-        .any(|w| reverses(w) || PHRASINGS.iter().any(|(phrase, _)| phrase[0] == w));
-    words.next();
-    let argued = words.any(|w| is_flag(w) || core(w).contains(['/', '=']));
+    let words = || command.split_whitespace();
+    let ruled = words().any(|w| reverses(w) || PHRASINGS.iter().any(|(phrase, _)| phrase[0] == w));
+    let argued = words()
+        .skip(1)
+        .any(|w| is_flag(w) || core(w).contains(['/', '=']));
     (prompted || (argued && !ruled)).then_some(command)
 }
 
@@ -176,15 +170,16 @@ fn command_line(text: &str) -> Option<&str> {
                     .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
         })
     };
-    let program = words.iter().find(|w| !is_assignment(w))?;
+    let at = words.iter().position(|w| !is_assignment(w))?;
+    let program = words[at];
     let looks_like_a_command = (1..=12).contains(&words.len())
         && program.starts_with(|c: char| c.is_ascii_lowercase())
         && program
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
         // The program may be a word ("just").
-        && words.iter().all(|w| {
-            let argument = std::ptr::eq(w, program)
+        && words.iter().enumerate().all(|(i, w)| {
+            let argument = i == at
                 || !FUNCTION_WORDS.contains(&w.to_lowercase().as_str())
                 && !w.starts_with(|c: char| c.is_uppercase())
                 && !w.ends_with(['.', ',', ';', '?', '!']);
@@ -619,13 +614,7 @@ fn names_a_new_value(old: &str, new: &str) -> bool {
         .map(|w| core(w).to_lowercase())
         .collect();
     // A link's target: a reference, not a fact.
-    let targets: BTreeSet<&str> = new
-        .split_whitespace()
-        .filter_map(|w| {
-            w.split_once("](")
-                .map(|(_, t)| page(t.split(')').next().unwrap_or(t)))
-        })
-        .collect();
+    let targets: BTreeSet<&str> = new.split_whitespace().filter_map(link_target).collect();
     values(new).iter().any(|v| {
         !old_values.contains(v)
             && !v.contains("://")
@@ -1853,6 +1842,13 @@ fn keys(tokens: &[&str]) -> Vec<String> {
         }
     };
     tokens.iter().map(|t| key(t)).collect()
+}
+
+/// The page a Markdown link in `word` ("[text](target)", split at white space) names
+/// ([`page`]), when it has one.
+fn link_target(word: &str) -> Option<&str> {
+    let (_, after) = word.split_once("](")?;
+    Some(page(after.split(')').next().unwrap_or(after))).filter(|t| !t.is_empty())
 }
 
 /// The page a link's target names: without a `#fragment` (a place on the page) and a
