@@ -1882,9 +1882,10 @@ fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
 
 /// An entry of a list led by a bold label and rewritten at length, though it shares few
 /// of its words with the old one, a command line with its program or subcommand changed, a
-/// long passage rewritten in part, and a statement with a clause added that names a new
-/// value supersede the old one; a note's label leads entries about anything, and a clause
-/// that names nothing new repeats the statement.
+/// long passage rewritten in part, a statement with a clause added that names a new value,
+/// and one rewritten keeping most of its words that names a new path supersede the old one;
+/// a note's label leads entries about anything, and a clause that names nothing new repeats
+/// the statement.
 fn an_entry_or_a_command_rewritten_supersedes(s: &mut dyn MemoryStore) {
     for text in SMALL_STORE_RULES {
         write_fact(&mut *s, text);
@@ -1919,6 +1920,13 @@ fn an_entry_or_a_command_rewritten_supersedes(s: &mut dyn MemoryStore) {
                 "On first run with an empty snapshot, pytest fills in the expected value.",
                 "On first run with an empty snapshot, pytest fills in the expected value when \
              running `pytest --inline-snapshot=create`.",
+            ),
+            (
+                "To run the docs server, open your terminal and navigate to the root directory \
+             of the project.",
+                "To run the docs server, open your terminal and navigate to the `docs` \
+             subdirectory of the project. The `docusaurus.config.js` file there is a sign you \
+             are in the right place.",
             ),
         ],
     );

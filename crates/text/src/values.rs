@@ -498,6 +498,69 @@ const PASSAGE_WORDS: usize = 12;
 /// assert!(!same_passage("Run the tests before you push", "Run the linter before you push"));
 /// ```
 pub fn same_passage(old: &str, new: &str) -> bool {
+    match kept_in_order(old, new) {
+        Some(Kept { kept, shorter }) => {
+            shorter >= PASSAGE_WORDS
+                && names_code(old)
+                && names_code(new)
+                && kept * 5 >= shorter * 3
+        }
+        None => false,
+    }
+}
+
+/// True when `text` names code: a code span, a path, an identifier with `_`, `.`, `::` or
+/// `(`, a link's target.
+fn names_code(text: &str) -> bool {
+    values(text)
+        .iter()
+        .any(|v| v.contains([' ', '/', '_', '(']) || v.contains("::") || core(v).contains('.'))
+        || text.contains('`')
+}
+
+/// The fewest content words of the older statement that a rewritten statement keeps in
+/// order for [`rewritten`].
+const REWRITTEN_WORDS: usize = 6;
+
+/// True when `new`, which names code, rewrites `old` in part and keeps most of it: six of
+/// its content words or more, in order, and at least half of the shorter one's, but not
+/// all, and no word turned into its complement. [`extends`] reads such a pair as an update
+/// when what `new` says anew names a value ("Open your terminal and navigate to the root
+/// directory of the project" → "… to the `docs` subdirectory of the project"); without
+/// one, it is the same statement reworded. Chat turns are no such statements: two replies
+/// keep as many of each other's words and name other people and numbers.
+fn rewritten(old: &str, new: &str) -> bool {
+    names_code(new)
+        && kept_in_order(old, new)
+            .is_some_and(|Kept { kept, shorter }| kept >= REWRITTEN_WORDS && kept * 2 >= shorter)
+}
+
+/// True when each of `old` and `new` names a value the other does not (links' targets
+/// counted) and the new one is no typo fixed: one value replaced by another, whatever else
+/// was reworded.
+fn replaces_a_value(old: &str, new: &str) -> bool {
+    let stemmer = Stemmer::english();
+    let (a, b) = (values(old), values(new));
+    let dropped: Vec<&String> = a.difference(&b).collect();
+    !dropped.is_empty()
+        && b.difference(&a)
+            .any(|v| !dropped.iter().any(|w| is_typo(w, v, true, &stemmer)))
+}
+
+/// How much of two statements' content words one keeps of the other, in order
+/// ([`kept_in_order`]).
+struct Kept {
+    /// The content words kept, in order.
+    kept: usize,
+    /// The content words of the shorter statement.
+    shorter: usize,
+}
+
+/// The content words (not function words) that `old` and `new` share in order, and how
+/// many the shorter has; `None` when they have the same content words, or when a word of
+/// one is turned into its complement in the other ("non-Rust" for "Rust": two rules for two
+/// cases).
+fn kept_in_order(old: &str, new: &str) -> Option<Kept> {
     let content = |text: &str| -> Vec<String> {
         let tokens = tokens(text);
         let keys = keys(&tokens);
@@ -508,28 +571,27 @@ pub fn same_passage(old: &str, new: &str) -> bool {
             .map(|(_, k)| k)
             .collect()
     };
-    let names_code = |text: &str| {
-        values(text)
-            .iter()
-            .any(|v| v.contains([' ', '/', '_', '(']) || v.contains("::") || core(v).contains('.'))
-            || text.contains('`')
-    };
     let (a, b) = (content(old), content(new));
-    let shorter = a.len().min(b.len());
-    if shorter < PASSAGE_WORDS || a == b || !names_code(old) || !names_code(new) {
-        return false;
+    if a == b {
+        return None;
     }
-    let (mut kept, mut complemented) = (0, false);
+    let mut kept = 0;
     for op in similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b) {
         let (tag, old_range, new_range) = op.as_tag_tuple();
         if tag == similar::DiffTag::Equal {
             kept += old_range.len();
         }
-        complemented |= a[old_range]
+        if a[old_range]
             .iter()
-            .any(|x| b[new_range.clone()].iter().any(|y| complements(x, y)));
+            .any(|x| b[new_range.clone()].iter().any(|y| complements(x, y)))
+        {
+            return None;
+        }
     }
-    kept * 5 >= shorter * 3 && !complemented
+    Some(Kept {
+        kept,
+        shorter: a.len().min(b.len()),
+    })
 }
 
 /// The [`keys`] of `text`'s words, without punctuation.
@@ -549,9 +611,12 @@ fn alphanumeric_keys(text: &str) -> Vec<String> {
 /// --inline-snapshot=create`"; "always add `from __future__ import annotations` first" →
 /// "… first (except in documentation snippets)"); or a passage about code rewritten in part
 /// ([`same_passage`]) that names a value it did not (`WorkspaceResolvingEngineCommandStarter`
-/// added to prefect's notes on `ProcessWorker`). A clause added that names no new value
-/// and makes no exception (a reason, a hedge) repeats the statement; one dropped, whatever
-/// it said, condenses it.
+/// added to prefect's notes on `ProcessWorker`); or a shorter statement that names code,
+/// rewritten keeping most of its words (six content words or more, in order, and half of
+/// the shorter one's), that names a new value or replaces one ("… navigate to the root
+/// directory of the project" → "… to the `docs` subdirectory of the project"). A clause
+/// added that names no new value and makes no exception (a reason, a hedge) repeats
+/// the statement; one dropped, whatever it said, condenses it.
 ///
 /// ```
 /// use oro_mem_text::extends;
@@ -573,7 +638,9 @@ pub fn extends(old: &str, new: &str) -> bool {
     // but not code named where the old one pointed at it ("this directory" → "the `macos/`
     // directory": the same thing, said).
     if !holds {
-        return same_passage(old, new) && names_a_new_value(old, &unpointed(old, new));
+        return (same_passage(old, new) && names_a_new_value(old, &unpointed(old, new)))
+            || (rewritten(old, new)
+                && (names_a_new_value(old, &unpointed(old, new)) || replaces_a_value(old, new)));
     }
     let excepted = |keys: &[String]| {
         keys.iter().enumerate().any(|(i, k)| {
@@ -2972,6 +3039,52 @@ mod tests {
         let fixed = "To build the macOS app you need Xcode and `podman` installed; the build \
                      script checks both tools before it starts and stops with an error otherwise.";
         assert!(same_passage(old, fixed) && !extends(old, fixed));
+    }
+
+    #[test]
+    fn a_statement_rewritten_in_part_that_names_a_new_value_extends_it() {
+        let old = "To run the docs server, open your terminal and navigate to the root \
+                   directory of the project.";
+        let new = "To run the docs server, open your terminal and navigate to the `docs` \
+                   subdirectory of the project. The `docusaurus.config.js` file there is a sign \
+                   you are in the right place.";
+        assert!(!same_passage(old, new) && extends(old, new) && updates(old, new));
+        // A value replaced, the sentence around it reworded.
+        let old = "As long as you run our full Nox suite before committing, or install our \
+                   pre-commit hooks, you won't have to spend any time on formatting your code.";
+        let new = "As long as you run our full `tox` suite before committing, or install our \
+                   pre-commit hooks (ideally both), you won't have to spend time formatting \
+                   your code at all.";
+        assert!(extends(old, new));
+        // Reworded, no value named anew: the same statement.
+        let old = "Make sure to read the issue instructions carefully. Not all issues have \
+                   instructions, though, so if something isn't clear, ask for clarification!";
+        let new = "Read any issue instructions carefully. Feel free to ask for clarification if \
+                   any details are missing.";
+        assert!(!extends(old, new));
+        // A typo fixed in a value, the rest reworded: nothing new.
+        let old = "Ensure a container engine such as `docker` or `podmand` is available before \
+                   you start the sandboxed test run.";
+        let new = "Ensure that a container engine (`docker` or `podman`) is available before \
+                   starting the sandboxed test run.";
+        assert!(!extends(old, new));
+        // Too little kept to be one statement: another rule that names another value.
+        assert!(!extends(
+            "Build all fuzz targets with `zig build` before a fuzzing run",
+            "Run a specific fuzzer with `zig build run-parser` during a fuzzing run",
+        ));
+        // Chat: replies keep each other's words and name other people and numbers.
+        assert!(!extends(
+            "John: Sounds like you had a great time at the lake! What inspired you to go on \
+             the hike with Max?",
+            "Maria: Wow, John, sounds like you and Max had a great time at the lake! Camping \
+             with 2 pets can be so soul-nourishing, right?",
+        ));
+        // A word turned into its complement: two rules for two cases.
+        assert!(!extends(
+            "If only Rust code changed in the crates directory, run `just test` before you push",
+            "If only non-Rust code changed in the crates directory, run `just lint` before you push",
+        ));
     }
 
     #[test]
