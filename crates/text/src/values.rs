@@ -252,7 +252,11 @@ pub fn same_values(a: &str, b: &str) -> bool {
 /// - **a list item** only added or only dropped: each change is values and names, or one
 ///   with `and`, `or` or a comma beside them (`` `a/` and `b/` `` → `` `b/` ``), or at most
 ///   three plain words with `and` or `or` at one end ("warnings" → "warnings or test
-///   failures").
+///   failures");
+/// - **condensed around a value replaced**, or expanded: all one of them adds is values and
+///   names standing for one the other named, and at least four content words are kept,
+///   whatever else the longer one said ("When you're ready, send your pull request to the
+///   **dev** branch" → "Send your pull request to the main branch").
 ///
 /// A **rule reversed** is an update however short it is, when at least one word of what the
 /// rule says is in both: one is negated and the other not
@@ -394,7 +398,16 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     // name among them) as values changed on either side will do there.
     let values = |words: &[Word]| words.iter().filter(|w| w.kind != Kind::Unit).count();
     let only_values = plain == 0 && same_content + renamed >= values(&dropped).max(values(&added));
-    if (same * 10 < shorter * 7 && !only_values) || plain > 6 || changed == 0 {
+    // Or condensed around a value replaced (or expanded): every word one of them adds is a
+    // value or a name that stands for one the other named, whatever else the other said
+    // ("When you're ready, send your pull request to the **dev** branch" → "Send your pull
+    // request to the main branch").
+    let only_named = |these: &[Word], those: &[Word]| {
+        !these.is_empty() && named(these) == these.len() && named(those) > 0
+    };
+    let condensed = (only_named(&added, &dropped) || only_named(&dropped, &added))
+        && same_content >= CONDENSED_WORDS;
+    if (same * 10 < shorter * 7 && !only_values && !condensed) || plain > 6 || changed == 0 {
         return false;
     }
     // A name changed both on its own and inside a changed value: the same rule for another
@@ -446,8 +459,12 @@ pub fn changed_value(old: &str, new: &str) -> bool {
             .iter()
             .chain(&added)
             .any(|w| RETIRING.contains(&core(w.text)));
-    replaced || one_for_one || flags || list || retired
+    replaced || one_for_one || flags || list || retired || condensed
 }
+
+/// The fewest content words a statement condensed around a value replaced keeps of the old
+/// one ([`changed_value`]).
+const CONDENSED_WORDS: usize = 4;
 
 /// True when `new` states a newer state of the fact `old` states: the same statement with a
 /// value changed ([`changed_value`]), or the same entry of a list with what it says of its
@@ -530,9 +547,14 @@ const REWRITTEN_WORDS: usize = 6;
 /// one, it is the same statement reworded. Chat turns are no such statements: two replies
 /// keep as many of each other's words and name other people and numbers.
 fn rewritten(old: &str, new: &str) -> bool {
-    names_code(new)
-        && kept_in_order(old, new)
-            .is_some_and(|Kept { kept, shorter }| kept >= REWRITTEN_WORDS && kept * 2 >= shorter)
+    names_code(new) && kept_most(old, new)
+}
+
+/// True when `new` keeps six or more of `old`'s content words in order, and half of the
+/// shorter one's, but not all, and turns none into its complement ([`rewritten`]).
+fn kept_most(old: &str, new: &str) -> bool {
+    kept_in_order(old, new)
+        .is_some_and(|Kept { kept, shorter }| kept >= REWRITTEN_WORDS && kept * 2 >= shorter)
 }
 
 /// True when each of `old` and `new` names a value the other does not (links' targets
@@ -765,6 +787,24 @@ fn says_a_change(word: &str) -> bool {
             .any(|w| word.eq_ignore_ascii_case(w))
 }
 
+/// How near a value a word that retires it stands ([`retires`]): "`crush.json` is still
+/// supported but is deprecated".
+const RETIRED_WITHIN: usize = 6;
+
+/// True when the new statement (`b`, its keys `kb`) says of a value that the old one (its
+/// keys `ka`) named that it is on its way out ([`RETIRING`]: deprecated, removed, …), a word
+/// the old one did not say, within a few words of it. [`says_changed`] reads it of a
+/// statement that keeps most of the old one ([`kept_most`]): a project's name beside
+/// "deprecated" in another of its rules says nothing of the first.
+fn retires(ka: &[String], b: &[&str], kb: &[String]) -> bool {
+    (0..b.len()).any(|i| {
+        RETIRING.contains(&kb[i].as_str())
+            && !ka.contains(&kb[i])
+            && (i.saturating_sub(RETIRED_WITHIN)..(i + RETIRED_WITHIN + 1).min(b.len()))
+                .any(|j| is_value_token(b[j]) && ka.contains(&kb[j]))
+    })
+}
+
 /// True when `new` says in so many words that a value of `old` changed: with a word that says
 /// so and `old` does not ("moved", "switched", "raised", "upgraded", "now", …), or naming a
 /// value or a name of `old`'s as what it replaces ("from Jest to Vitest", "`httpx` instead
@@ -773,7 +813,9 @@ fn says_a_change(word: &str) -> bool {
 /// they share a word (or the value replaced), and what `new` adds is values and names, or
 /// one word for one ("staging" → "production", not a typo fixed). "also" or "too" add a fact
 /// beside. Such a statement shares too few words with the old one for [`changed_value`], or
-/// still names the old value.
+/// still names the old value. Or `new`, keeping most of `old`'s words, says of a value `old`
+/// named that it is deprecated, removed, obsolete or unsupported, within a few words of it,
+/// which `old` did not say ("`crush.json` is still supported but is deprecated").
 ///
 /// ```
 /// use oro_mem_text::says_changed;
@@ -794,6 +836,9 @@ fn says_a_change(word: &str) -> bool {
 pub fn says_changed(old: &str, new: &str) -> bool {
     let (a, b) = (tokens(old), tokens(new));
     let (ka, kb) = (keys(&a), keys(&b));
+    if retires(&ka, &b, &kb) && kept_most(old, new) {
+        return true;
+    }
     let named = |t: &[&str], i: usize| kind(t, i) != Kind::Plain;
     // A value or a name of `old`'s (not named as replaced there too) that `new` names as
     // replaced.
@@ -2947,6 +2992,59 @@ mod tests {
         assert_eq!(whole_command("never use --no-verify"), None);
         assert_eq!(whole_command("tests take 10 minutes"), None);
         assert_eq!(whole_command("[Lint with] cargo clippy"), None);
+    }
+
+    #[test]
+    fn a_value_said_to_be_on_its_way_out_is_changed() {
+        let old = "**Config format**: In addition to `crush.json`, Crush supports `crushrc`, a \
+                   Bash script that defines the config.";
+        let new = "**Config format**: Crush's primary config format is `crushrc`, a Bash script \
+                   that defines the config. `crush.json` is still supported but is deprecated.";
+        assert!(says_changed(old, new) && updates(old, new));
+        // Deprecated in both: nothing new said of it.
+        let old = "`crush.json` is deprecated; use `crushrc`, a Bash script.";
+        assert!(!says_changed(
+            old,
+            "Use `crushrc`, a Bash script: `crush.json` is deprecated."
+        ));
+        // Another rule of the same project, whose name stands beside "deprecated".
+        assert!(!says_changed(
+            "Never use the `any` type in n8n code; avoid `as` casts in favor of type guards.",
+            "Don't use the deprecated `ApplicationError` class in n8n code; throw `UserError` \
+             instead.",
+        ));
+        // Something else deprecated, far from the value both name.
+        assert!(!says_changed(
+            "Configure the server in `server.toml` and keep secrets out of the repository.",
+            "Configure the server in `server.toml` and keep secrets out of the repository; the \
+             old environment-only setup of the whole cluster is deprecated.",
+        ));
+    }
+
+    #[test]
+    fn a_statement_condensed_around_a_value_replaced_is_changed() {
+        let old = "When you're ready to submit your changes, send your pull request \
+                   specifically to the **dev** branch.";
+        let new = "Send your pull request to the main branch.";
+        assert!(changed_value(old, new) && updates(old, new));
+        // Expanded around it, the same.
+        assert!(changed_value(new, old));
+        // Condensed, no value replaced: the same statement.
+        assert!(!changed_value(
+            old,
+            "Send your pull request to the **dev** branch."
+        ));
+        // A plain word added beside the value: another rule, not this one condensed.
+        assert!(!changed_value(
+            old,
+            "Send your documentation pull request to the main branch."
+        ));
+        // Too little kept: "Run all checks: `make` (format, lint, typecheck, test)" and "Run
+        // tests: `make test`" are two commands for two jobs.
+        assert!(!changed_value(
+            "Run all checks: `make` (format, lint, typecheck, test with coverage)",
+            "Run tests: `make test`",
+        ));
     }
 
     #[test]
