@@ -1883,8 +1883,9 @@ fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
 /// An entry of a list led by a bold label and rewritten at length, though it shares few
 /// of its words with the old one, a command line with its program or subcommand changed, a
 /// long passage rewritten in part, a statement with a clause added that names a new value,
-/// and one rewritten keeping most of its words that names a new path supersede the old one;
-/// a note's label leads entries about anything, and a clause that names nothing new repeats
+/// one rewritten keeping most of its words that names a new path, one condensed around a
+/// name replaced and one that says a value it keeps is deprecated supersede the old one; a
+/// note's label leads entries about anything, and a clause that names nothing new repeats
 /// the statement.
 fn an_entry_or_a_command_rewritten_supersedes(s: &mut dyn MemoryStore) {
     for text in SMALL_STORE_RULES {
@@ -1927,6 +1928,17 @@ fn an_entry_or_a_command_rewritten_supersedes(s: &mut dyn MemoryStore) {
                 "To run the docs server, open your terminal and navigate to the `docs` \
              subdirectory of the project. The `docusaurus.config.js` file there is a sign you \
              are in the right place.",
+            ),
+            (
+                "When you're ready to submit your changes, send your pull request specifically \
+             to the **dev** branch.",
+                "Send your pull request to the main branch.",
+            ),
+            (
+                "In addition to `crush.json`, Crush reads its config from `crushrc`, a Bash \
+             script that defines providers and models.",
+                "Crush reads its config from `crushrc`, a Bash script that defines providers \
+             and models. `crush.json` is still read but is deprecated.",
             ),
         ],
     );
