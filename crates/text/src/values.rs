@@ -660,9 +660,9 @@ pub fn extends(old: &str, new: &str) -> bool {
     // but not code named where the old one pointed at it ("this directory" → "the `macos/`
     // directory": the same thing, said).
     if !holds {
-        return (same_passage(old, new) && names_a_new_value(old, &unpointed(old, new)))
-            || (rewritten(old, new)
-                && (names_a_new_value(old, &unpointed(old, new)) || replaces_a_value(old, new)));
+        let new_value = || names_a_new_value(old, &unpointed(old, new));
+        return (same_passage(old, new) && new_value())
+            || (rewritten(old, new) && (new_value() || replaces_a_value(old, new)));
     }
     let excepted = |keys: &[String]| {
         keys.iter().enumerate().any(|(i, k)| {
