@@ -188,7 +188,7 @@ feedback_terms = 10     # and how many of their words, not in the query, it sear
 min_relevance = 0.02    # drop results whose estimated relevance (see below) is under this; 0 keeps all
 abstain_below = 0.0     # return nothing when the best result's estimated relevance is under this
 keep_named = true       # keep, whatever its estimate, a result naming a path/command/identifier the query names
-keep_similar = true     # (hybrid) when nothing reaches min_relevance, keep the memory nearest in meaning if its cosine stands out for the store's size
+keep_similar = true     # (hybrid) when nothing reaches min_relevance, keep the memory nearest in meaning if its cosine stands out for the store's size or 0.25 above every other's
 order = "score"         # order results by "score" (fused) or "relevance" (the estimate)
 
 [recall.weights]        # 0 turns a ranker off

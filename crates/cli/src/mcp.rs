@@ -102,7 +102,8 @@ struct SearchArgs {
     near: Option<Vec<f64>>,
     /// With near: leave out memories farther than this (those without coordinates stay).
     max_distance: Option<f64>,
-    /// Include each ranker's rank and score.
+    /// Include each ranker's rank and score, the relevance estimate's features, and what kept
+    /// a result below the relevance bar (named, similar).
     explain: Option<bool>,
 }
 
@@ -463,8 +464,9 @@ fn replay_json(episode: &[Memory]) -> serde_json::Value {
     serde_json::json!({ "mode": "replay", "results": results })
 }
 
-/// A search's answer: its results (with `explain`, each list's part and the features), the
-/// mode that answered, warnings, and why nothing was returned.
+/// A search's answer: its results (with `explain`, each list's part, the features and what
+/// kept one below the relevance bar), the mode that answered, warnings, and why nothing was
+/// returned.
 fn answer_json(answer: &Answer, explain: bool) -> serde_json::Value {
     let results: Vec<serde_json::Value> = answer
         .recall
@@ -507,6 +509,16 @@ fn result_json(r: &Recalled, explain: bool) -> serde_json::Value {
         }
         if !r.features.is_empty() {
             v["features"] = serde_json::json!(r.features);
+        }
+        // What kept it below the relevance bar, as `recall --json` says.
+        if let Some(n) = &r.named {
+            v["named"] = n.as_str().into();
+        }
+        if let Some(c) = r.similar {
+            v["similar"] = c.into();
+        }
+        if let Some(c) = r.similar_next {
+            v["similar_next"] = c.into();
         }
     }
     v

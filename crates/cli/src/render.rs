@@ -108,13 +108,24 @@ pub fn text(results: &[Recalled], explain: bool, now: Timestamp) -> String {
                      (recall.keep_named)"
                 );
             }
-            if let Some(cosine) = r.similar {
-                let _ = writeln!(
-                    out,
-                    "     kept below the relevance bar: nothing reached it, and this memory is \
-                     the nearest in meaning (cosine {cosine:.2}, more than unrelated ones reach \
-                     in a store this size: recall.keep_similar)"
-                );
+            match (r.similar, r.similar_next) {
+                (Some(cosine), Some(next)) => {
+                    let _ = writeln!(
+                        out,
+                        "     kept below the relevance bar: nothing reached it, and this memory \
+                         is the nearest in meaning (cosine {cosine:.2}), far nearer than any \
+                         other ({next:.2} or less: recall.keep_similar)"
+                    );
+                }
+                (Some(cosine), None) => {
+                    let _ = writeln!(
+                        out,
+                        "     kept below the relevance bar: nothing reached it, and this memory \
+                         is the nearest in meaning (cosine {cosine:.2}, more than unrelated ones \
+                         reach in a store this size: recall.keep_similar)"
+                    );
+                }
+                (None, _) => {}
             }
         }
     }

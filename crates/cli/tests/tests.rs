@@ -2540,22 +2540,20 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     assert_eq!(result_ids(&fts), [2], "{fts:#}");
     assert!(fts["answerable"].as_f64().unwrap() > 0.99, "{fts:#}");
 
-    // Hybrid mode finds it by meaning, but a match by meaning alone at a cosine of 0.3 is
-    // estimated below the default relevance bar (`recall.min_relevance`): withheld, and said.
-    let withheld = env.recall_json(&["database timeout", "--no-touch"]);
-    assert_eq!(result_ids(&withheld), Vec::<i64>::new());
-    assert_eq!(
-        (
-            &withheld["abstained"]["reason"],
-            &withheld["below_relevance"]
-        ),
-        (&"below_relevance".into(), &1.into()),
-        "{withheld:#}"
+    // Hybrid mode finds it by meaning. A match by meaning alone at a cosine of 0.37 is
+    // estimated below the default relevance bar (`recall.min_relevance`), but no other
+    // memory comes near the query: kept for standing apart (`recall.keep_similar`).
+    let found = env.recall_json(&["database timeout", "--no-touch"]);
+    assert_eq!(result_ids(&found), [1], "{found:#}");
+    assert!(
+        found["results"][0]["relevance"].as_f64().unwrap() < 0.02,
+        "{found:#}"
     );
+    assert!(found["results"][0]["similar_next"].is_number(), "{found:#}");
     // Hybrid mode's answerable model judges the store unlikely to know about the query:
     // a factor of every estimate, reported.
-    let answerable = withheld["answerable"].as_f64().unwrap();
-    assert!(answerable < 0.5, "{withheld:#}");
+    let answerable = found["answerable"].as_f64().unwrap();
+    assert!(answerable < 0.5, "{found:#}");
     // A query the store knows about passes it: the memory it names is returned.
     let known = env.recall_json(&["Makefiles need tabs before recipe lines", "--no-touch"]);
     assert_eq!(result_ids(&known), [3], "{known:#}");
@@ -2574,11 +2572,27 @@ fn hybrid_finds_the_semantic_match_fts_misses() {
     let explained = mcp_tool_text(&answers, 1);
     let a = explained["answerable"].as_f64().unwrap();
     assert!((a - answerable).abs() < 1e-3, "{explained:#}");
-    assert_eq!(
-        explained["abstained"]["reason"], "below_relevance",
+    assert!(
+        explained["results"][0]["similar"].is_number(),
         "{explained:#}"
     );
     assert_eq!(mcp_tool_text(&answers, 2).get("answerable"), None);
+    // Without `keep_similar`, the bar withholds it, and says so.
+    std::fs::write(
+        env.dir.path().join(".oro").join("config.toml"),
+        "mode = \"hybrid\"\n[recall]\nkeep_similar = false\n",
+    )
+    .unwrap();
+    let withheld = env.recall_json(&["database timeout", "--no-touch"]);
+    assert_eq!(result_ids(&withheld), Vec::<i64>::new());
+    assert_eq!(
+        (
+            &withheld["abstained"]["reason"],
+            &withheld["below_relevance"]
+        ),
+        (&"below_relevance".into(), &1.into()),
+        "{withheld:#}"
+    );
     // A task unrelated to every memory injects nothing: hybrid mode's gate on cosine
     // (`recall.hybrid_min_similarity`, 0.1) lets weak matches through, and the relevance
     // estimate withholds them.
@@ -2734,6 +2748,51 @@ fn hybrid_returns_the_nearest_memory_by_meaning_in_a_small_store() {
     .unwrap();
     let r = env.recall_json(&[query, "--no-touch"]);
     assert_eq!(r["abstained"]["reason"], "below_relevance", "{r:#}");
+}
+
+#[test]
+fn hybrid_returns_the_memory_far_nearer_than_the_others_to_a_short_query() {
+    // Four unrelated project memories asked "database timeout": a cosine of about 0.37 to
+    // the SQLite one, below the bar for a store of four (0.40), but the others come no
+    // nearer than 0.1, so it stands apart (`recall.keep_similar`).
+    let env = hybrid_env();
+    for (text, kind) in [
+        (
+            "SQLite lock contention: a second writer waits for the first to commit",
+            "gotcha",
+        ),
+        (
+            "pnpm install fails behind the corporate proxy; set strict-ssl false",
+            "gotcha",
+        ),
+        (
+            "The robot arm must be homed before each calibration run",
+            "lesson",
+        ),
+        (
+            "Makefiles need tabs, not spaces, before recipe lines",
+            "gotcha",
+        ),
+    ] {
+        env.ok(&["remember", text, "--type", kind]);
+    }
+    let r = env.recall_json(&["database timeout", "--no-touch"]);
+    assert_eq!(result_ids(&r), [1], "{r:#}");
+    let result = &r["results"][0];
+    let (similar, next) = (
+        result["similar"].as_f64().unwrap(),
+        result["similar_next"].as_f64().unwrap(),
+    );
+    assert!(similar < 0.40 && similar - next >= 0.25, "{r:#}");
+    let explained = env.ok(&["recall", "database timeout", "--explain", "--no-touch"]);
+    assert!(
+        explained.contains("far nearer than any other"),
+        "{explained}"
+    );
+    // A task about none of them is answered with nothing.
+    let out = env.run(&["inject", "--task", "Bake sourdough bread with rye flour"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
 }
 
 #[test]

@@ -58,6 +58,17 @@ impl Signal {
         self.scores.get(&id).copied()
     }
 
+    /// Every score the signal holds, in no particular order: of candidates since dropped
+    /// ([`Candidates::gate`]) too.
+    pub fn iter(&self) -> impl Iterator<Item = (MemoryId, f64)> + '_ {
+        self.scores.iter().map(|(&id, &score)| (id, score))
+    }
+
+    /// The score a candidate only this signal knows needs to be kept ([`Signal::floor`]).
+    pub fn min_kept(&self) -> Option<f64> {
+        self.floor
+    }
+
     /// True when the signal could not judge `id` ([`Signal::set_unjudged`],
     /// [`Candidates::unscore`]): its missing score says nothing, unlike a candidate the
     /// signal ranked too low to score.
@@ -527,6 +538,12 @@ mod tests {
         let ids: Vec<_> = c.iter().map(Candidate::id).collect();
         assert_eq!(ids, [1, 2, 4]);
         assert_eq!(c.scores("vector").collect::<Vec<_>>(), [(1, 0.1), (2, 0.5)]);
+        // The signal still holds what it scored of a candidate dropped.
+        let vector = c.signal("vector").unwrap();
+        let mut held: Vec<_> = vector.iter().collect();
+        held.sort_by_key(|&(id, _)| id);
+        assert_eq!(held, [(1, 0.1), (2, 0.5), (3, 0.2)]);
+        assert_eq!(vector.min_kept(), Some(0.3));
         assert_eq!(c.scores("spatial").count(), 0);
     }
 

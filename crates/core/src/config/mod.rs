@@ -278,7 +278,10 @@ pub struct RecallConfig {
     /// one memory, [`KEEP_SIMILAR_PER_LN_MEMORIES`] more for each natural log of the number of
     /// memories searched (0.43 in a store of 10, 0.50 of 100, 0.62 of 5,000). A paraphrase
     /// with no word in common gets its memory in a small store, where the relevance model,
-    /// fitted mostly on larger ones, estimates too little. Only in the modes that rank by a
+    /// fitted mostly on larger ones, estimates too little. The nearest memory is kept too
+    /// when it is [`KEEP_APART_COSINE`] nearer than every other (and than the vector list's
+    /// gate): a short query about one memory of a few ("database timeout" of a store of four,
+    /// cosine 0.37 to its memory, below 0.1 to the others). Only in the modes that rank by a
     /// cosine and estimate relevance (hybrid).
     ///
     /// Measured over the unrelated questions asked of stores of 5, 10 and 100 memories and
@@ -418,6 +421,13 @@ pub const KEEP_SIMILAR_COSINE: f64 = 0.36;
 /// memories searched: the more memories, the nearer the nearest unrelated one (99th
 /// percentile 0.41 in stores of 5, 0.44 of 10, 0.50 of 100).
 pub const KEEP_SIMILAR_PER_LN_MEMORIES: f64 = 0.03;
+
+/// How much nearer than every other memory (and than the cosine the vector list's gate asks,
+/// `recall.hybrid_min_similarity`) `recall.keep_similar` keeps the nearest memory at, whatever
+/// its cosine: a memory that stands that far apart is what a short query is about. Questions
+/// asked of stores that know nothing about them find one that far apart less than once in a
+/// hundred (all-MiniLM-L6-v2, stores of 2 to 10 memories).
+pub const KEEP_APART_COSINE: f64 = 0.25;
 
 /// The cosine `recall.keep_similar` asks of the nearest memory among `memories` searched
 /// ([`KEEP_SIMILAR_COSINE`], [`KEEP_SIMILAR_PER_LN_MEMORIES`]).

@@ -13,7 +13,9 @@ use oro_mem_core::calibration::{
     gap, Calibration, Features, BEST_SUFFIX, COVERAGE, COVERAGE_BEST, COVERAGE_GAP, FUSED,
     GAP_SUFFIX, MEMORIES, QUERY_TERMS, SHARE_SUFFIX, TERMS_FOUND,
 };
-use oro_mem_core::config::{keep_similar_cosine, Boost, DecayConfig, Order, RecallConfig};
+use oro_mem_core::config::{
+    keep_similar_cosine, Boost, DecayConfig, Order, RecallConfig, KEEP_APART_COSINE,
+};
 use oro_mem_core::{
     CandidateTerms, Candidates, Fuser, Memory, MemoryId, Query, Ranker, Ranking, Result, Signal,
     Timestamp, Weighted,
@@ -108,9 +110,13 @@ pub struct Recalled {
     pub named: Option<String>,
     /// Its cosine to the query, when nothing reached `recall.min_relevance` and that kept it:
     /// the nearest memory by meaning, as near as few unrelated memories come in a store of
-    /// this size (`recall.keep_similar`).
+    /// this size, or far nearer than any other (`recall.keep_similar`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub similar: Option<f64>,
+    /// When `similar` kept it because it stands apart: the cosine of the memory next nearest
+    /// the query (or the vector list's gate, when that is higher).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similar_next: Option<f64>,
 }
 
 /// Why a recall returned nothing. Serialized as `{"reason": "below_relevance", "message":
@@ -763,15 +769,36 @@ impl Pipeline {
         named
     }
 
-    /// The candidate nearest the query by meaning and its cosine, when that cosine reaches
-    /// [`keep_similar_cosine`] for the number of memories searched (`recall.keep_similar`).
-    fn similar(candidates: &Candidates) -> Option<(MemoryId, f64)> {
+    /// The candidate nearest the query by meaning, when it stands out (`recall.keep_similar`):
+    /// its cosine reaches [`keep_similar_cosine`] for the number of memories searched, or it
+    /// is [`KEEP_APART_COSINE`] nearer than every other memory the vector list scored (those
+    /// its gate dropped too) and than the cosine that gate asks.
+    fn similar(candidates: &Candidates) -> Option<Nearest> {
         let searched = candidates.searched().unwrap_or(candidates.len() as u64);
-        let bar = keep_similar_cosine(searched);
-        candidates
+        let (id, cosine) = candidates
             .scores(VectorRanker::SIGNAL)
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .filter(|&(_, cosine)| cosine >= bar)
+            .max_by(|a, b| a.1.total_cmp(&b.1))?;
+        if cosine >= keep_similar_cosine(searched) {
+            return Some(Nearest {
+                id,
+                cosine,
+                next: None,
+            });
+        }
+        let signal = candidates.signal(VectorRanker::SIGNAL)?;
+        // No other memory scored (one memory, or the others without an embedding): nothing
+        // to stand apart from.
+        let next = signal
+            .iter()
+            .filter(|&(other, _)| other != id)
+            .map(|(_, c)| c)
+            .max_by(f64::total_cmp)?
+            .max(signal.min_kept().unwrap_or(0.0));
+        (cosine - next >= KEEP_APART_COSINE).then_some(Nearest {
+            id,
+            cosine,
+            next: Some(next),
+        })
     }
 
     /// The select stage: in score order, skips near-duplicates of a result already taken and
@@ -787,7 +814,7 @@ impl Pipeline {
         estimator: Option<&Estimator<'_>>,
         below: &mut Below,
         named: &HashMap<MemoryId, String>,
-        similar: Option<(MemoryId, f64)>,
+        similar: Option<Nearest>,
     ) -> Vec<Selected> {
         let mut selected: Vec<Selected> = Vec::new();
         let mut kept_words = Vec::new();
@@ -829,8 +856,8 @@ impl Pipeline {
                     if kept_for.is_none() {
                         below.count += 1;
                         below.best = below.best.max(p);
-                        if let Some((_, cosine)) = similar.filter(|&(id, _)| id == s.id) {
-                            nearest = Some((s, m, cosine));
+                        if let Some(n) = similar.filter(|n| n.id == s.id) {
+                            nearest = Some((s, m, n));
                         }
                         continue;
                     }
@@ -841,9 +868,9 @@ impl Pipeline {
             kept_words.extend(words);
             selected.push(chosen);
         }
-        if let Some((s, m, cosine)) = nearest.filter(|_| selected.is_empty()) {
+        if let Some((s, m, n)) = nearest.filter(|_| selected.is_empty()) {
             below.count -= 1;
-            selected.push(self.selected(s, m, None, Some(cosine)));
+            selected.push(self.selected(s, m, None, Some(n)));
         }
         selected
     }
@@ -856,7 +883,7 @@ impl Pipeline {
         s: Scored,
         m: &Memory,
         named: Option<String>,
-        similar: Option<f64>,
+        similar: Option<Nearest>,
     ) -> Selected {
         let mut memory = m.clone();
         let mut tokens = estimate_tokens(&memory.content);
@@ -937,7 +964,8 @@ impl Pipeline {
             probability: s.scored.probability,
             features: s.scored.features,
             named: s.named,
-            similar: s.similar,
+            similar: s.similar.map(|n| n.cosine),
+            similar_next: s.similar.and_then(|n| n.next),
         }
     }
 }
@@ -1275,8 +1303,18 @@ struct Selected {
     truncated: bool,
     /// The query's identifier it names, when that kept it below the relevance bar.
     named: Option<String>,
-    /// Its cosine, when `recall.keep_similar` kept it.
-    similar: Option<f64>,
+    /// What `recall.keep_similar` read of it, when that kept it.
+    similar: Option<Nearest>,
+}
+
+/// The memory nearest the query by meaning, as `recall.keep_similar` found it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Nearest {
+    id: MemoryId,
+    cosine: f64,
+    /// The next nearest memory's cosine (or the gate's, when higher), when the nearest is
+    /// kept for standing that far apart rather than for its cosine alone.
+    next: Option<f64>,
 }
 
 /// Cuts `text` to at most `tokens` estimated tokens, at a character boundary, marking the cut.
@@ -2451,11 +2489,12 @@ mod tests {
     fn the_memory_nearest_in_meaning_is_kept_when_nothing_reaches_the_bar() {
         // Memories that share no word with the query: estimated (from words) below a bar of
         // 0.5, whatever their cosines.
-        let recall = |keep_similar: bool, searched: Option<u64>, cosines: &[f64]| {
+        let gated = |keep_similar: bool, searched: Option<u64>, cosines: &[f64], gate: f64| {
             let mut p = calibrated(0.5, Order::Score).ranker(CosineField, 1.0);
             p.recall.keep_similar = keep_similar;
             let f = Filter::default();
-            let vector = Signal::new(cosines.iter().enumerate().map(|(i, &c)| (i as i64 + 1, c)));
+            let vector = Signal::new(cosines.iter().enumerate().map(|(i, &c)| (i as i64 + 1, c)))
+                .floor(gate);
             let mut candidates = Candidates::new(
                 (1..=cosines.len()).map(|i| Candidate::new(memory(i as i64, "a memory"))),
             );
@@ -2468,6 +2507,9 @@ mod tests {
                 candidates,
             )
             .unwrap()
+        };
+        let recall = |keep_similar: bool, searched: Option<u64>, cosines: &[f64]| {
+            gated(keep_similar, searched, cosines, 0.0)
         };
         // A store of one memory, at a cosine above the bar for one (0.36): kept, and says why.
         let r = recall(true, None, &[0.42]);
@@ -2496,6 +2538,32 @@ mod tests {
             recall(true, Some(1000), &[0.6]).results[0].similar,
             Some(0.6)
         );
+        // Below the bar for four memories (0.40) but 0.25 nearer than every other: kept, and
+        // says how near the next one comes.
+        let r = recall(true, None, &[0.03, 0.37, 0.05, 0.02]);
+        let ids: Vec<MemoryId> = r.results.iter().map(|r| r.memory.id).collect();
+        assert_eq!(ids, [2]);
+        assert_eq!(
+            (r.results[0].similar, r.results[0].similar_next),
+            (Some(0.37), Some(0.05))
+        );
+        assert!(recall(true, None, &[0.13, 0.37, 0.05, 0.02])
+            .results
+            .is_empty());
+        assert!(recall(false, None, &[0.03, 0.37, 0.05, 0.02])
+            .results
+            .is_empty());
+        // The others dropped by the gate (a cosine of 0.1) count at the gate's cosine.
+        let r = gated(true, Some(3), &[0.33, 0.02, 0.04], 0.1);
+        assert!(r.results.is_empty());
+        assert_eq!(r.dissimilar, 2);
+        let r = gated(true, Some(3), &[0.37, 0.02, 0.04], 0.1);
+        assert_eq!(
+            (r.results[0].similar, r.results[0].similar_next),
+            (Some(0.37), Some(0.1))
+        );
+        // Kept for its cosine alone, it names no next one.
+        assert_eq!(recall(true, None, &[0.42]).results[0].similar_next, None);
         // Nothing is marked as kept when a result reaches the bar.
         let r = run_query(
             &calibrated(0.0, Order::Score).ranker(CosineField, 1.0),
