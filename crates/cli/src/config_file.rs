@@ -214,13 +214,16 @@ feedback = 0.0          # the words of the best full-text matches searched again
 # The shipped models were fitted by scripts/fit-calibration: FTS mode's on SciFact train and
 # LoCoMo dev, hybrid mode's on those and agentmem-dev (agents' own stores); hybrid mode's
 # reads `memories` (below) too: a task's few relevant memories are a larger share of a store
-# of forty than of one of five thousand.
+# of forty than of one of five thousand. FTS mode's reads `weighted_coverage`: the share of
+# the query's words a memory holds, each weighed by how few software projects' documents use
+# it ("migration" counts for more than "use").
 [recall.calibration.fts]
-intercept = -9.5331
-coverage = 4.8796
-fused = 3.2818
-lexical_share = 1.281
-query_terms = 0.5678
+intercept = -9.6549
+coverage = 0.4799
+fused = 2.9903
+lexical_share = 1.5262
+query_terms = 0.6607
+weighted_coverage = 4.2624
 
 [recall.calibration.hybrid]
 intercept = -9.7978
@@ -239,15 +242,17 @@ vector_share = 3.7318
 # most of the query any candidate covers, `coverage_best`; its number of terms; `memories`,
 # ln(1 + the number of memories it searched, counted up to 10,000): the best match of a large
 # store means less; `terms_found`, 1 when the candidates hold every term of the query between
-# them; `vector_gap` and `coverage_gap`, how far the best stands out from the next five).
+# them; `vector_gap` and `coverage_gap`, how far the best stands out from the next five;
+# `weighted_coverage_best`, the most of the query any candidate covers, its words weighed).
 # Every estimate above is multiplied by it, so a query about nothing the store knows gets
 # nothing. Empty: no such factor. Fitted with the relevance models by scripts/fit-calibration.
 [recall.answerable.fts]
-intercept = -8.8551
-coverage_best = 16.2274
-memories = -0.8416
-query_terms = 3.3435
-terms_found = 1.3762
+intercept = -11.3189
+coverage_best = 4.5939
+memories = -0.8447
+query_terms = 4.3449
+terms_found = 0.3011
+weighted_coverage_best = 14.3499
 
 [recall.answerable.hybrid]
 intercept = -14.6195

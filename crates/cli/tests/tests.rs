@@ -3099,10 +3099,10 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
     assert_eq!(report["depth"], 100, "--depth's default");
 
     // As recalled (threshold, count and budget as configured): in namespace a each of q-wal
-    // and q-ruff matches only its own document; q-pet matches only "paint" (Melanie), which
-    // is not its answer and holds one of its four terms, none of the others held by any
-    // candidate: the store is estimated not to know, and it gets nothing. So one result for
-    // each of two queries, both relevant, and one empty answer.
+    // and q-ruff matches only its own document; q-pet matches only "paint", which is not its
+    // answer and holds one of its four terms, but that one is a name ("Melanie"), which few
+    // documents use (`weighted_coverage`): it is returned. So one result for each query, two
+    // of the three relevant, and no empty answer.
     let as_recalled = [
         "--dataset",
         dataset.to_str().unwrap(),
@@ -3113,14 +3113,12 @@ fn eval_scores_fts_by_hand_and_breaks_down_by_category() {
     let report = env.eval_json(&as_recalled);
     assert_eq!(report["as_recalled"], true);
     let run = &report["runs"][0];
-    for metric in ["returned", "relevant_returned", "success"] {
+    assert_eq!(run["returned"], 1.0, "{run}");
+    for metric in ["relevant_returned", "success"] {
         let v = run[metric].as_f64().unwrap();
         assert!((v - 2.0 / 3.0).abs() < 1e-9, "{metric} = {v}");
     }
-    assert!(
-        (run["empty"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9,
-        "{run}"
-    );
+    assert_eq!(run["empty"], 0.0, "{run}");
     // q-bread is marked no_relevant: it is not among the judged queries, and shares no word
     // with any memory of its namespace, so it is answered with nothing.
     assert_eq!(report["no_relevant"], 1);
@@ -3365,7 +3363,8 @@ fn eval_counts_unrelated_queries_answered_with_nothing() {
     let env = Env::new();
     let dataset = fixture("eval-mini");
     // Another "dataset" about gardening: one question shares no word with eval-mini's
-    // corpus, the other shares "cargo".
+    // corpus, one shares "cargo" (one word of four, and the word a memory is about), one
+    // "ruff" and "fix" with the memory on ruff.
     let other = env.dir.path().join("garden");
     std::fs::create_dir_all(other.join("qrels")).unwrap();
     std::fs::write(
@@ -3376,12 +3375,13 @@ fn eval_counts_unrelated_queries_answered_with_nothing() {
     std::fs::write(
         other.join("queries.jsonl"),
         "{\"_id\": \"q1\", \"text\": \"when should roses be pruned\"}\n\
-         {\"_id\": \"q2\", \"text\": \"cargo of compost for roses\"}\n",
+         {\"_id\": \"q2\", \"text\": \"cargo of compost for roses\"}\n\
+         {\"_id\": \"q3\", \"text\": \"ruff fix for the compost sensor scripts\"}\n",
     )
     .unwrap();
     std::fs::write(
         other.join("qrels/test.tsv"),
-        "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td1\t1\n",
+        "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td1\t1\nq3\td1\t1\n",
     )
     .unwrap();
     let report = env.eval_json(&[
@@ -3391,8 +3391,10 @@ fn eval_counts_unrelated_queries_answered_with_nothing() {
         "--unrelated",
         other.to_str().unwrap(),
     ]);
-    assert_eq!(report["unrelated"][1], 2);
-    assert_eq!(report["runs"][0]["unrelated_empty"], 0.5);
+    // The first two are answered with nothing, the third gets the memory on ruff.
+    assert_eq!(report["unrelated"][1], 3);
+    let empty = report["runs"][0]["unrelated_empty"].as_f64().unwrap();
+    assert!((empty - 2.0 / 3.0).abs() < 1e-9, "{report}");
     // Fitted on as unrelated: each question's candidates, none relevant, none answerable;
     // checked on the same questions, which have no namespace to leave out, it says so.
     let features = env.dir.path().join("examples.jsonl");

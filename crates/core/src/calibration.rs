@@ -29,6 +29,17 @@ pub const INTERCEPT: &str = "intercept";
 /// and pyright linting for the Python service") from looking like a chance match.
 pub const COVERAGE: &str = "coverage";
 
+/// The share of the query's terms found in the memory (stemmed, as [`COVERAGE`] matches
+/// them), each term weighed by how specific it is: how few of many software projects'
+/// documents use it ([`oro_mem_text::specificity`]). A task that shares "use" and "test"
+/// with a memory shares little of what it is about, one that shares "migration" much; in a
+/// store of a few memories, whose own word statistics cannot tell the two apart, this can.
+pub const WEIGHTED_COVERAGE: &str = "weighted_coverage";
+
+/// The largest [`WEIGHTED_COVERAGE`] of any candidate of the query: a feature of the query,
+/// as [`COVERAGE_BEST`] is.
+pub const WEIGHTED_COVERAGE_BEST: &str = "weighted_coverage_best";
+
 /// The fused score divided by the total weight of the lists that ranked anything, so that it
 /// stays in `[0, 1]` for fusers that scale each list to at most 1 (0 for a candidate the
 /// fusion left out).
@@ -89,7 +100,7 @@ pub const MEMORIES_COUNTED: u64 = 10_000;
 /// The features that do not depend on which candidate sources run; each source's signal adds
 /// four more, `<signal>` (`ln(1 + score)`, scores below 0 counted as 0), `<signal>_share`,
 /// `<signal>_best` and `<signal>_gap`.
-pub const FIXED_FEATURES: [&str; 7] = [
+pub const FIXED_FEATURES: [&str; 9] = [
     COVERAGE,
     COVERAGE_BEST,
     COVERAGE_GAP,
@@ -97,11 +108,13 @@ pub const FIXED_FEATURES: [&str; 7] = [
     MEMORIES,
     QUERY_TERMS,
     TERMS_FOUND,
+    WEIGHTED_COVERAGE,
+    WEIGHTED_COVERAGE_BEST,
 ];
 
 /// True when feature `name` is a feature of the query rather than of one candidate:
-/// [`QUERY_TERMS`], [`COVERAGE_BEST`], [`COVERAGE_GAP`], [`TERMS_FOUND`], [`MEMORIES`] and
-/// every `<signal>_best` and `<signal>_gap`.
+/// [`QUERY_TERMS`], [`COVERAGE_BEST`], [`COVERAGE_GAP`], [`WEIGHTED_COVERAGE_BEST`],
+/// [`TERMS_FOUND`], [`MEMORIES`] and every `<signal>_best` and `<signal>_gap`.
 pub fn is_query_feature(name: &str) -> bool {
     // Coverage's are named as a signal's are (`coverage_best`, `coverage_gap`).
     [QUERY_TERMS, TERMS_FOUND, MEMORIES].contains(&name)

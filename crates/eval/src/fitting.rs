@@ -8,6 +8,7 @@ use std::path::Path;
 
 use oro_mem_core::calibration::{
     Calibration, COVERAGE_BEST, COVERAGE_GAP, INTERCEPT, MEMORIES, TERMS_FOUND,
+    WEIGHTED_COVERAGE_BEST,
 };
 use oro_mem_core::{Config, Error, ErrorKind, Result};
 use serde::Serialize;
@@ -166,7 +167,13 @@ fn featured(config: &Config) -> Config {
     // The best coverage, how far it stands out and the number of memories searched are
     // computed only for a model that reads them; a coefficient of 0 changes no estimate.
     let answerable = config.recall.answerable.get_mut(mode);
-    for feature in [COVERAGE_BEST, COVERAGE_GAP, MEMORIES, TERMS_FOUND] {
+    for feature in [
+        COVERAGE_BEST,
+        COVERAGE_GAP,
+        MEMORIES,
+        TERMS_FOUND,
+        WEIGHTED_COVERAGE_BEST,
+    ] {
         if !answerable.reads(feature) {
             answerable.set(feature, 0.0);
         }

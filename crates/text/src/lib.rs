@@ -11,7 +11,8 @@
 //!   must score outside FTS5 exactly as FTS5 does (the PostgreSQL store, the SQLite store's
 //!   warm copy of its index). Feature `analyzer`.
 //! - [`QueryTerms`]: a query's terms as the index matches them (stemmed), and what a text
-//!   holds of them ([`Held`]: which terms, where, and its coverage of the query).
+//!   holds of them ([`Held`]: which terms, where, and its coverage of the query, plain and
+//!   with each term weighed by how few projects' documents use it: [`specificity`]).
 //! - [`bm25`]: FTS5's BM25, its parameters and the bound MaxScore pruning needs.
 //! - [`LEXICAL_FIELDS`]: the fields an index searches and their weights.
 //! - [`values`]: the values a statement names (numbers, versions, paths, commands,
@@ -43,6 +44,7 @@
 mod analyze;
 pub mod bm25;
 mod error;
+mod specific;
 mod stem;
 mod stopwords;
 mod terms;
@@ -52,6 +54,7 @@ mod words;
 #[cfg(feature = "analyzer")]
 pub use analyze::{Analyzer, Document, Fields};
 pub use error::{Error, ErrorKind, Result};
+pub use specific::specificity;
 pub use stem::Stemmer;
 pub use terms::{Held, QueryTerms};
 pub use values::{

@@ -13,6 +13,8 @@ use crate::{index_words, is_cjk, is_stopword, query_terms, words, Stemmer, Term}
 pub struct QueryTerms {
     stems: Vec<String>,
     cjk: Vec<String>,
+    /// Each term's [`specificity`](crate::specificity), in the order of `held`.
+    weights: Vec<f64>,
     stemmer: Stemmer,
     /// The word term each lower-cased word stems to, for the words looked up so far: the
     /// memories of one query share most of their words, so each is stemmed once. Hashed with
@@ -47,9 +49,15 @@ impl QueryTerms {
                 Term::Cjk(c) => cjk.push(c),
             }
         }
+        let weights = stems
+            .iter()
+            .map(|s| crate::specificity(s))
+            .chain(cjk.iter().map(|_| crate::specific::unlisted()))
+            .collect();
         QueryTerms {
             stems,
             cjk,
+            weights,
             stemmer,
             known: RefCell::default(),
         }
@@ -93,6 +101,25 @@ impl QueryTerms {
         self.read(content).coverage
     }
 
+    /// The share of the query's terms `held` holds (in the order [`Held::held`] has them),
+    /// each term weighed by how specific it is ([`specificity`](crate::specificity)): a
+    /// memory that shares "migration" with a task covers more of it than one that shares
+    /// "use". 0 for a query without terms.
+    pub fn weighted(&self, held: &[bool]) -> f64 {
+        let total: f64 = self.weights.iter().sum();
+        if total <= 0.0 {
+            return 0.0;
+        }
+        let of_held: f64 = self
+            .weights
+            .iter()
+            .zip(held)
+            .filter(|(_, &h)| h)
+            .map(|(w, _)| w)
+            .sum();
+        of_held / total
+    }
+
     /// How many of the query's terms are words (the rest are CJK terms).
     pub fn word_terms(&self) -> usize {
         self.stems.len()
@@ -118,6 +145,7 @@ impl QueryTerms {
                 held,
                 positions,
                 coverage: 0.0,
+                weighted_coverage: 0.0,
             };
         }
         let firsts: Vec<char> = self.stems.iter().filter_map(|s| s.chars().next()).collect();
@@ -156,10 +184,12 @@ impl QueryTerms {
         } else {
             share(&held).max(self.analyse(content).1)
         };
+        let weighted_coverage = self.weighted(&held);
         Held {
             held,
             positions,
             coverage,
+            weighted_coverage,
         }
     }
 
@@ -216,6 +246,9 @@ pub struct Held {
     pub positions: Vec<(usize, usize)>,
     /// Its [`QueryTerms::coverage`].
     pub coverage: f64,
+    /// The share of the query's terms it holds, each weighed by how specific it is
+    /// ([`QueryTerms::weighted`]).
+    pub weighted_coverage: f64,
 }
 
 /// The share of `held` that is true (0 for none).
@@ -233,6 +266,27 @@ mod tests {
     use super::*;
 
     proptest! {
+        #[test]
+        fn weighted_coverage_is_a_share_that_grows_with_what_is_held(
+            query in "[a-zA-Z ]{0,40}",
+            content in "[a-zA-Z .,]{0,120}",
+            more in "[a-zA-Z ]{0,20}",
+        ) {
+            let q = QueryTerms::new(&query);
+            let held = q.read(&content);
+            prop_assert!((0.0..=1.0 + 1e-12).contains(&held.weighted_coverage));
+            prop_assert_eq!(held.weighted_coverage, q.weighted(&held.held));
+            // None held is 0, all held is 1, and holding more never lowers it.
+            prop_assert_eq!(q.weighted(&vec![false; q.len()]), 0.0);
+            if !q.is_empty() {
+                prop_assert!((q.weighted(&vec![true; q.len()]) - 1.0).abs() < 1e-12);
+            }
+            let wider = q.read(&format!("{content} {more}"));
+            prop_assert!(wider.weighted_coverage >= held.weighted_coverage - 1e-12);
+            // What the query's side of coverage holds, it holds too.
+            prop_assert_eq!(held.weighted_coverage > 0.0, held.held.iter().any(|&h| h));
+        }
+
         #[test]
         fn held_stems_only_what_can_match_and_agrees_with_coverage(
             query in "[a-zA-Z' ]{0,40}",
@@ -354,6 +408,21 @@ mod tests {
         "42",
         "b12",
     ];
+
+    #[test]
+    fn a_specific_word_held_covers_more_of_a_task_than_a_common_one() {
+        let task = QueryTerms::new("write a schema migration for the users table");
+        let migration = task.read("Always run migrations inside a transaction");
+        let users = task.read("Users sign in with a password the auth service checks");
+        // One term of five each, but "migration" is the task's subject, "users" a word
+        // most projects' documents use.
+        assert_eq!((migration.coverage, users.coverage), (0.2, 0.2));
+        assert!(migration.weighted_coverage > 0.2);
+        assert!(users.weighted_coverage < 0.2);
+        assert!(migration.weighted_coverage > 2.0 * users.weighted_coverage);
+        let none = QueryTerms::new("");
+        assert_eq!(none.read("anything at all").weighted_coverage, 0.0);
+    }
 
     #[test]
     fn coverage_matches_stems_like_the_index() {

@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use oro_mem_core::calibration::{
     gap, Calibration, Features, BEST_SUFFIX, COVERAGE, COVERAGE_BEST, COVERAGE_GAP, FUSED,
-    GAP_SUFFIX, MEMORIES, QUERY_TERMS, SHARE_SUFFIX, TERMS_FOUND,
+    GAP_SUFFIX, MEMORIES, QUERY_TERMS, SHARE_SUFFIX, TERMS_FOUND, WEIGHTED_COVERAGE,
+    WEIGHTED_COVERAGE_BEST,
 };
 use oro_mem_core::config::{
     keep_similar_cosine, Boost, DecayConfig, Order, RecallConfig, KEEP_APART_COSINE,
@@ -1188,6 +1189,14 @@ impl<'a> Estimator<'a> {
             let all_found = !terms.is_empty() && found.iter().all(|&f| f);
             features.set(TERMS_FOUND, f64::from(u8::from(all_found)));
         }
+        if reads(WEIGHTED_COVERAGE_BEST) {
+            let best = candidates
+                .iter()
+                .filter_map(|c| terms.of(c.id()))
+                .map(|held| held.weighted_coverage)
+                .fold(0.0, f64::max);
+            features.set(WEIGHTED_COVERAGE_BEST, best);
+        }
         if reads(COVERAGE_GAP) {
             let coverage = candidates
                 .iter()
@@ -1249,6 +1258,7 @@ impl<'a> Estimator<'a> {
             f.set(sf.share.as_str(), share);
         }
         f.set(COVERAGE, held.coverage);
+        f.set(WEIGHTED_COVERAGE, held.weighted_coverage);
         let Lists {
             inputs,
             signals,
