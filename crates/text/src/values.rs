@@ -3300,6 +3300,11 @@ mod tests {
             let i = if i == v { (i + 1) % new.len() } else { i };
             prop_assume!(i == 0 || !TOOL_PLACES.contains(&new[i - 1].as_str()));
             prop_assume!(new.get(i + 1).is_none_or(|w| !PLACES.contains(&w.as_str())));
+            // Nor a number word or a stage, which are values ("0 aaaa" -> "0 zero": a number
+            // named), in the word added or in the one it replaces or drops.
+            let is_value_word = |w: &str| is_number(w) || STAGES.contains(&w);
+            prop_assume!(!is_value_word(&word));
+            prop_assume!(how == 2 || !is_value_word(&new[i]));
             match how {
                 0 => new[i] = word,
                 1 => { new.remove(i); }
