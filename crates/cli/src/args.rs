@@ -160,7 +160,16 @@ pub enum Command {
     /// runs, and answer alone when not)
     Serve(ServeArgs),
     /// Print the effective configuration (file + defaults) as TOML
-    Config,
+    Config(ConfigArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// Comment out the settings of the configuration file that hold what an earlier `oro-mem
+    /// init` wrote as the default and no longer is, so that today's defaults apply (`oro-mem
+    /// config` names them)
+    #[arg(long)]
+    pub upgrade: bool,
 }
 
 #[derive(Debug, Args)]

@@ -273,12 +273,6 @@ impl Where {
         }
     }
 
-    /// The configuration, without opening the store.
-    fn config(&self) -> Result<Config> {
-        let location = config_file::resolve_db(self.db.as_deref(), self.config.as_deref())?;
-        self.config_for(&location)
-    }
-
     /// The configuration of the store at `location`: `--config`, else the file beside it.
     fn config_for(&self, location: &Path) -> Result<Config> {
         let path = config_file::resolve_config(self.config.as_deref(), location);
@@ -373,13 +367,54 @@ fn run(cli: Cli, stdin: Option<String>) -> Result<()> {
             };
             eval::run(a, config)
         }
-        Command::Config => {
-            // The configuration alone: the store is not opened, so a store that cannot be
-            // reached (a PostgreSQL server down) does not hide it.
-            out!("{}", toml::to_string(&Where::of(&cli).config()?)?)?;
-            Ok(())
-        }
+        Command::Config(a) => config(&cli, a),
     }
+}
+
+/// `oro-mem config`: the configuration alone. The store is not opened, so a store that
+/// cannot be reached (a PostgreSQL server down) does not hide it.
+fn config(cli: &Cli, a: &args::ConfigArgs) -> Result<()> {
+    let at = Where::of(cli);
+    let location = config_file::resolve_db(at.db.as_deref(), at.config.as_deref())?;
+    let file = config_file::resolve_config(at.config.as_deref(), &location);
+    if a.upgrade {
+        let Some(file) = file else {
+            outln!("no configuration file: the defaults apply")?;
+            return Ok(());
+        };
+        let keys = config_file::upgrade(&file)?;
+        match keys.is_empty() {
+            true => outln!("{}: no setting holds an earlier default", file.display())?,
+            false => outln!(
+                "{}: commented out {} (earlier defaults); today's defaults apply",
+                file.display(),
+                keys.join(", ")
+            )?,
+        }
+        return Ok(());
+    }
+    out!("{}", toml::to_string(&at.config_for(&location)?)?)?;
+    if let Some(file) = file {
+        note_stale(&file)?;
+    }
+    Ok(())
+}
+
+/// A note on standard error naming the settings of the configuration file at `file` that hold
+/// an earlier default ([`config_file::stale_defaults`]).
+fn note_stale(file: &Path) -> Result<()> {
+    let keys = config_file::stale_defaults(file)?;
+    if !keys.is_empty() {
+        eprintln!(
+            "note: {} sets {} to what an earlier oro-mem wrote as the default{}; they apply as \
+             set. If you did not choose them, `oro-mem config --upgrade` comments them out so \
+             that today's defaults apply",
+            file.display(),
+            keys.join(", "),
+            if keys.len() == 1 { "" } else { "s" }
+        );
+    }
+    Ok(())
 }
 
 fn init(cli: &Cli, a: &args::InitArgs) -> Result<()> {
@@ -428,6 +463,8 @@ fn init(cli: &Cli, a: &args::InitArgs) -> Result<()> {
     private::create_dir(dir)?;
     let config = dir.join(config_file::CONFIG_FILE);
     let wrote_config = if config.exists() {
+        // Only a note: a file init cannot read is for the commands that use it to report.
+        let _ = note_stale(&config);
         false
     } else {
         std::fs::write(&config, config_file::TEMPLATE)

@@ -562,7 +562,8 @@ fn a_memory_past_the_size_limit_is_refused_naming_the_key() {
     // The limit is a setting.
     let config = env.dir.path().join(".oro").join("config.toml");
     let mut text = std::fs::read_to_string(&config).unwrap();
-    text = text.replace("max_bytes = 65536", "max_bytes = 100000");
+    // Uncommented, as a user sets it.
+    text = text.replace("#max_bytes = 65536", "max_bytes = 100000");
     std::fs::write(&config, text).unwrap();
     env.ok(&["remember", &big]);
     assert_eq!(env.count(), 1);
@@ -1008,8 +1009,8 @@ fn a_session_is_listed_in_time_order_and_lends_its_turns_context() {
     assert!(lent(&v, 3) > 0.0 && lent(&v, 1) == 0.0, "{v}");
     let config = env.dir.path().join(".oro").join("config.toml");
     let text = std::fs::read_to_string(&config).unwrap();
-    let off = text.replace("session_context = 0.2", "session_context = 0.0");
-    assert_ne!(off, text, "the template sets session_context");
+    let off = text.replace("#session_context = 0.2", "session_context = 0.0");
+    assert_ne!(off, text, "the template shows session_context");
     std::fs::write(&config, off).unwrap();
     let v = env.recall_json(&query);
     assert_eq!(order(&v), [1, 3], "{v}");
@@ -1576,6 +1577,64 @@ fn hybrid_mode_falls_back_to_fts_and_says_so() {
         (Some("hybrid"), Some("fts"))
     );
     assert_eq!(result_ids(&v), [1]);
+}
+
+/// A store made when `init` wrote every default uncommented keeps them; `config` names those
+/// since changed, `config --upgrade` comments them out, and recall then follows today's
+/// defaults, while a key the user set stays.
+#[test]
+fn config_upgrade_lets_a_store_made_earlier_follow_todays_defaults() {
+    let env = Env::new();
+    let config = env.dir.path().join(".oro").join("config.toml");
+    let fresh = env.ok(&["config"]);
+    let template = std::fs::read_to_string(&config).unwrap();
+    // The template with its settings uncommented, as earlier versions wrote it, with the
+    // defaults of then: `recall.rrf_k` 60 and no relevance model for FTS mode; and `depth`,
+    // the user's own.
+    let mut earlier: String = template
+        .lines()
+        .map(|l| match l.strip_prefix('#') {
+            Some(rest) if rest.starts_with(|c: char| c.is_ascii_lowercase() || c == '[') => rest,
+            _ => l,
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let model = earlier.find("[recall.calibration.fts]").unwrap();
+    let end = model + earlier[model..].find("\n\n").unwrap();
+    earlier.replace_range(model..end, "[recall.calibration.fts]");
+    let earlier = earlier
+        .replace("rrf_k = 20.0", "rrf_k = 60.0")
+        .replace("\ndepth = 50 ", "\ndepth = 80 ");
+    std::fs::write(&config, &earlier).unwrap();
+    env.ok(&["remember", "Always run migrations inside a transaction"]);
+    env.ok(&["remember", "Gradle caches live in ~/.gradle"]);
+    let task = ["write a schema migration for the users table"];
+    // No model: nothing is estimated, so nothing is withheld either.
+    assert!(env.recall_json(&task)["results"][0]["relevance"].is_null());
+
+    let out = env.run(&["config"]);
+    assert!(out.status.success());
+    let note = stderr(&out);
+    assert!(
+        note.contains("sets recall.calibration.fts, recall.rrf_k to what an earlier oro-mem")
+            && note.contains("oro-mem config --upgrade"),
+        "{note}"
+    );
+    let said = env.ok(&["config", "--upgrade"]);
+    assert!(
+        said.contains("commented out recall.calibration.fts, recall.rrf_k"),
+        "{said}"
+    );
+    let out = env.run(&["config"]);
+    assert_eq!(stderr(&out), "");
+    assert_eq!(
+        stdout(&out),
+        fresh.replace("\ndepth = 50\n", "\ndepth = 80\n")
+    );
+    assert!(env.recall_json(&task)["results"][0]["relevance"].is_f64());
+    assert!(env
+        .ok(&["config", "--upgrade"])
+        .contains("no setting holds an earlier default"));
 }
 
 #[test]
@@ -5179,7 +5238,9 @@ fn watch_follows_a_rotated_log_without_losing_or_repeating_a_line() {
     let env = Env::new();
     let config = env.dir.path().join(".oro").join("config.toml");
     let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&config, text.replace("enabled = true", "enabled = false")).unwrap();
+    let off = text.replace("#enabled = true", "enabled = false");
+    assert_ne!(off, text, "the template shows dedup's `enabled`");
+    std::fs::write(&config, off).unwrap();
     let logs = env.dir.path().join("logs");
     std::fs::create_dir(&logs).unwrap();
     let log = logs.join("app.log");
