@@ -1173,7 +1173,13 @@ pub fn rewords(a: &str, b: &str) -> bool {
             // sign of a rewording of its own.
             continue;
         }
-        let plain = |w: &[Word]| w.iter().all(|w| w.kind == Kind::Plain);
+        // A word with a hyphen is a value (`app-server`), but in prose it is a word written
+        // one way: "hard-code" is "hardcode" ([`phrasing`] drops the hyphen).
+        let plain = |w: &[Word]| {
+            w.iter().all(|w| {
+                w.kind == Kind::Plain || (w.kind == Kind::Value && hyphenated_word(w.text))
+            })
+        };
         let phrased = plain(&gone)
             && plain(&came)
             && phrasing(&ka[old_range], &stemmer) == phrasing(&kb[new_range], &stemmer);
@@ -2007,7 +2013,25 @@ fn is_typo(a: &str, b: &str, value: bool, stemmer: &Stemmer) -> bool {
         && a != b
         && a.iter()
             .zip(&b)
-            .all(|(x, y)| x == y || is_typo_word(x, y, value, stemmer))
+            .all(|(x, y)| x == y || hyphenated(x, y) || is_typo_word(x, y, value, stemmer))
+}
+
+/// `token` is a word of letters joined by hyphens (`hard-code`, `e-mail`), not in a code
+/// span: prose, whatever [`is_value`] makes of its hyphen.
+fn hyphenated_word(token: &str) -> bool {
+    let word = core(token);
+    !token.starts_with('`')
+        && word.contains('-')
+        && word
+            .split('-')
+            .all(|part| !part.is_empty() && part.chars().all(char::is_alphabetic))
+}
+
+/// `a` and `b` are one word written with a hyphen and without, or with it elsewhere:
+/// `hard-code` and `hardcode`, `e-mail` and `email`, `Re-run` and `rerun`.
+fn hyphenated(a: &str, b: &str) -> bool {
+    let bare = |w: &str| w.replace('-', "").to_lowercase();
+    (a.contains('-') || b.contains('-')) && bare(a) == bare(b) && !bare(a).is_empty()
 }
 
 /// `b` is the word `a` with a typo fixed, or the other way round. Both are words of letters
@@ -2154,6 +2178,41 @@ mod tests {
         ] {
             assert!(!rewords(a, b), "{a:?} -> {b:?}");
         }
+    }
+
+    #[test]
+    fn a_word_written_with_a_hyphen_or_without_rewords() {
+        for (a, b) in [
+            ("Don't hardcode credentials", "Don't hard-code credentials"),
+            ("Don't hardcode credentials", "Never hard-code credentials"),
+            (
+                "Re-run the migrations after a schema change",
+                "Rerun the migrations after a schema change",
+            ),
+            (
+                "Send an e-mail to the maintainers",
+                "Send an email to the maintainers",
+            ),
+            (
+                "Run pre-commit before pushing",
+                "Run precommit before pushing",
+            ),
+        ] {
+            assert!(rewords(a, b), "{a:?} -> {b:?}");
+            assert!(rewords(b, a), "{b:?} -> {a:?}");
+            assert!(!changed_value(a, b) && !updates(a, b), "{a:?} -> {b:?}");
+        }
+        // A name with a hyphen that changed is still a value changed, and a code span is
+        // code, not prose.
+        for (a, b) in [
+            ("Use the app-server crate", "Use the server crate"),
+            ("Use the app-server crate", "Use the exec-server crate"),
+        ] {
+            assert!(!rewords(a, b), "{a:?} -> {b:?}");
+            assert!(changed_value(a, b), "{a:?} -> {b:?}");
+        }
+        assert!(!hyphenated_word("`hard-code`") && !hyphenated_word("--fix"));
+        assert!(!hyphenated("-", "") && !hyphenated("pnpm", "npm"));
     }
 
     #[test]
