@@ -501,6 +501,16 @@ fn result_json(r: &Recalled, explain: bool) -> serde_json::Value {
     if !r.memory.tags.is_empty() {
         v["tags"] = serde_json::json!(r.memory.tags);
     }
+    // Asked for with `include_superseded`: an older state of a fact, said to be one.
+    if r.memory.status != oro_mem_core::Status::Active {
+        v["status"] = r.memory.status.as_str().into();
+        if let Some(by) = r.memory.superseded_by {
+            v["superseded_by"] = by.into();
+        }
+        if let Some(into) = r.memory.merged_into {
+            v["merged_into"] = into.into();
+        }
+    }
     if explain {
         v["raw_score"] = r.raw_score.into();
         v["lists"] = serde_json::json!(r.lists);

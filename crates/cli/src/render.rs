@@ -10,8 +10,23 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// What a memory that does not take part in recall is, for a reader who asked for it
+/// (`--include-superseded`, `--status`): `superseded by 4`, `merged into 7`, `archived`;
+/// `None` for an active one. A superseded memory is an older state of a fact, and an agent
+/// given it must not take it for the current one.
+fn status_note(m: &Memory) -> Option<String> {
+    use oro_mem_core::Status;
+    match (m.status, m.superseded_by, m.merged_into) {
+        (Status::Active, ..) => None,
+        (Status::Superseded, Some(by), _) => Some(format!("superseded by {by}")),
+        (Status::Merged, _, Some(into)) => Some(format!("merged into {into}")),
+        (status, ..) => Some(status.as_str().to_string()),
+    }
+}
+
 /// The `## Relevant Memories` section: one line per memory,
-/// `- [type] content (confidence: 0.8, age: 3d)`. Empty when there are no results.
+/// `- [type] content (confidence: 0.8, age: 3d)`, and `[type; superseded by 4]` for a
+/// memory that is no longer active ([`status_note`]). Empty when there are no results.
 pub fn prompt(results: &[Recalled], now: Timestamp) -> String {
     prompt_of(results.iter().map(|r| &r.memory), now)
 }
@@ -26,8 +41,9 @@ pub fn prompt_of<'m>(memories: impl IntoIterator<Item = &'m Memory>, now: Timest
     for m in memories {
         let _ = writeln!(
             out,
-            "- [{}] {} (confidence: {}, age: {})",
+            "- [{}{}] {} (confidence: {}, age: {})",
             m.memory_type,
+            status_note(m).map_or_else(String::new, |n| format!("; {n}")),
             one_line(&m.content),
             trim_float(m.confidence),
             m.created_at.age(now)
@@ -50,12 +66,13 @@ pub fn text(results: &[Recalled], explain: bool, now: Timestamp) -> String {
         let m = &r.memory;
         let _ = writeln!(
             out,
-            "{}. [{}] {}  (score {:.2}, id {}{})",
+            "{}. [{}] {}  (score {:.2}, id {}{}{})",
             i + 1,
             m.memory_type,
             one_line(&m.content),
             r.score,
             m.id,
+            status_note(m).map_or_else(String::new, |n| format!(", {n}")),
             if r.truncated { ", truncated" } else { "" }
         );
         if explain {
@@ -301,13 +318,14 @@ fn clip(text: &str, width: usize) -> String {
 pub fn list_line(m: &Memory, now: Timestamp) -> String {
     let content = clip(&one_line(&m.content), 100);
     format!(
-        "{:>6}  {:<10} {:>4}  {:>5}  {}{}",
+        "{:>6}  {:<10} {:>4}  {:>5}  {}{}{}",
         m.id,
         m.memory_type.as_str(),
         trim_float(m.confidence),
         m.created_at.age(now),
         if m.pinned { "📌 " } else { "" },
-        content
+        content,
+        status_note(m).map_or_else(String::new, |n| format!("  ({n})"))
     )
 }
 

@@ -2165,9 +2165,30 @@ fn a_newer_version_supersedes_the_old_one_which_is_kept_and_restorable() {
     let mut ids = result_ids(&all);
     ids.sort_unstable();
     assert_eq!(ids, [1, 2, 3], "{all}");
+    // Shown, an older version says it is one, so that neither a reader nor an agent takes
+    // it for the current fact.
+    let listed = env.ok(&["recall", "staging API port", "--include-superseded"]);
+    assert!(
+        listed.contains("8080  (score") && listed.contains(", id 1, superseded by 2)"),
+        "{listed}"
+    );
+    let prompt = env.ok(&[
+        "recall",
+        "staging API port",
+        "--include-superseded",
+        "--format",
+        "prompt",
+    ]);
+    // The current version first, then the older ones, each marked.
+    assert!(
+        prompt.starts_with(
+            "## Relevant Memories\n- [lesson] The staging API runs on port 7070 (confidence"
+        ) && prompt.contains("- [fact; superseded by 2] The staging API runs on port 8080"),
+        "{prompt}"
+    );
     let superseded = env.ok(&["memories", "list", "--status", "superseded"]);
     assert!(
-        superseded.contains("8080") && superseded.contains("9090"),
+        superseded.contains("8080  (superseded by 2)") && superseded.contains("9090"),
         "{superseded}"
     );
 

@@ -205,6 +205,18 @@ impl WriteTransaction for Writing<'_, '_> {
 
     fn supersede(&mut self, old: MemoryId, by: MemoryId, now: Timestamp) -> Result<()> {
         self.release()?;
+        self.tx
+            .execute(
+                "UPDATE memories m SET \
+                   access_count = greatest(m.access_count, o.access_count), \
+                   return_count = greatest(m.return_count, o.return_count), \
+                   last_accessed = nullif(greatest(coalesce(m.last_accessed, 0), \
+                                                   coalesce(o.last_accessed, 0)), 0), \
+                   pinned = m.pinned OR o.pinned \
+                 FROM memories o WHERE o.id = $1 AND m.id = $2",
+                &[&old, &by],
+            )
+            .context("cannot pass the superseded memory's history on")?;
         // Kept: its postings and vector stay, as an archived memory's do.
         self.tx
             .execute(

@@ -370,6 +370,21 @@ impl WriteTransaction for Writing<'_> {
 
     fn supersede(&mut self, old: MemoryId, by: MemoryId, now: Timestamp) -> Result<()> {
         self.release()?;
+        self.conn
+            .execute(
+                "UPDATE memories SET \
+                   access_count = max(memories.access_count, o.accessed), \
+                   return_count = max(memories.return_count, o.returned), \
+                   last_accessed = nullif(max(coalesce(memories.last_accessed, 0), \
+                                              coalesce(o.last, 0)), 0), \
+                   pinned = max(memories.pinned, o.pin) \
+                 FROM (SELECT access_count AS accessed, return_count AS returned, \
+                              last_accessed AS last, pinned AS pin \
+                       FROM memories WHERE id = ?1) AS o \
+                 WHERE memories.id = ?2",
+                params![old, by],
+            )
+            .context("cannot pass the superseded memory's history on")?;
         // Kept: its vector stays, as an archived memory's does.
         self.conn
             .execute(

@@ -104,6 +104,10 @@ async def run(binary, workdir, db):
             both = ok(await session.call_tool(
                 "memory_search", {"query": "staging API port", "include_superseded": True}))
             assert {r["id"] for r in both["results"]} == {port, newer["stored"]}, both
+            # Each says what it is: the older one superseded, by the newer.
+            marks = {r["id"]: (r.get("status"), r.get("superseded_by")) for r in both["results"]}
+            assert marks == {port: ("superseded", newer["stored"]),
+                             newer["stored"]: (None, None)}, both
             old = ok(await session.call_tool("memory_get", {"id": port}))
             assert old["status"] == "superseded" and old["superseded_by"] == newer["stored"], old
             fails(await session.call_tool(

@@ -98,7 +98,10 @@ pub trait WriteTransaction {
 
     /// Marks memory `old` superseded by memory `by` as of `now`
     /// ([`Status::Superseded`](crate::Status::Superseded), [`Memory::superseded_by`],
-    /// [`Memory::superseded_at`]): no longer recalled, and restorable.
+    /// [`Memory::superseded_at`]): no longer recalled, and restorable. `by`, the newer state of
+    /// the same fact, takes over what `old` had earned: the larger of each of their access and
+    /// return counts, the later last access, and the pin if `old` is pinned, so that a fact
+    /// recalled often or pinned does not rank lower, nor lose its pin, for having changed.
     fn supersede(&mut self, old: MemoryId, by: MemoryId, now: Timestamp) -> Result<()>;
 
     /// The active memories, not pinned, of confidence below `below`, neither accessed nor

@@ -6,7 +6,7 @@
 //! rule.
 
 use crate::memory::{before_each, embedded_text, validate_batch, CONTEXT_MEMORIES};
-use crate::memory::{MemoryType, NewMemory, Source, Status};
+use crate::memory::{Memory, MemoryType, NewMemory, Source, Status};
 use crate::query::{Filter, MetaCondition, MetaOp};
 use crate::store::{
     CandidateSearch, Commit, Embedding, ListOrder, MemoryStore, MemoryWrite, OtherMemory, ToEmbed,
@@ -684,15 +684,35 @@ fn a_superseded_memory_keeps_its_link_until_restored<S: MemoryStore>(s: &mut S) 
         })
         .expect("transact");
     };
+    // The older state was used, returned and pinned; the newer one takes that over.
+    let used = Timestamp(1_600_000_100);
+    s.record_used(&[ids[0]], Timestamp(1_600_000_000))
+        .expect("used");
+    s.record_used(&[ids[0]], used).expect("used");
+    s.record_returned(&[ids[0]]).expect("returned");
+    s.set_pinned(ids[0], true).expect("pin");
+    let history = |m: &Memory| (m.access_count, m.return_count, m.last_accessed, m.pinned);
     supersede(s, Commit::No);
     assert_eq!(s.get(ids[0]).expect("kept").status, Status::Active);
+    assert_eq!(
+        history(&s.get(ids[1]).expect("the newer")),
+        (0, 0, None, false),
+        "nothing passed on by a transaction rolled back"
+    );
     supersede(s, Commit::Yes);
     let old = s.get(ids[0]).expect("kept, superseded");
     assert_eq!(
         (old.status, old.superseded_by, old.superseded_at),
         (Status::Superseded, Some(ids[1]), Some(at))
     );
-    assert_eq!(s.get(ids[1]).expect("the newer").status, Status::Active);
+    let newer = s.get(ids[1]).expect("the newer");
+    assert_eq!(newer.status, Status::Active);
+    assert_eq!(history(&newer), (2, 1, Some(used), true));
+    assert_eq!(
+        history(&old),
+        (2, 1, Some(used), true),
+        "the older keeps its own"
+    );
     let found = s
         .lexical_candidates("staging port", &Filter::default(), 10)
         .expect("search");

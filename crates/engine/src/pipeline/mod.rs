@@ -19,7 +19,7 @@ use oro_mem_core::config::{
 };
 use oro_mem_core::{
     CandidateTerms, Candidates, Fuser, Memory, MemoryId, Query, Ranker, Ranking, Result, Signal,
-    Timestamp, Weighted,
+    Status, Timestamp, Weighted,
 };
 use oro_mem_rank_vector::VectorRanker;
 use oro_mem_text::{identifiers, jaccard, names, word_set};
@@ -526,6 +526,10 @@ impl Pipeline {
         if let (Order::Relevance, Some(e)) = (self.recall.order, &estimator) {
             order_by_relevance(&mut scored, e);
         }
+        // Asked for with memories recall leaves out (`include_superseded`, a status filter),
+        // the active ones come first: an older state of a fact after the current one, whatever
+        // their scores, and never in its place when only a few are returned.
+        scored.sort_by_key(|s| by_id.get(&s.id).is_some_and(|m| m.status != Status::Active));
         out.answerable = estimator.as_ref().and_then(|e| e.answerable);
         let mut below = Below::default();
         let named = match &estimator {
@@ -552,7 +556,8 @@ impl Pipeline {
         if estimator.is_some() {
             self.abstain_when_unsure(&mut out, below.best);
         }
-        if let Some(best) = out.results.first().map(|r| r.raw_score) {
+        let best = out.results.iter().map(|r| r.raw_score).reduce(f64::max);
+        if let Some(best) = best {
             for r in &mut out.results {
                 r.score = r.raw_score / best;
             }
