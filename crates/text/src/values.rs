@@ -709,6 +709,7 @@ fn names_a_new_value(old: &str, new: &str) -> bool {
             && !v.contains("://")
             && !targets.contains(v.as_str())
             && !old_words.contains(&v.to_lowercase())
+            && !old_words.iter().any(|w| hyphenated(w, v))
             && !old_values.iter().any(|w| is_typo(w, v, true, &stemmer))
     })
 }
@@ -3370,6 +3371,30 @@ mod tests {
                 _ => new.insert(i, word),
             }
             prop_assert!(!changed_value(&old.join(" "), &new.join(" ")), "{:?} -> {:?}", old, new);
+        }
+
+        #[test]
+        fn a_word_hyphenated_is_a_duplicate_never_an_update(
+            words in prop::collection::vec("[a-z]{4,9}", 3..10),
+            value in "[0-9]{1,4}|v[0-9]\\.[0-9]|`[a-z]{2,6} --[a-z]{2,6}`",
+            at in any::<prop::sample::Index>(),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            // "Don't hardcode credentials" -> "Don't hard-code credentials": one plain word
+            // written with a hyphen inside, the value kept. Words repeated ("aaaa aaaa") leave
+            // the diff free to pair them either way: each word once.
+            prop_assume!(words.iter().collect::<BTreeSet<_>>().len() == words.len());
+            let mut old = words.clone();
+            let v = at.index(words.len() + 1);
+            old.insert(v, value);
+            let i = if at.index(words.len()) == v { (v + 1) % old.len() } else { at.index(words.len()) };
+            prop_assume!(old[i].chars().all(|c| c.is_ascii_lowercase()));
+            let k = 1 + cut.index(old[i].len() - 1);
+            let mut new = old.clone();
+            new[i] = format!("{}-{}", &old[i][..k], &old[i][k..]);
+            let (old, new) = (old.join(" "), new.join(" "));
+            prop_assert!(rewords(&old, &new) && rewords(&new, &old), "{:?} -> {:?}", old, new);
+            prop_assert!(!updates(&old, &new) && !updates(&new, &old), "{:?} -> {:?}", old, new);
         }
 
         #[test]

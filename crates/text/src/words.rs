@@ -75,9 +75,10 @@ pub enum Segment<'a> {
 /// run before pyright" score alike by words and mean the opposite, so a duplicate check
 /// compares this too ([`same_polarity`]).
 pub fn is_negated(text: &str) -> bool {
-    // Words with their apostrophes (straight or curly), so "don't" is one word.
+    // Words with their apostrophes (straight or curly), so "don't" is one word, and with their
+    // hyphens, so that "no-op", `--no-verify` and "opt-out" negate nothing.
     let negations = text
-        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}'))
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '\'' | '\u{2019}' | '-')))
         .filter(|w| is_negation(w))
         .count();
     negations % 2 == 1
@@ -482,11 +483,16 @@ mod tests {
             "never commit .env files",
             "it doesn\u{2019}t work without the venv and never did",
             "NO force pushes to main",
+            "Do not use the no-op logger",
         ] {
             assert!(is_negated(text), "{text}");
         }
         for text in [
             "ruff --fix must run before pyright",
+            // A negation inside a word joined by hyphens negates nothing.
+            "Use the no-op logger in tests",
+            "Commit with `git commit --no-verify` only for a WIP",
+            "Users can opt-out of telemetry",
             "notes say it is not true that nothing works", // not + nothing: even
             "the node count is tracked",
             "",
