@@ -1225,8 +1225,9 @@ const PHRASINGS: &[(&[&str], Option<&str>)] = &[
 /// after one dropped ("never use X" is "avoid X"), a word's hyphens dropped (`hard-code`,
 /// `hardcode`), each word stemmed.
 fn phrasing(keys: &[String], stemmer: &Stemmer) -> Vec<String> {
+    let keys: Vec<String> = keys.iter().map(|k| k.replace('-', "")).collect();
     let mut out: Vec<String> = Vec::new();
-    let mut rest = keys;
+    let mut rest = &keys[..];
     while let Some(first) = rest.first() {
         let phrase = PHRASINGS
             .iter()
@@ -1237,7 +1238,7 @@ fn phrasing(keys: &[String], stemmer: &Stemmer) -> Vec<String> {
         let (word, len) = match phrase {
             Some((words, word)) => (word.map(str::to_string), words.len()),
             None if crate::words::is_negation(first) => (Some("never".to_string()), 1),
-            None if is_content(first) => (Some(first.replace('-', "")), 1),
+            None if is_content(first) => (Some(first.clone()), 1),
             None => (None, 1),
         };
         rest = &rest[len..];
