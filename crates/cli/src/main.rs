@@ -709,6 +709,11 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
         .transpose()
         .context("--near")?;
     let text = read_content(&a.query, io.input)?;
+    anyhow::ensure!(
+        !text.trim().is_empty() || near.is_some(),
+        "the query is empty: give the words to search for (`oro-mem memories list` lists \
+         every memory)"
+    );
     let filter = build_filter(&a.filter, now)?;
     let mut query = Query::new(&text, &filter).now(now);
     if let Some(near) = &near {
@@ -750,7 +755,8 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
     // prompt or JSON reader (a hook, a script) has it in the JSON's `abstained`.
     if let Some(why) = &answer.recall.abstained {
         let withheld = matches!(why, Abstention::BelowRelevance { .. });
-        if a.explain || (withheld && format == Format::Text) {
+        let no_terms = matches!(why, Abstention::NoTerms);
+        if a.explain || ((withheld || no_terms) && format == Format::Text) {
             let hint = if withheld {
                 " (--min-relevance 0 shows the best matches)"
             } else {

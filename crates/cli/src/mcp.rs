@@ -217,6 +217,10 @@ impl MemoryServer {
                 return Ok(replay_json(&episode));
             }
             let near = a.near()?;
+            anyhow::ensure!(
+                !a.query.trim().is_empty() || near.is_some(),
+                "query is empty: give the words to search for"
+            );
             let mut query = Query::new(&a.query, &filter).now(Timestamp::now());
             if let Some(near) = &near {
                 query = query.near(near);

@@ -752,6 +752,44 @@ fn the_funnel_says_when_the_minimum_confidence_hid_what_matched() {
     assert!(shown.contains("AWS_PROFILE"), "{shown}");
 }
 
+/// A query with nothing to search for is an error when blank, and says so when every word of
+/// it is too common to search, rather than "No relevant memories." as if the store lacked them.
+#[test]
+fn a_blank_query_is_refused_and_one_of_common_words_says_so() {
+    let env = Env::new();
+    env.ok(&[
+        "remember",
+        "SQLite allows one writer at a time; set busy_timeout",
+    ]);
+    for query in ["", "  \t"] {
+        let out = env.run(&["recall", query]);
+        assert!(!out.status.success(), "{query:?}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains("the query is empty"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let out = env.run_stdin(&["recall", "-"], b"\n");
+    assert!(
+        stderr(&out).contains("the query is empty"),
+        "{}",
+        stderr(&out)
+    );
+    let v = env.recall_json(&["is it the?"]);
+    assert_eq!(v["abstained"]["reason"], "no_terms", "{v}");
+    let out = env.run(&["recall", "is it the?"]);
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("no word to search for"),
+        "{}",
+        stderr(&out)
+    );
+    // A word the memory holds is searched, however short the question.
+    let v = env.recall_json(&["is it the writer?"]);
+    assert_eq!(v["results"][0]["memory"]["id"], 1, "{v}");
+}
+
 #[test]
 fn exporting_then_importing_into_the_same_store_changes_nothing() {
     let env = Env::new();

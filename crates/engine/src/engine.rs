@@ -320,10 +320,11 @@ impl Engine {
         })
     }
 
-    /// Why a recall of `query` found no candidates: none match it, or some do but are below
-    /// its minimum confidence ([`Abstention::BelowConfidence`]: a memory stored with a low
-    /// confidence is never recalled by default, and the funnel says so). Asks the sources
-    /// again without the minimum, which costs a second search on this path only.
+    /// Why a recall of `query` found no candidates: it has no word to search for
+    /// ([`Abstention::NoTerms`]), none match it, or some do but are below its minimum
+    /// confidence ([`Abstention::BelowConfidence`]: a memory stored with a low confidence is
+    /// never recalled by default, and the funnel says so). Asks the sources again without the
+    /// minimum, which costs a second search on this path only.
     ///
     /// # Errors
     ///
@@ -333,6 +334,9 @@ impl Engine {
         store: &dyn CandidateSearch,
         query: &Query<'_>,
     ) -> Result<Abstention> {
+        if query.near.is_none() && oro_mem_text::query_terms(query.text).is_empty() {
+            return Ok(Abstention::NoTerms);
+        }
         let min_confidence = query
             .filter
             .min_confidence

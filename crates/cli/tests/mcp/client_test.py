@@ -140,6 +140,7 @@ async def run(binary, workdir, db):
                 "memory_search", {"query": "x", "mode": "psychic"}), "unknown mode")
             fails(await session.call_tool(
                 "memory_search", {"query": "x", "limit": 0}), "limit must be a whole number from 1 to 100")
+            fails(await session.call_tool("memory_search", {"query": " "}), "query is empty")
             try:
                 result = await session.call_tool("memory_get", {"id": "seven"})
                 assert result.is_error, text(result)

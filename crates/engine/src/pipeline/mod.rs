@@ -126,6 +126,9 @@ pub struct Recalled {
 pub enum Abstention {
     /// No memory matched the query (under its filter).
     NoCandidates,
+    /// The query has no word to search for (every word of it is a stopword or a single
+    /// character: "is it the one?"), and nothing else found a memory for it.
+    NoTerms,
     /// No memory matched the query under its filter, but some would have without its
     /// minimum confidence (`recall.min_confidence`, or the query's own).
     BelowConfidence {
@@ -158,11 +161,12 @@ pub enum Abstention {
 }
 
 impl Abstention {
-    /// The reason's name: `no_candidates`, `below_confidence`, `filtered_out` or
+    /// The reason's name: `no_candidates`, `no_terms`, `below_confidence`, `filtered_out` or
     /// `below_relevance`.
     pub fn reason(&self) -> &'static str {
         match self {
             Abstention::NoCandidates => "no_candidates",
+            Abstention::NoTerms => "no_terms",
             Abstention::BelowConfidence { .. } => "below_confidence",
             Abstention::FilteredOut { .. } => "filtered_out",
             Abstention::BelowRelevance { .. } | Abstention::Unsure { .. } => "below_relevance",
@@ -177,7 +181,7 @@ impl Serialize for Abstention {
         m.serialize_entry("reason", self.reason())?;
         m.serialize_entry("message", &self.to_string())?;
         match self {
-            Abstention::NoCandidates => {}
+            Abstention::NoCandidates | Abstention::NoTerms => {}
             Abstention::BelowConfidence {
                 memories,
                 min_confidence,
@@ -211,6 +215,10 @@ impl std::fmt::Display for Abstention {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Abstention::NoCandidates => f.write_str("no memory matches the query"),
+            Abstention::NoTerms => f.write_str(
+                "the query has no word to search for: every word of it is a common word or a \
+                 single character",
+            ),
             Abstention::BelowConfidence {
                 memories,
                 min_confidence,
