@@ -710,7 +710,7 @@ fn recall(ctx: &mut Ctx, a: &args::RecallArgs, io: &mut Io<'_>) -> Result<()> {
         .context("--near")?;
     let text = read_content(&a.query, io.input)?;
     anyhow::ensure!(
-        !text.trim().is_empty() || near.is_some(),
+        !oro_mem_text::is_blank(&text) || near.is_some(),
         "the query is empty: give the words to search for (`oro-mem memories list` lists \
          every memory)"
     );

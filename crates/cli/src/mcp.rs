@@ -218,7 +218,7 @@ impl MemoryServer {
             }
             let near = a.near()?;
             anyhow::ensure!(
-                !a.query.trim().is_empty() || near.is_some(),
+                !oro_mem_text::is_blank(&a.query) || near.is_some(),
                 "query is empty: give the words to search for"
             );
             let mut query = Query::new(&a.query, &filter).now(Timestamp::now());

@@ -127,7 +127,7 @@ pub enum Abstention {
     /// No memory matched the query (under its filter).
     NoCandidates,
     /// The query has no word to search for (every word of it is a stopword or a single
-    /// character: "is it the one?"), and nothing else found a memory for it.
+    /// character: "is it the?"), and nothing else found a memory for it.
     NoTerms,
     /// No memory matched the query under its filter, but some would have without its
     /// minimum confidence (`recall.min_confidence`, or the query's own).
