@@ -301,9 +301,10 @@ pub struct FilterArgs {
     /// Only memories from these sources (comma-separated)
     #[arg(long, value_delimiter = ',')]
     pub source: Vec<String>,
-    /// active (default), archived, merged or superseded
-    #[arg(long)]
-    pub status: Option<String>,
+    /// Only memories of these statuses (comma-separated): active (default), archived, merged,
+    /// superseded, or all
+    #[arg(long, value_delimiter = ',')]
+    pub status: Vec<String>,
     /// Also the superseded memories: older versions of facts that changed (see `remember
     /// --supersedes`)
     #[arg(long)]
@@ -499,7 +500,8 @@ pub struct ExportArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub filter: FilterArgs,
-    /// Active and archived memories (default: the --status given, or active)
+    /// Every memory, whatever its status, as `--status all` (default: the --status given, or
+    /// active)
     #[arg(long)]
     pub all: bool,
 }

@@ -309,17 +309,15 @@ pub(crate) fn exact_keys(
     statuses: &[Status],
 ) -> Result<HashMap<ExactKey, Vec<(Status, MemoryId)>>> {
     let mut keys: HashMap<ExactKey, Vec<(Status, MemoryId)>> = HashMap::new();
-    for &status in statuses {
-        let filter = Filter {
-            status: Some(status),
-            ..Filter::default()
-        };
-        store.for_each(&filter, &mut |m| {
-            let key = (m.namespace, m.memory_type.to_string(), m.content);
-            keys.entry(key).or_default().push((m.status, m.id));
-            Ok(())
-        })?;
-    }
+    let filter = Filter {
+        statuses: statuses.to_vec(),
+        ..Filter::default()
+    };
+    store.for_each(&filter, &mut |m| {
+        let key = (m.namespace, m.memory_type.to_string(), m.content);
+        keys.entry(key).or_default().push((m.status, m.id));
+        Ok(())
+    })?;
     Ok(keys)
 }
 

@@ -504,6 +504,14 @@ fn parse_list<T: std::str::FromStr<Err = oro_mem_core::Error>>(items: &[String])
         .collect()
 }
 
+/// `--status`'s values: statuses, or `all` for every one.
+fn parse_statuses(items: &[String]) -> Result<Vec<Status>> {
+    if items.iter().any(|s| s.trim().eq_ignore_ascii_case("all")) {
+        return Ok(Status::ALL.to_vec());
+    }
+    parse_list(items)
+}
+
 fn build_filter(a: &FilterArgs, now: Timestamp) -> Result<Filter> {
     Ok(Filter {
         types: parse_list(&a.types)?,
@@ -514,7 +522,7 @@ fn build_filter(a: &FilterArgs, now: Timestamp) -> Result<Filter> {
         bead_id: a.bead_id.clone(),
         worker_id: a.worker_id.clone(),
         min_confidence: a.min_confidence,
-        status: a.status.as_deref().map(str::parse).transpose()?,
+        statuses: parse_statuses(&a.status)?,
         include_superseded: a.include_superseded,
         sources: parse_list(&a.source)?,
         created_after: a
@@ -914,7 +922,7 @@ fn versions(
     let mut superseded = Vec::new();
     store.for_each(
         &Filter {
-            status: Some(Status::Superseded),
+            statuses: vec![Status::Superseded],
             namespace: Some(m.namespace.clone()),
             ..Filter::default()
         },
@@ -1421,16 +1429,18 @@ fn export(ctx: Ctx, a: &args::ExportArgs) -> Result<()> {
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    let statuses: Vec<Option<Status>> = if a.all {
-        Status::ALL.iter().copied().map(Some).collect()
+    // One status after another, so that a file lists the active memories first.
+    let statuses: Vec<Status> = if a.all {
+        Status::ALL.to_vec()
     } else {
-        vec![filter.status]
+        filter.matched_statuses().collect()
     };
     let bar = progress(None, "exporting");
     let mut n = 0;
     for status in statuses {
         let f = Filter {
-            status,
+            statuses: vec![status],
+            include_superseded: false,
             ..filter.clone()
         };
         n += ctx.store.for_each(&f, &mut |m| {

@@ -504,6 +504,47 @@ fn forget_checks_every_id_first_and_acts_on_all_or_none() {
 }
 
 #[test]
+fn list_and_export_take_several_statuses_or_all() {
+    let env = Env::new();
+    for text in ["one memory", "another memory", "a third memory"] {
+        env.ok(&["remember", text, "--no-dedup"]);
+    }
+    env.ok(&["memories", "forget", "--archive", "2"]);
+    let ids = |out: String| -> Vec<i64> {
+        out.lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                    .as_i64()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let list = |status: &str| {
+        ids(env.ok(&[
+            "memories", "list", "--json", "--sort", "oldest", "--status", status,
+        ]))
+    };
+    assert_eq!(list("active"), [1, 3]);
+    assert_eq!(list("archived"), [2]);
+    assert_eq!(list("active,archived"), [1, 2, 3]);
+    assert_eq!(list("archived, Active"), [1, 2, 3]);
+    assert_eq!(list("all"), [1, 2, 3]);
+    assert_eq!(list("merged,superseded"), Vec::<i64>::new());
+    assert_eq!(
+        ids(env.ok(&["export", "--status", "archived,active"])),
+        [1, 3, 2],
+        "active memories first"
+    );
+    let out = env.run(&["memories", "list", "--status", "active,gone"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains(r#"unknown status "gone": expected one of active, archived"#),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn import_names_every_bad_line_refuses_unknown_fields_and_defaults_the_type() {
     let env = Env::new();
     let lines = [

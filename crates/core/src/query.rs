@@ -46,7 +46,7 @@ impl<'a> Query<'a> {
 }
 
 /// Restrictions on which memories a query or listing may return. Empty means "no restriction",
-/// except [`Filter::status`], which defaults to active memories only.
+/// except [`Filter::statuses`], which defaults to active memories only.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Filter {
     /// Any of these types.
@@ -65,9 +65,10 @@ pub struct Filter {
     pub worker_id: Option<String>,
     /// A confidence of at least this, in `[0, 1]`.
     pub min_confidence: Option<f64>,
-    /// This status; `None` means [`Status::Active`].
-    pub status: Option<Status>,
-    /// Superseded memories too, beside those of [`Filter::status`]: older versions of facts
+    /// Any of these statuses; none means [`Status::Active`] alone.
+    #[serde(default)]
+    pub statuses: Vec<Status>,
+    /// Superseded memories too, beside those of [`Filter::statuses`]: older versions of facts
     /// that changed, left out unless asked for.
     #[serde(default)]
     pub include_superseded: bool,
@@ -131,23 +132,24 @@ impl Filter {
             && self.metadata.is_empty()
     }
 
-    /// The status to match: the one set, or active.
-    pub fn status_or_default(&self) -> Status {
-        self.status.unwrap_or(Status::Active)
+    /// Whether a memory of `status` is one to match: one of [`Filter::statuses`] (active
+    /// when none is set), or superseded with [`Filter::include_superseded`].
+    pub fn matches_status(&self, status: Status) -> bool {
+        let set = if self.statuses.is_empty() {
+            status == Status::Active
+        } else {
+            self.statuses.contains(&status)
+        };
+        set || (self.include_superseded && status == Status::Superseded)
     }
 
-    /// The statuses to match, as two (the same one twice when there is one): the one set, or
-    /// active; and superseded with [`Filter::include_superseded`].
-    pub fn statuses(&self) -> [Status; 2] {
-        let status = self.status_or_default();
-        [
-            status,
-            if self.include_superseded {
-                Status::Superseded
-            } else {
-                status
-            },
-        ]
+    /// The statuses to match ([`Filter::matches_status`]), each once, in declaration order;
+    /// never none.
+    pub fn matched_statuses(&self) -> impl Iterator<Item = Status> + Clone + '_ {
+        Status::ALL
+            .iter()
+            .copied()
+            .filter(|&s| self.matches_status(s))
     }
 }
 

@@ -37,16 +37,14 @@ impl Params {
 /// is too long ([`Filter::check`]).
 pub(crate) fn filter_sql(filter: &Filter, params: &mut Params) -> Result<String> {
     filter.check()?;
-    // One status as before, so that plans do not change; two when asked.
-    let [status, or] = filter.statuses();
-    let mut conds = vec![if status == or {
-        format!("m.status = {}", params.add(status.as_str().to_string()))
-    } else {
-        format!(
-            "m.status IN ({}, {})",
-            params.add(status.as_str().to_string()),
-            params.add(or.as_str().to_string())
-        )
+    // One status as `=`, so that the usual plan does not change; more as `IN`.
+    let statuses: Vec<String> = filter
+        .matched_statuses()
+        .map(|s| params.add(s.as_str().to_string()))
+        .collect();
+    let mut conds = vec![match statuses.as_slice() {
+        [one] => format!("m.status = {one}"),
+        more => format!("m.status IN ({})", more.join(", ")),
     }];
     for (column, value) in [
         ("m.namespace", &filter.namespace),

@@ -1,6 +1,6 @@
 //! [`Filter`] → a parameterized SQL `WHERE` fragment over `memories AS m`.
 
-use oro_mem_core::{Filter, MetaOp, Result};
+use oro_mem_core::{Filter, MetaOp, Result, Status};
 use rusqlite::types::Value;
 use serde_json::Value as Json;
 
@@ -32,17 +32,14 @@ impl Where {
     pub(crate) fn from_filter(filter: &Filter) -> Result<Where> {
         filter.check()?;
         let mut w = Where::default();
-        // One status as before, so that plans do not change; two when asked.
-        let [status, or] = filter.statuses();
-        w.and(if status == or {
-            "m.status = ?"
-        } else {
-            "m.status IN (?, ?)"
+        // One status as `=`, so that the usual plan does not change; more as `IN`.
+        let statuses = filter.matched_statuses();
+        w.and(&match statuses.clone().count() {
+            1 => "m.status = ?".to_string(),
+            n => format!("m.status IN ({})", Where::placeholders(n)),
         });
-        w.params.push(Value::Text(status.as_str().into()));
-        if status != or {
-            w.params.push(Value::Text(or.as_str().into()));
-        }
+        w.params
+            .extend(statuses.map(|s| Value::Text(s.as_str().into())));
         for (column, value) in [
             ("m.namespace", &filter.namespace),
             ("m.session", &filter.session),
@@ -123,4 +120,16 @@ fn json_to_sql(v: &Json) -> Value {
         Json::String(s) => Value::Text(s.clone()),
         _ => Value::Null,
     }
+}
+
+/// The statuses `filter` matches ([`Filter::matched_statuses`]) as four names, for a
+/// prepared statement's `status IN (?, ?, ?, ?)`: each one matched, then the first again.
+pub(crate) fn four_statuses(filter: &Filter) -> [&'static str; 4] {
+    let mut matched = filter.matched_statuses().map(Status::as_str);
+    let first = matched.next().unwrap_or(Status::Active.as_str());
+    let mut four = [first; 4];
+    for (slot, status) in four.iter_mut().skip(1).zip(matched) {
+        *slot = status;
+    }
+    four
 }

@@ -8,7 +8,7 @@ use oro_mem_text::query_terms;
 use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter, OptionalExtension};
 
-use crate::filter::Where;
+use crate::filter::{four_statuses, Where};
 use crate::fts5::fts5_query;
 use crate::mirror::{self, Mirror};
 use crate::quant::{dot_f32, TopK};
@@ -138,7 +138,7 @@ impl Store {
         if filter.is_status_only() {
             let fetch = vectors::prefilter(depth);
             let near = vectors::search(&self.conn, model, query, fetch)?;
-            let [status, or] = filter.statuses();
+            let [s1, s2, s3, s4] = four_statuses(filter);
             // One statement for every row, in id order (the rows' pages in file order).
             let mut ids: Vec<MemoryId> = near.iter().map(|&(id, _)| id).collect();
             ids.sort_unstable();
@@ -148,19 +148,13 @@ impl Store {
                 .prepare_cached(
                     "SELECT m.id, m.embedding FROM json_each(?1) j \
                      CROSS JOIN memories m ON m.id = j.value \
-                     WHERE m.status IN (?2, ?5) AND m.embedding_model = ?3 \
+                     WHERE m.status IN (?2, ?5, ?6, ?7) AND m.embedding_model = ?3 \
                      AND m.confidence >= ?4",
                 )
                 .context("cannot read embeddings")?;
             let min_confidence = filter.min_confidence.unwrap_or(0.0);
             let mut rows = stmt
-                .query(params![
-                    ids,
-                    status.as_str(),
-                    model,
-                    min_confidence,
-                    or.as_str()
-                ])
+                .query(params![ids, s1, model, min_confidence, s2, s3, s4])
                 .context("cannot read embeddings")?;
             let mut top = TopK::new(depth);
             let mut v = Vec::with_capacity(query.len());
@@ -379,20 +373,23 @@ impl Store {
             "SELECT {MEMORY_COLUMNS}, -t.score, t.n FROM \
                (SELECT rowid AS id, rank AS score, count(*) OVER () AS n FROM memories_fts \
                 WHERE memories_fts MATCH ?1 ORDER BY rank LIMIT ?2) t \
-             JOIN memories m ON m.id = t.id WHERE m.status IN (?3, ?6) AND m.confidence >= ?5 \
+             JOIN memories m ON m.id = t.id WHERE m.status IN (?3, ?6, ?7, ?8) \
+             AND m.confidence >= ?5 \
              ORDER BY t.score LIMIT ?4"
         );
         let mut stmt = self.conn.prepare_cached(&sql).context("cannot search")?;
-        let [status, or] = filter.statuses();
+        let [s1, s2, s3, s4] = four_statuses(filter);
         let rows = stmt
             .query_map(
                 params![
                     fts,
                     to_i64(fetch),
-                    status.as_str(),
+                    s1,
                     to_i64(depth),
                     filter.min_confidence.unwrap_or(0.0),
-                    or.as_str()
+                    s2,
+                    s3,
+                    s4
                 ],
                 |row| {
                     let matches: i64 = row.get(MEMORY_COLUMN_COUNT + 1)?;
@@ -476,7 +473,7 @@ impl Store {
         // The namespace with the filter's status alone, as its index holds it.
         let namespace = Filter {
             namespace: filter.namespace.clone(),
-            status: filter.status,
+            statuses: filter.statuses.clone(),
             include_superseded: filter.include_superseded,
             ..Filter::default()
         };
@@ -513,17 +510,15 @@ impl Store {
             return Ok(None);
         };
         let context = "cannot read a namespace's memories";
-        let [status, or] = filter.statuses();
+        let [s1, s2, s3, s4] = four_statuses(filter);
         let ids: Vec<MemoryId> = self
             .conn
             .prepare_cached(
-                "SELECT id FROM memories WHERE namespace = ?1 AND status IN (?2, ?4) LIMIT ?3",
+                "SELECT id FROM memories WHERE namespace = ?1 AND status IN (?2, ?4, ?5, ?6) \
+                 LIMIT ?3",
             )
             .context(context)?
-            .query_map(
-                params![namespace, status.as_str(), most + 1, or.as_str()],
-                |r| r.get(0),
-            )
+            .query_map(params![namespace, s1, most + 1, s2, s3, s4], |r| r.get(0))
             .context(context)?
             .collect::<rusqlite::Result<_>>()
             .context(context)?;

@@ -149,7 +149,9 @@ fn filters_restrict_candidates() {
     s.set_status(a, Status::Archived).unwrap();
     let search = |f: &Filter| ids(&s.lexical_candidates("cache", f, 50).unwrap());
     assert_eq!(search(&Filter::default()), [b]);
-    assert_eq!(search(&f(|f| f.status = Some(Status::Archived))), [a]);
+    assert_eq!(search(&f(|f| f.statuses = vec![Status::Archived])), [a]);
+    let both = f(|f| f.statuses = vec![Status::Archived, Status::Active]);
+    assert_eq!(search(&both), [a, b]);
 }
 
 #[test]
@@ -557,14 +559,14 @@ fn fast_path_falls_back_when_the_best_matches_are_filtered_out() {
         assert_eq!(ids(&c), [active], "depth {depth}");
     }
     let archived = Filter {
-        status: Some(Status::Archived),
+        statuses: vec![Status::Archived],
         ..Filter::default()
     };
     let c = s.lexical_candidates("apple", &archived, 50).unwrap();
     assert_eq!(c.len(), 30);
     let general = Filter {
         namespace: Some("n".into()),
-        status: Some(Status::Archived),
+        statuses: vec![Status::Archived],
         ..Filter::default()
     };
     let g = s.lexical_candidates("apple", &general, 50).unwrap();
@@ -713,22 +715,25 @@ fn a_namespace_filtered_lexical_search_is_the_stores_search_within_the_namespace
             s.set_status(id, Status::Archived).unwrap();
         }
         assert!(s
-            .few_in_namespace(&in_namespace("small", None))
+            .few_in_namespace(&in_namespace("small", &[]))
             .unwrap()
             .is_some());
         assert!(s
-            .few_in_namespace(&in_namespace("large", None))
+            .few_in_namespace(&in_namespace("large", &[]))
             .unwrap()
             .is_none());
-        for (namespace, status) in [
-            ("small", None),
-            ("small", Some(Status::Archived)),
-            ("large", None),
-            ("none", None),
+        let both = [Status::Active, Status::Archived];
+        for (namespace, statuses) in [
+            ("small", &[][..]),
+            ("small", &[Status::Archived][..]),
+            ("small", &both[..]),
+            ("large", &[]),
+            ("large", &both[..]),
+            ("none", &[]),
         ] {
-            let filter = in_namespace(namespace, status);
+            let filter = in_namespace(namespace, statuses);
             let everything = Filter {
-                status,
+                statuses: statuses.to_vec(),
                 ..Filter::default()
             };
             let want: Vec<i64> = s
@@ -740,16 +745,16 @@ fn a_namespace_filtered_lexical_search_is_the_stores_search_within_the_namespace
                 .take(8)
                 .collect();
             let got = ids(&s.lexical_candidates("lint error", &filter, 8).unwrap());
-            assert_eq!(got, want, "warm {warm}, {namespace} {status:?}");
+            assert_eq!(got, want, "warm {warm}, {namespace} {statuses:?}");
             assert_eq!(want.is_empty(), namespace == "none");
         }
     }
 }
 
-fn in_namespace(namespace: &str, status: Option<Status>) -> Filter {
+fn in_namespace(namespace: &str, statuses: &[Status]) -> Filter {
     Filter {
         namespace: Some(namespace.into()),
-        status,
+        statuses: statuses.to_vec(),
         ..Filter::default()
     }
 }

@@ -224,7 +224,7 @@ fn index_follows_forget_consolidate_and_rebuild() {
         .unwrap();
     assert!(top.iter().all(|(id, _)| *id != 9));
     let archived = Filter {
-        status: Some(Status::Archived),
+        statuses: vec![Status::Archived],
         ..Filter::default()
     };
     let top = s
@@ -696,14 +696,15 @@ fn a_namespace_filtered_vector_search_is_the_exact_nearest_of_the_namespace() {
         .collect::<rusqlite::Result<_>>()
         .unwrap();
     let q = random("query", 32);
-    for (status, kind) in [
-        (None, None),
-        (Some(Status::Archived), None),
-        (None, Some(MemoryType::Gotcha)),
+    for (statuses, kind) in [
+        (vec![], None),
+        (vec![Status::Archived], None),
+        (vec![Status::Archived, Status::Active], None),
+        (vec![], Some(MemoryType::Gotcha)),
     ] {
         let filter = Filter {
             namespace: Some("b".into()),
-            status,
+            statuses,
             types: kind.into_iter().collect(),
             ..Filter::default()
         };
@@ -711,7 +712,7 @@ fn a_namespace_filtered_vector_search_is_the_exact_nearest_of_the_namespace() {
             .iter()
             .filter(|r| {
                 r.1 == "b"
-                    && r.2 == filter.status_or_default().as_str()
+                    && filter.matches_status(r.2.parse().unwrap())
                     && kind.is_none_or(|k| r.3 == k.as_str())
                     && r.4 == "test/random"
             })

@@ -134,7 +134,7 @@ fn everything<S: CandidateSearch>(s: &S) -> Vec<crate::Memory> {
         .into_iter()
         .flat_map(|status| {
             let filter = Filter {
-                status: Some(status),
+                statuses: vec![status],
                 ..Filter::default()
             };
             s.list(&filter, ListOrder::Oldest, 1_000, 0).expect("list")
@@ -722,7 +722,7 @@ fn a_superseded_memory_keeps_its_link_until_restored<S: MemoryStore>(s: &mut S) 
         "searches read active memories only"
     );
     let superseded = Filter {
-        status: Some(Status::Superseded),
+        statuses: vec![Status::Superseded],
         ..Filter::default()
     };
     assert_eq!(s.count(&superseded).expect("count"), 1);
@@ -932,7 +932,7 @@ fn filters_restrict_listing_counting_and_search<S: CandidateSearch + MemoryWrite
 /// [`MetaCondition::holds`]).
 fn meets(filter: &Filter, m: &crate::Memory) -> bool {
     let same = |a: &Option<String>, b: &Option<String>| b.is_none() || a == b;
-    m.status == filter.status_or_default()
+    filter.matches_status(m.status)
         && (filter.namespace.is_none() || filter.namespace.as_ref() == Some(&m.namespace))
         && same(&m.session, &filter.session)
         && same(&m.bead_id, &filter.bead_id)
@@ -984,7 +984,7 @@ fn every_filter_field_selects_what_it_says<S: CandidateSearch + MemoryWrite>(s: 
         all.extend(
             s.list(
                 &Filter {
-                    status: Some(Status::Archived),
+                    statuses: vec![Status::Archived],
                     ..Filter::default()
                 },
                 ListOrder::Oldest,
@@ -993,6 +993,7 @@ fn every_filter_field_selects_what_it_says<S: CandidateSearch + MemoryWrite>(s: 
             )
             .expect("list"),
         );
+        all.sort_by_key(|m| (m.created_at, m.id));
         all
     };
     assert_eq!(all.len(), 24, "every memory is listed under one status");
@@ -1031,7 +1032,22 @@ fn every_filter_field_selects_what_it_says<S: CandidateSearch + MemoryWrite>(s: 
             ..Filter::default()
         },
         Filter {
-            status: Some(Status::Archived),
+            statuses: vec![Status::Archived],
+            ..Filter::default()
+        },
+        Filter {
+            statuses: vec![Status::Archived, Status::Active],
+            ..Filter::default()
+        },
+        Filter {
+            statuses: Status::ALL.to_vec(),
+            namespace: Some("other".into()),
+            ..Filter::default()
+        },
+        Filter {
+            statuses: vec![Status::Archived],
+            include_superseded: true,
+            types: vec![MemoryType::Lesson, MemoryType::Pattern],
             ..Filter::default()
         },
         Filter {
@@ -1082,7 +1098,7 @@ fn every_filter_field_selects_what_it_says<S: CandidateSearch + MemoryWrite>(s: 
         },
         Filter {
             metadata: meta("ok", MetaOp::Eq, true.into()),
-            status: Some(Status::Archived),
+            statuses: vec![Status::Archived],
             ..Filter::default()
         },
         Filter {
