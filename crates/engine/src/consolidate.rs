@@ -8,9 +8,6 @@ use oro_mem_core::config::ConsolidateConfig;
 use oro_mem_core::store::{Commit, ConsolidateReport, WriteTransaction};
 use oro_mem_core::{Memory, MemoryId, MemoryWrite, Result, Timestamp};
 
-/// How many of a memory's most similar memories consolidation looks at.
-const NEIGHBOURS: usize = 5;
-
 /// Merges near-duplicates, supersedes older states of a fact and archives stale
 /// low-confidence memories, in one transaction of `store`.
 ///
@@ -69,16 +66,21 @@ fn consolidated(
         if removed.contains(&m.id) {
             continue;
         }
-        let mut hits = tx.similar_lexically(
+        // Counted for each memory: merging deletes memories.
+        let mut size = crate::dedup::StoreSize::default();
+        let mut hits = crate::dedup::lexical_neighbours(
+            tx,
+            &mut size,
             m.id,
             &m.content,
             &m.namespace,
             config.merge_bm25.min(crate::dedup::UPDATE_FLOOR),
-            NEIGHBOURS,
         )?;
         // The neighbours of its plain words too, as the write path looks for what a new
         // memory updates: states of a fact only (their similarity is not the duplicates').
-        for (other, _) in crate::dedup::plain_neighbours(tx, m.id, &m.content, &m.namespace)? {
+        for (other, _) in
+            crate::dedup::plain_neighbours(tx, &mut size, m.id, &m.content, &m.namespace)?
+        {
             if hits.iter().all(|&(seen, _)| seen != other) {
                 // Below any merge threshold: a state of a fact, or nothing.
                 hits.push((other, f64::NEG_INFINITY));

@@ -20,6 +20,127 @@ const NEIGHBOURS: usize = 5;
 /// the three corpora written one by one.
 pub(crate) const UPDATE_FLOOR: f64 = 0.2;
 
+/// The most memories a store holds (of every namespace and status) for
+/// [`lexical_neighbours`] to weigh every word alike. BM25's IDF of a word that `n` of `N`
+/// memories hold, `ln((N − n + 0.5) / (n + 0.5))`, is floored at almost nothing from `n ≥
+/// N / 2`: in a store of up to four memories, a word two of them share weighs nothing, and
+/// two statements alike but for one word score as strangers ("Do not push directly to the
+/// main branch" and "Never push …", with two other memories stored: similarity 0.00).
+const FEW_MEMORIES: u64 = 4;
+
+/// The memories of `namespace` most similar to `content` (memory `id`'s content or its words,
+/// the query) by their words, of similarity at least `at_least`, best first, at most
+/// [`NEIGHBOURS`]: [`WriteTransaction::similar_lexically`]. In a store of at most
+/// [`FEW_MEMORIES`], whose word statistics give a shared word no weight, a memory's
+/// similarity is the one it would have in a store of only it and memory `id`, where every
+/// word weighs alike: what BM25 gives in a store of two, and so what the write path decides
+/// in a store of one.
+pub(crate) fn lexical_neighbours(
+    tx: &mut dyn WriteTransaction,
+    size: &mut StoreSize,
+    id: MemoryId,
+    content: &str,
+    namespace: &str,
+    at_least: f64,
+) -> Result<Vec<(MemoryId, f64)>> {
+    if !size.few(tx)? {
+        return tx.similar_lexically(id, content, namespace, at_least, NEIGHBOURS);
+    }
+    // Every memory that shares a word: a few at most.
+    let matches = tx.similar_lexically(id, content, namespace, 0.0, NEIGHBOURS)?;
+    if matches.is_empty() {
+        return Ok(matches);
+    }
+    let analyzer = oro_mem_text::Analyzer::new()?;
+    let keys = analyzer.query(&oro_mem_text::query_terms(content))?;
+    let own = tx.memory(id)?;
+    let mut scored = Vec::with_capacity(matches.len());
+    for (other, _) in matches {
+        let o = tx.memory(other)?;
+        let similarity = pair_similarity(&analyzer, &keys, &own, &o)?;
+        if similarity >= at_least {
+            scored.push((other, similarity));
+        }
+    }
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(scored)
+}
+
+/// Whether a store holds at most [`FEW_MEMORIES`], counted until it holds more: a batch of
+/// writes only adds memories, so from then on its transaction need not count again.
+#[derive(Debug, Default)]
+pub(crate) struct StoreSize {
+    large: bool,
+}
+
+impl StoreSize {
+    fn few(&mut self, tx: &mut dyn WriteTransaction) -> Result<bool> {
+        if !self.large {
+            self.large = tx.memories_up_to(FEW_MEMORIES + 1)? > FEW_MEMORIES;
+        }
+        Ok(!self.large)
+    }
+}
+
+/// The BM25 score of `other` for the query `keys` over the score of `own`, in a store of only
+/// the two, every term of IDF 1 (so only how often each term occurs, and the two lengths,
+/// count), at most 1.
+fn pair_similarity(
+    analyzer: &oro_mem_text::Analyzer,
+    keys: &[String],
+    own: &Memory,
+    other: &Memory,
+) -> Result<f64> {
+    use oro_mem_text::bm25::Bm25;
+    use oro_mem_text::Fields;
+    let json = |list: &[String]| Fields::json(list);
+    let (own_tags, own_files, own_entities) =
+        (json(&own.tags)?, json(&own.files)?, json(&own.entities)?);
+    let (tags, files, entities) = (
+        json(&other.tags)?,
+        json(&other.files)?,
+        json(&other.entities)?,
+    );
+    let docs = analyzer.documents(&[
+        Fields {
+            content: &own.content,
+            tags: &own_tags,
+            summary: own.summary.as_deref().unwrap_or_default(),
+            files: &own_files,
+            entities: &own_entities,
+        },
+        Fields {
+            content: &other.content,
+            tags: &tags,
+            summary: other.summary.as_deref().unwrap_or_default(),
+            files: &files,
+            entities: &entities,
+        },
+    ])?;
+    let avglen = f64::from(docs[0].len + docs[1].len) / 2.0;
+    let score = |d: &oro_mem_text::Document| -> f64 {
+        keys.iter()
+            .map(|k| {
+                let f = d
+                    .terms
+                    .binary_search_by(|(t, _)| t.as_str().cmp(k))
+                    .map_or(0, |i| d.terms[i].1);
+                if f == 0 {
+                    0.0
+                } else {
+                    Bm25::FTS5.part(1.0, f64::from(f), f64::from(d.len), avglen)
+                }
+            })
+            .sum()
+    };
+    let own_score = score(&docs[0]);
+    Ok(if own_score > 0.0 {
+        (score(&docs[1]) / own_score).min(1.0)
+    } else {
+        0.0
+    })
+}
+
 /// Validates and stores `batch` in one transaction of `store`, each memory with its embedding
 /// if it has one, and each checked for duplicates of its namespace under `dedup`: inserted,
 /// merged into a duplicate, or skipped. All or nothing.
@@ -68,12 +189,13 @@ pub fn remember_embedded(
     let mut outcomes = Vec::new();
     store.transact(&mut |tx| {
         outcomes = if dedup.enabled || memories.iter().any(|m| !m.supersedes.is_empty()) {
+            let mut size = StoreSize::default();
             let mut out = Vec::with_capacity(memories.len());
             for (m, e) in memories.iter().zip(&embeddings) {
                 out.push(if !m.supersedes.is_empty() {
                     write_superseding(tx, m, e.as_ref(), now)?
                 } else if dedup.enabled {
-                    write_checked(tx, m, e.as_ref(), dedup, now)?
+                    write_checked(tx, &mut size, m, e.as_ref(), dedup, now)?
                 } else {
                     let id = tx.insert(&[(m, e.as_ref())], now)?[0];
                     WriteOutcome::Inserted { id }
@@ -239,6 +361,7 @@ fn write_superseding(
 /// index will once it is kept, then kept or taken back.
 fn write_checked(
     tx: &mut dyn WriteTransaction,
+    size: &mut StoreSize,
     m: &NewMemory,
     e: Option<&Embedding>,
     dedup: &DedupConfig,
@@ -251,7 +374,7 @@ fn write_checked(
     } else {
         dedup.bm25
     };
-    let hits = tx.similar_lexically(id, &m.content, &m.namespace, floor, NEIGHBOURS)?;
+    let hits = lexical_neighbours(tx, size, id, &m.content, &m.namespace, floor)?;
     let mut best = first_alike(tx, m, &hits, dedup.bm25, true)?;
     if let (None, Some(e)) = (&best, e) {
         let near = tx.similar_by_vector(id, &m.namespace, e)?;
@@ -259,7 +382,7 @@ fn write_checked(
     }
     let Some((existing, similarity)) = best else {
         if updates {
-            let olds = updated(tx, id, m, &hits)?;
+            let olds = updated(tx, size, id, m, &hits)?;
             if !olds.is_empty() {
                 for old in &olds {
                     tx.supersede(old.id, id, now)?;
@@ -296,6 +419,7 @@ fn write_checked(
 /// memories. Every state of the fact stored apart before is superseded, not only one.
 fn updated(
     tx: &mut dyn WriteTransaction,
+    size: &mut StoreSize,
     id: MemoryId,
     m: &NewMemory,
     hits: &[(MemoryId, f64)],
@@ -304,7 +428,7 @@ fn updated(
     if !olds.is_empty() {
         return Ok(olds);
     }
-    let hits = plain_neighbours(tx, id, &m.content, &m.namespace)?;
+    let hits = plain_neighbours(tx, size, id, &m.content, &m.namespace)?;
     all_updated(tx, m, &hits)
 }
 
@@ -313,6 +437,7 @@ fn updated(
 /// is found when the whole text does not find it. None when it has no values or names.
 pub(crate) fn plain_neighbours(
     tx: &mut dyn WriteTransaction,
+    size: &mut StoreSize,
     id: MemoryId,
     content: &str,
     namespace: &str,
@@ -321,7 +446,7 @@ pub(crate) fn plain_neighbours(
     if plain.is_empty() || plain == content {
         return Ok(Vec::new());
     }
-    tx.similar_lexically(id, &plain, namespace, UPDATE_FLOOR, NEIGHBOURS)
+    lexical_neighbours(tx, size, id, &plain, namespace, UPDATE_FLOOR)
 }
 
 /// The memories of `hits` that `m` updates: the same statement with values changed, or the

@@ -1220,6 +1220,73 @@ fn consolidation_supersedes_a_statement_extended_by_a_value_or_an_exception_on_b
 
 /// `consolidate` takes a statement with a clause added (a negated one) for the statement it
 /// holds, as the write path does, however low their similarity.
+/// In a store of two to four memories BM25 gives a word two memories share no weight, so a
+/// rewording scored as a stranger and was stored twice. It is decided as in a store of one.
+#[test]
+fn a_rewording_is_a_duplicate_in_a_store_of_a_few_memories_on_both_stores() {
+    let mut server = TestServer::get();
+    let dedup = DedupConfig::default();
+    let pairs = [
+        (
+            "Do not push directly to the main branch",
+            "Never push directly to the main branch",
+        ),
+        (
+            "Never hard-code credentials in the config files",
+            "Never hardcode credentials in the config files",
+        ),
+    ];
+    for (old, new) in pairs {
+        let mut alone = None;
+        for others in 0..6 {
+            for (name, mut s) in new_stores(&mut server) {
+                for i in 0..others {
+                    let note = format!("Water the tomato bed number {i} every evening");
+                    remember(&mut *s, NewMemory::new(note, MemoryType::Lesson), &off()).unwrap();
+                }
+                let first = remember(&mut *s, NewMemory::new(old, MemoryType::Lesson), &dedup)
+                    .unwrap()
+                    .id();
+                let outcome =
+                    remember(&mut *s, NewMemory::new(new, MemoryType::Lesson), &dedup).unwrap();
+                let WriteOutcome::Skipped {
+                    duplicate_of,
+                    similarity,
+                } = outcome
+                else {
+                    panic!("{name}, {others} others: {new:?} is {outcome:?}");
+                };
+                assert_eq!(duplicate_of, first, "{name}, {others} others");
+                // Up to four memories in all, the similarity of a store of the two.
+                if others + 2 <= 4 {
+                    let alone = *alone.get_or_insert(similarity);
+                    assert!(
+                        (similarity - alone).abs() < 1e-9,
+                        "{name}, {others} others: {similarity} against {alone} alone"
+                    );
+                }
+                // A changed value still supersedes, another statement is stored beside.
+                let port = |p: u32| {
+                    NewMemory::new(format!("The API listens on port {p}"), MemoryType::Fact)
+                };
+                let api = remember(&mut *s, port(8080), &dedup).unwrap().id();
+                let outcome = remember(&mut *s, port(9090), &dedup).unwrap();
+                assert!(
+                    matches!(&outcome, WriteOutcome::Updated { supersedes, .. } if supersedes == &[api]),
+                    "{name}, {others} others: {outcome:?}"
+                );
+                let beside =
+                    NewMemory::new("Never push directly to a release tag", MemoryType::Lesson);
+                let outcome = remember(&mut *s, beside, &dedup).unwrap();
+                assert!(
+                    matches!(outcome, WriteOutcome::Inserted { .. }),
+                    "{name}, {others} others: {outcome:?}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn consolidation_merges_a_statement_with_a_clause_added_on_both_stores() {
     let mut server = TestServer::get();

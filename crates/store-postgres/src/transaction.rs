@@ -130,6 +130,18 @@ impl WriteTransaction for Writing<'_, '_> {
         Ok(())
     }
 
+    fn memories_up_to(&mut self, most: u64) -> Result<u64> {
+        let n: i64 = self
+            .tx
+            .query_one(
+                "SELECT count(*) FROM (SELECT 1 FROM memories LIMIT $1) m",
+                &[&i64::try_from(most).unwrap_or(i64::MAX)],
+            )
+            .context("cannot count memories")?
+            .get(0);
+        Ok(n as u64)
+    }
+
     fn memory(&mut self, id: MemoryId) -> Result<Memory> {
         let row = self
             .tx

@@ -277,6 +277,15 @@ impl WriteTransaction for Writing<'_> {
         Ok(())
     }
 
+    fn memories_up_to(&mut self, most: u64) -> Result<u64> {
+        let n: i64 = self
+            .conn
+            .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM memories LIMIT ?1)")
+            .and_then(|mut s| s.query_row([i64::try_from(most).unwrap_or(i64::MAX)], |r| r.get(0)))
+            .context("cannot count memories")?;
+        Ok(n as u64)
+    }
+
     fn memory(&mut self, id: MemoryId) -> Result<Memory> {
         self.conn
             .prepare_cached(&format!(

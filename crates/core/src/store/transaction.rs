@@ -57,6 +57,11 @@ pub trait WriteTransaction {
     /// been made.
     fn withdraw(&mut self, id: MemoryId) -> Result<()>;
 
+    /// How many memories the store holds, of every namespace and status, a provisional one
+    /// included: the documents of the full-text index's BM25 statistics. Counts up to `most`
+    /// and no further (the answer is at most `most`).
+    fn memories_up_to(&mut self, most: u64) -> Result<u64>;
+
     /// Memory `id`, as this transaction sees it.
     ///
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when there is none.

@@ -1701,8 +1701,16 @@ fn provisional_writes_are_seen_and_taken_back<S: MemoryStore>(s: &mut S) {
     let e = e.expect("an embedding");
     let (other, other_e) = embedded("something else", "m1", unit(1.0, 0.02));
     let other_e = other_e.expect("an embedding");
+    s.set_status(ids[1], Status::Archived).expect("archive");
     s.transact(&mut |tx| {
+        assert_eq!(
+            tx.memories_up_to(10)?,
+            2,
+            "an archived memory is counted too"
+        );
+        assert_eq!(tx.memories_up_to(1)?, 1, "counted up to the limit");
         let id = tx.insert_provisionally(&m, Some(&e), now)?;
+        assert_eq!(tx.memories_up_to(10)?, 3, "a provisional write is counted");
         let lexical = tx.similar_lexically(id, &m.content, &m.namespace, 0.5, 5)?;
         assert_eq!(
             lexical.iter().map(|h| h.0).collect::<Vec<_>>(),
@@ -1720,6 +1728,7 @@ fn provisional_writes_are_seen_and_taken_back<S: MemoryStore>(s: &mut S) {
             ErrorKind::NotFound,
             "a withdrawn write is gone"
         );
+        assert_eq!(tx.memories_up_to(10)?, 2, "and no longer counted");
         let kept = tx.insert_provisionally(&m, Some(&e), now)?;
         let later = tx.insert_provisionally(&other, Some(&other_e), now)?;
         assert!(
@@ -1735,7 +1744,11 @@ fn provisional_writes_are_seen_and_taken_back<S: MemoryStore>(s: &mut S) {
         Ok(Commit::Yes)
     })
     .expect("transact");
-    assert_eq!(s.count(&Filter::default()).expect("count"), 4);
+    assert_eq!(
+        s.count(&Filter::default()).expect("count"),
+        3,
+        "the first memory and the two kept; the second is archived"
+    );
     assert_eq!(s.get(ids[1]).expect("get").confidence, 0.95);
     let before = s.count(&Filter::default()).expect("count");
     s.transact(&mut |tx| {
