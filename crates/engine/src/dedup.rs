@@ -93,30 +93,25 @@ fn pair_similarity(
 ) -> Result<f64> {
     use oro_mem_text::bm25::Bm25;
     use oro_mem_text::Fields;
-    let json = |list: &[String]| Fields::json(list);
-    let (own_tags, own_files, own_entities) =
-        (json(&own.tags)?, json(&own.files)?, json(&own.entities)?);
-    let (tags, files, entities) = (
-        json(&other.tags)?,
-        json(&other.files)?,
-        json(&other.entities)?,
-    );
-    let docs = analyzer.documents(&[
+    // Its tags, files and entities as the store indexes them.
+    let lists = |m: &Memory| -> Result<[String; 3]> {
+        Ok([
+            Fields::json(&m.tags)?,
+            Fields::json(&m.files)?,
+            Fields::json(&m.entities)?,
+        ])
+    };
+    fn fields<'a>(m: &'a Memory, lists: &'a [String; 3]) -> Fields<'a> {
         Fields {
-            content: &own.content,
-            tags: &own_tags,
-            summary: own.summary.as_deref().unwrap_or_default(),
-            files: &own_files,
-            entities: &own_entities,
-        },
-        Fields {
-            content: &other.content,
-            tags: &tags,
-            summary: other.summary.as_deref().unwrap_or_default(),
-            files: &files,
-            entities: &entities,
-        },
-    ])?;
+            content: &m.content,
+            tags: &lists[0],
+            summary: m.summary.as_deref().unwrap_or_default(),
+            files: &lists[1],
+            entities: &lists[2],
+        }
+    }
+    let (own_lists, other_lists) = (lists(own)?, lists(other)?);
+    let docs = analyzer.documents(&[fields(own, &own_lists), fields(other, &other_lists)])?;
     let avglen = f64::from(docs[0].len + docs[1].len) / 2.0;
     let score = |d: &oro_mem_text::Document| -> f64 {
         keys.iter()
