@@ -621,7 +621,7 @@ fn remember(ctx: &mut Ctx, a: &args::RememberArgs, io: &mut Io<'_>) -> Result<()
     if a.json {
         writeln!(io.out, "{}", serde_json::to_string(&outcome)?)?;
     } else {
-        writeln!(io.out, "{}", describe(&outcome))?;
+        writeln!(io.out, "{}", remembered(ctx, &outcome)?)?;
     }
     if a.strict
         && !matches!(
@@ -632,6 +632,38 @@ fn remember(ctx: &mut Ctx, a: &args::RememberArgs, io: &mut Io<'_>) -> Result<()
         return Err(Exit(EXIT_DUPLICATE).into());
     }
     Ok(())
+}
+
+/// What `remember` says of its memory: [`describe`], and what a memory not stored as new was
+/// taken for (the memory it duplicates, or those it superseded, each quoted) with how to
+/// store it otherwise.
+fn remembered(ctx: &Ctx, outcome: &WriteOutcome) -> Result<String> {
+    let quoted =
+        |id: oro_mem_core::MemoryId| -> Result<String> { Ok(render::quoted(&ctx.store.get(id)?)) };
+    Ok(match outcome {
+        WriteOutcome::Inserted { .. } => describe(outcome),
+        WriteOutcome::Skipped { duplicate_of, .. } => format!(
+            "skipped: duplicate of id {duplicate_of} {} (`--no-dedup` stores it anyway)",
+            quoted(*duplicate_of)?
+        ),
+        WriteOutcome::Merged {
+            into, confidence, ..
+        } => format!(
+            "merged into id {into} {} (confidence raised to {confidence})",
+            quoted(*into)?
+        ),
+        WriteOutcome::Updated { id, supersedes } => {
+            let olds = supersedes
+                .iter()
+                .map(|&old| Ok(format!("id {old} {}", quoted(old)?)))
+                .collect::<Result<Vec<_>>>()?;
+            let first = supersedes.first().copied().unwrap_or_default();
+            format!(
+                "inserted as id {id}, superseding {} (`oro-mem memories restore {first}` undoes it)",
+                olds.join(", ")
+            )
+        }
+    })
 }
 
 fn dedup_config(config: &Config, off: bool) -> DedupConfig {

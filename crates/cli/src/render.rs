@@ -305,6 +305,12 @@ pub fn memory_details(m: &Memory, now: Timestamp) -> String {
     out
 }
 
+/// A memory's content on one line, cut to 80 characters, in quotes: what a message names it
+/// by.
+pub fn quoted(m: &Memory) -> String {
+    format!("\"{}\"", clip(&one_line(&m.content), 80))
+}
+
 /// `text`, cut to at most `width` characters with `…` ending it when it was longer.
 fn clip(text: &str, width: usize) -> String {
     if text.chars().count() > width {

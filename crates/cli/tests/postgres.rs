@@ -103,7 +103,8 @@ fn every_command_works_on_postgres_and_merges_go_both_ways() {
             "--type",
             "gotcha"
         ]),
-        "skipped: duplicate of id 1\n"
+        "skipped: duplicate of id 1 \"SQLite WAL mode allows one writer at a time\" \
+         (`--no-dedup` stores it anyway)\n"
     );
     let answer = pg.json(&["recall", "how many writers does WAL allow", "--json"]);
     assert_eq!(answer["results"][0]["memory"]["id"], 1, "{answer}");

@@ -296,9 +296,11 @@ fn duplicates_are_skipped_or_merged() {
         env.ok(&["remember", "Always pin dependency versions in CI"]),
         "inserted as id 2\n"
     );
+    // What it was taken for, and how to store it anyway.
     assert_eq!(
         env.ok(&["remember", "Always pin dependency versions in CI"]),
-        "skipped: duplicate of id 2\n"
+        "skipped: duplicate of id 2 \"Always pin dependency versions in CI\" (`--no-dedup` \
+         stores it anyway)\n"
     );
     assert_eq!(
         env.ok(&[
@@ -307,7 +309,7 @@ fn duplicates_are_skipped_or_merged() {
             "--confidence",
             "0.9"
         ]),
-        "merged into id 2 (confidence raised to 0.9)\n"
+        "merged into id 2 \"Always pin dependency versions in CI\" (confidence raised to 0.9)\n"
     );
     assert_eq!(env.count(), 2);
 }
@@ -2230,7 +2232,8 @@ fn a_newer_version_supersedes_the_old_one_which_is_kept_and_restorable() {
             "The staging API runs on port 7070",
             "--supersedes=2"
         ]),
-        "inserted as id 3, superseding id 2\n"
+        "inserted as id 3, superseding id 2 \"The staging API runs on port 9090\" (`oro-mem \
+         memories restore 2` undoes it)\n"
     );
     // Recall and inject find the newest only.
     let found = env.recall_json(&["staging API port"]);
