@@ -106,7 +106,7 @@ pub fn extract(ctx: &mut Ctx, a: &ExtractArgs, io: &mut Io<'_>) -> Result<()> {
         )?;
     } else {
         for (line, o) in lines.iter().zip(&outcomes) {
-            writeln!(io.out, "line {line}: {}", describe(o))?;
+            writeln!(io.out, "line {line}: {}", describe(o, None)?)?;
         }
         writeln!(
             io.out,

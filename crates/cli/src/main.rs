@@ -568,27 +568,6 @@ fn arg_or_input(arg: &str, read: impl FnOnce() -> Result<String>) -> Result<Stri
     }
 }
 
-fn describe(outcome: &WriteOutcome) -> String {
-    match outcome {
-        WriteOutcome::Inserted { id } => format!("inserted as id {id}"),
-        WriteOutcome::Updated { id, supersedes } => format!(
-            "inserted as id {id}, superseding id{} {}",
-            if supersedes.len() == 1 { "" } else { "s" },
-            supersedes
-                .iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        WriteOutcome::Merged {
-            into, confidence, ..
-        } => format!("merged into id {into} (confidence raised to {confidence})"),
-        WriteOutcome::Skipped { duplicate_of, .. } => {
-            format!("skipped: duplicate of id {duplicate_of}")
-        }
-    }
-}
-
 fn remember(ctx: &mut Ctx, a: &args::RememberArgs, io: &mut Io<'_>) -> Result<()> {
     let mut m = NewMemory::new(read_memory(&a.content, io.input)?, a.memory_type.parse()?)
         .tags(a.tags.iter().cloned())
@@ -621,7 +600,7 @@ fn remember(ctx: &mut Ctx, a: &args::RememberArgs, io: &mut Io<'_>) -> Result<()
     if a.json {
         writeln!(io.out, "{}", serde_json::to_string(&outcome)?)?;
     } else {
-        writeln!(io.out, "{}", remembered(ctx, &outcome)?)?;
+        writeln!(io.out, "{}", describe(&outcome, Some(&ctx.store))?)?;
     }
     if a.strict
         && !matches!(
@@ -634,35 +613,58 @@ fn remember(ctx: &mut Ctx, a: &args::RememberArgs, io: &mut Io<'_>) -> Result<()
     Ok(())
 }
 
-/// What `remember` says of its memory: [`describe`], and what a memory not stored as new was
-/// taken for (the memory it duplicates, or those it superseded, each quoted) with how to
-/// store it otherwise.
-fn remembered(ctx: &Ctx, outcome: &WriteOutcome) -> Result<String> {
-    let quoted =
-        |id: oro_mem_core::MemoryId| -> Result<String> { Ok(render::quoted(&ctx.store.get(id)?)) };
+/// What a write did, in a line. With the `store` written to, also what a memory not stored
+/// as new was taken for (the memory it duplicates, or those it superseded, each quoted) and
+/// how to store it otherwise, as `remember` says.
+fn describe(
+    outcome: &WriteOutcome,
+    store: Option<&dyn oro_mem_core::store::MemoryRead>,
+) -> Result<String> {
+    // ` "its content"` when there is a store to read it from.
+    let quoted = |id: oro_mem_core::MemoryId| -> Result<String> {
+        store.map_or(Ok(String::new()), |s| {
+            Ok(format!(" {}", render::quoted(&s.get(id)?)))
+        })
+    };
+    let hint = |text: String| {
+        if store.is_some() {
+            format!(" ({text})")
+        } else {
+            String::new()
+        }
+    };
     Ok(match outcome {
-        WriteOutcome::Inserted { .. } => describe(outcome),
-        WriteOutcome::Skipped { duplicate_of, .. } => format!(
-            "skipped: duplicate of id {duplicate_of} {} (`--no-dedup` stores it anyway)",
-            quoted(*duplicate_of)?
-        ),
+        WriteOutcome::Inserted { id } => format!("inserted as id {id}"),
+        WriteOutcome::Updated { id, supersedes } => {
+            // "id 2, id 3" each quoted, or "ids 2, 3".
+            let olds = if store.is_some() {
+                supersedes
+                    .iter()
+                    .map(|&old| Ok(format!("id {old}{}", quoted(old)?)))
+                    .collect::<Result<Vec<_>>>()?
+                    .join(", ")
+            } else {
+                let ids: Vec<String> = supersedes.iter().map(i64::to_string).collect();
+                let s = if ids.len() == 1 { "" } else { "s" };
+                format!("id{s} {}", ids.join(", "))
+            };
+            let first = supersedes.first().copied().unwrap_or_default();
+            format!(
+                "inserted as id {id}, superseding {olds}{}",
+                hint(format!("`oro-mem memories restore {first}` undoes it"))
+            )
+        }
         WriteOutcome::Merged {
             into, confidence, ..
         } => format!(
-            "merged into id {into} {} (confidence raised to {confidence})",
+            "merged into id {into}{} (confidence raised to {confidence})",
             quoted(*into)?
         ),
-        WriteOutcome::Updated { id, supersedes } => {
-            let olds = supersedes
-                .iter()
-                .map(|&old| Ok(format!("id {old} {}", quoted(old)?)))
-                .collect::<Result<Vec<_>>>()?;
-            let first = supersedes.first().copied().unwrap_or_default();
-            format!(
-                "inserted as id {id}, superseding {} (`oro-mem memories restore {first}` undoes it)",
-                olds.join(", ")
-            )
-        }
+        WriteOutcome::Skipped { duplicate_of, .. } => format!(
+            "skipped: duplicate of id {duplicate_of}{}{}",
+            quoted(*duplicate_of)?,
+            hint("`--no-dedup` stores it anyway".into())
+        ),
     })
 }
 
