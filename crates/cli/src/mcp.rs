@@ -257,15 +257,38 @@ impl MemoryServer {
             let mut dedup = s.engine.config().dedup.clone();
             dedup.updates &= supersede;
             let done = s.remember(vec![(m, None)], &dedup, &mut std::io::stderr())?;
+            // What the memory was taken for is named with its text, so that an agent can
+            // tell a true duplicate from a fact it meant to change (and then pass
+            // `supersedes`) without a `memory_get`.
+            let content = |id: MemoryId| -> anyhow::Result<String> { Ok(s.store.get(id)?.content) };
             let mut out = match &done.outcomes[0] {
                 WriteOutcome::Inserted { id } => serde_json::json!({ "stored": id }),
                 WriteOutcome::Updated { id, supersedes } => {
-                    serde_json::json!({ "stored": id, "supersedes": supersedes })
+                    let superseded = supersedes
+                        .iter()
+                        .map(|&old| Ok(serde_json::json!({ "id": old, "content": content(old)? })))
+                        .collect::<anyhow::Result<Vec<_>>>()?;
+                    serde_json::json!({
+                        "stored": id,
+                        "supersedes": supersedes,
+                        "superseded": superseded,
+                    })
                 }
-                WriteOutcome::Merged { into, .. } => serde_json::json!({ "merged_into": into }),
-                WriteOutcome::Skipped { duplicate_of, .. } => {
-                    serde_json::json!({ "duplicate_of": duplicate_of })
-                }
+                WriteOutcome::Merged {
+                    into, similarity, ..
+                } => serde_json::json!({
+                    "merged_into": into,
+                    "existing": content(*into)?,
+                    "similarity": similarity,
+                }),
+                WriteOutcome::Skipped {
+                    duplicate_of,
+                    similarity,
+                } => serde_json::json!({
+                    "duplicate_of": duplicate_of,
+                    "existing": content(*duplicate_of)?,
+                    "similarity": similarity,
+                }),
             };
             if !done.warnings.is_empty() {
                 out["warnings"] = serde_json::json!(done.warnings);
@@ -293,7 +316,11 @@ impl MemoryServer {
         }
     }
 
-    #[tool(description = "Store a memory worth keeping for future tasks. Duplicates are merged.")]
+    #[tool(
+        description = "Store a memory worth keeping for future tasks. A duplicate is not stored \
+                       twice (its existing text is returned); a changed fact supersedes its older \
+                       version."
+    )]
     async fn memory_remember(
         &self,
         Parameters(a): Parameters<RememberArgs>,

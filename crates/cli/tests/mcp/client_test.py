@@ -65,7 +65,15 @@ async def run(binary, workdir, db):
             again = ok(await session.call_tool(
                 "memory_remember", {"content": "ruff --fix must run before pyright"}
             ))
-            assert again == {"duplicate_of": mid}, again
+            # What it was taken for comes with its text, for the agent to judge.
+            assert again["duplicate_of"] == mid, again
+            assert again["existing"] == "ruff --fix must run before pyright", again
+            assert again["similarity"] >= 0.7, again
+            more = ok(await session.call_tool(
+                "memory_remember",
+                {"content": "ruff --fix must run before pyright", "confidence": 0.95}))
+            assert more == {"merged_into": mid, "existing": "ruff --fix must run before pyright",
+                            "similarity": more["similarity"]}, more
             ok(await session.call_tool(
                 "memory_remember", {"content": "Use WAL mode so readers never block the writer"}
             ))
@@ -98,7 +106,9 @@ async def run(binary, workdir, db):
                 "memory_remember",
                 {"content": "The staging API runs on port 9090", "type": "fact",
                  "supersedes": [port]}))
-            assert newer == {"stored": newer["stored"], "supersedes": [port]}, newer
+            assert newer == {"stored": newer["stored"], "supersedes": [port],
+                             "superseded": [{"id": port,
+                                             "content": "The staging API runs on port 8080"}]}, newer
             found = ok(await session.call_tool("memory_search", {"query": "staging API port"}))
             assert [r["id"] for r in found["results"]] == [newer["stored"]], found
             both = ok(await session.call_tool(
@@ -127,6 +137,10 @@ async def run(binary, workdir, db):
                 "memory_remember",
                 {"content": "The docs site builds with mkdocs 1.7 on every merge", "type": "fact"}))
             assert newest.get("supersedes"), newest
+            assert [o["id"] for o in newest["superseded"]] == newest["supersedes"], newest
+            assert {o["content"] for o in newest["superseded"]} <= {
+                "The docs site builds with mkdocs 1.5 on every merge",
+                "The docs site builds with mkdocs 1.6 on every merge"}, newest
 
             # Bad arguments: tool errors that say what was wrong; the server lives on.
             fails(await session.call_tool(
