@@ -1300,7 +1300,12 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
     let mut versions: Vec<(i64, i64, Timestamp)> = Vec::new();
     let mut inactive: Option<HashMap<capture::ExactKey, Vec<(Status, i64)>>> = None;
     let mut batch = Vec::with_capacity(a.batch_size);
-    let mut flush = |batch: &mut Vec<(NewMemory, Option<i64>)>, ctx: &mut Ctx| -> Result<()> {
+    // `lines`: the first and last line of the batch, to name what a failed commit left out.
+    let mut flush = |batch: &mut Vec<(NewMemory, Option<i64>)>,
+                     lines: (usize, usize),
+                     ctx: &mut Ctx|
+     -> Result<()> {
+        let done_before = inserted + merged + skipped;
         let mut memories = std::mem::take(batch);
         if dedup.enabled {
             // A line exported from this store, whatever its status, is skipped when its memory
@@ -1346,7 +1351,19 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
         let exported: Vec<Option<i64>> = memories.iter().map(|(_, id)| *id).collect();
         let memories = memories.into_iter().map(|(m, _)| (m, None));
         let outcomes = ctx
-            .remember(memories.collect(), &dedup, &mut std::io::stderr())?
+            .remember(memories.collect(), &dedup, &mut std::io::stderr())
+            .with_context(|| {
+                // Each batch is a transaction of its own: the ones before it stay.
+                let (first, last) = lines;
+                if done_before == 0 {
+                    format!("nothing was imported: lines {first}-{last} failed")
+                } else {
+                    format!(
+                        "lines {first}-{last} and after were not imported; the {done_before} \
+                         lines before them were, and importing the file again skips those"
+                    )
+                }
+            })?
             .outcomes;
         for (o, exported) in outcomes.into_iter().zip(exported) {
             if let Some(e) = exported {
@@ -1360,6 +1377,7 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
         }
         Ok(())
     };
+    let (mut first, mut last) = (0, 0);
     for (i, line) in reader.lines().enumerate() {
         let line = line.with_context(|| format!("cannot read line {}", i + 1))?;
         bar.inc(line.len() as u64 + 1);
@@ -1370,12 +1388,16 @@ fn import(mut ctx: Ctx, a: &args::ImportArgs) -> Result<()> {
         if let (Some(old), Some((by, at))) = (line.id, line.superseded) {
             versions.push((old, by, at));
         }
+        if batch.is_empty() {
+            first = i + 1;
+        }
+        last = i + 1;
         batch.push((line.memory, line.id));
         if batch.len() >= a.batch_size {
-            flush(&mut batch, &mut ctx)?;
+            flush(&mut batch, (first, last), &mut ctx)?;
         }
     }
-    flush(&mut batch, &mut ctx)?;
+    flush(&mut batch, (first, last), &mut ctx)?;
     bar.finish_and_clear();
     let (linked, _) = ctx.link_versions(&versions, &here)?;
     outln!(

@@ -2077,6 +2077,87 @@ fn import_from_standard_input_writes_nothing_when_a_late_line_is_bad() {
     assert_eq!(env.count(), 1200);
 }
 
+/// A disk that fills up mid-import (here a file-size limit, which makes each write past it
+/// fail as a full disk does): the batches committed before stay, the error names the lines
+/// left out, and importing the file again adds just those.
+#[test]
+fn an_import_that_runs_out_of_disk_names_what_it_left_out() {
+    let env = Env::new();
+    let file = env.dir.path().join("many.jsonl");
+    let (total, batch) = (3000, 200);
+    let lines: String = (0..total)
+        .map(|i| {
+            format!(
+                "{{\"content\": \"Lesson {i}: topic{} needs care with w{}\", \"type\": \"lesson\"}}\n",
+                i % 97,
+                i * 7919 % 100_003
+            )
+        })
+        .collect();
+    std::fs::write(&file, lines).unwrap();
+    // sh: SIGXFSZ ignored (so a write past the limit fails instead of killing), the limit in
+    // 512-byte blocks, then the binary in its place, with the environment `Env::cmd` gives.
+    let limited = |blocks: u32, args: &[&str]| {
+        let template = env.cmd(&[]);
+        Command::new("sh")
+            .current_dir(env.dir.path())
+            .envs(template.get_envs().filter_map(|(k, v)| Some((k, v?))))
+            .env_remove("ORO_MEM_DB")
+            .env_remove("ORO_MEM_CONFIG")
+            .arg("-c")
+            .arg(format!(
+                "trap '' XFSZ; ulimit -f {blocks}; exec \"$0\" \"$@\""
+            ))
+            .arg(BIN)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = limited(
+        600,
+        &[
+            "import",
+            file.to_str().unwrap(),
+            "--batch-size",
+            &batch.to_string(),
+        ],
+    );
+    assert!(!out.status.success(), "the limit was not reached");
+    let n = env.count();
+    assert!(n > 0 && n < total, "{n}");
+    assert_eq!(n % batch, 0, "only whole batches are committed");
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "lines {}-{} and after were not imported; the {n} lines before them were",
+            n + 1,
+            n + batch
+        )),
+        "{err}"
+    );
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    drop(conn);
+    let again = env.ok(&["import", file.to_str().unwrap()]);
+    assert!(
+        again.contains(&format!("{} inserted, 0 merged, {n} skipped", total - n)),
+        "{again}"
+    );
+    assert_eq!(env.count(), total);
+    // Not a byte more: the store is said not to open for the disk, not to be damaged.
+    let out = limited(0, &["recall", "topic5"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("cannot be opened: the disk it is on failed to read or write")
+            && !err.contains("not a usable SQLite database"),
+        "{err}"
+    );
+}
+
 #[test]
 fn killed_import_leaves_a_sound_database_with_whole_batches() {
     let env = Env::new();

@@ -61,6 +61,21 @@ fn is_read_only(e: &rusqlite::Error) -> bool {
     e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly)
 }
 
+/// What keeps a database from being opened, said so that a full or failing disk is not taken
+/// for a damaged file: "PATH is not a usable SQLite database" is for a file SQLite cannot use.
+fn unusable(shown: &str, e: &rusqlite::Error) -> String {
+    match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DiskFull) => {
+            format!("{shown} cannot be opened: the disk it is on is full")
+        }
+        Some(rusqlite::ErrorCode::SystemIoFailure) => format!(
+            "{shown} cannot be opened: the disk it is on failed to read or write (is it full, \
+             or unreachable?)"
+        ),
+        _ => format!("{shown} is not a usable SQLite database"),
+    }
+}
+
 /// The oldest schema [`Store::open_read_only`] reads as it is: every table and column that
 /// reading uses is there from this version on (later versions add only what writers use).
 pub const READ_ONLY_FROM: u32 = 4;
@@ -114,7 +129,7 @@ pub const APPLICATION_ID: i32 = 0x6F72_6F2D;
 /// one written by a newer oro-mem. An empty database passes: it becomes a store. Returns the
 /// schema version.
 pub(crate) fn check_identity(conn: &Connection, shown: &str) -> Result<u32> {
-    let header = |e| sqlite_error(&format!("{shown} is not a usable SQLite database"), e);
+    let header = |e: rusqlite::Error| sqlite_error(&unusable(shown, &e), e);
     let version = schema::version(conn).map_err(header)?;
     if version > SCHEMA_VERSION {
         return Err(too_new(shown, version));
@@ -341,11 +356,8 @@ impl Store {
                 if is_read_only(&e) {
                     read_only_location(&shown, &e)
                 } else {
-                    Error::new(
-                        ErrorKind::Storage,
-                        format!("{shown} is not a usable SQLite database: {e}"),
-                    )
-                    .with_source(e)
+                    Error::new(ErrorKind::Storage, format!("{}: {e}", unusable(&shown, &e)))
+                        .with_source(e)
                 }
             })?;
         // A file this process may not write opens read-only without an error of its own;
