@@ -247,7 +247,8 @@ pub fn same_values(a: &str, b: &str) -> bool {
 ///   command, a flag, an identifier, a number, a name), with at most two plain words changed
 ///   beside them, not counting the words that say what kind of value one is ("the
 ///   `ANTHROPIC_LIVE=1` environment variable enabled" → "the `--http-record` flag");
-/// - **one word for another**, one of them a value or a name (`Jest` → `Vitest`);
+/// - **one word for another**, one of them a value or a name, in its place: the function
+///   words around it the same (`Jest` → `Vitest`; not "run with `cargo t`" → "run quickly");
 /// - **flags** only added or only dropped;
 /// - **a list item** only added or only dropped: each change is values and names, or one
 ///   with `and`, `or` or a comma beside them (`` `a/` and `b/` `` → `` `b/` ``), or at most
@@ -301,6 +302,7 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     let stemmer = Stemmer::english();
     let (mut same, mut same_content) = (0, 0);
     let (mut dropped, mut added) = (Vec::new(), Vec::new());
+    let (mut function_dropped, mut function_added) = (Vec::<String>::new(), Vec::<String>::new());
     // Every change is values and names, or a list's conjunction with one; and one is that.
     let (mut as_list, mut listed) = (true, false);
     for op in similar::capture_diff_slices(similar::Algorithm::Myers, &ka, &kb) {
@@ -320,6 +322,15 @@ pub fn changed_value(old: &str, new: &str) -> bool {
             .any(|t| matches!(t.to_lowercase().as_str(), "and" | "or" | ","));
         let gone: Vec<Word> = words(&a, old_range.clone());
         let came: Vec<Word> = words(&b, new_range.clone());
+        // The function words changed with them ("with `cargo t`" → "quickly").
+        let function = |t: &[&str], r: std::ops::Range<usize>| -> Vec<String> {
+            t[r].iter()
+                .filter(|t| !is_content(t) && t.chars().any(char::is_alphabetic))
+                .map(|t| t.to_lowercase())
+                .collect()
+        };
+        function_dropped.extend(function(&a, old_range.clone()));
+        function_added.extend(function(&b, new_range.clone()));
         if same_words(&gone, &came, &stemmer) {
             continue;
         }
@@ -449,7 +460,19 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         })
         .count();
     let replaced = named(&dropped) > 0 && named(&added) > 0 && plain - kinds <= 2;
-    let one_for_one = dropped.len() == 1 && added.len() == 1 && named(&dropped) + named(&added) > 0;
+    // One word for another in the same place: the words around it the same, function words
+    // too ("build Puffin" → "build uv"; not "run with `cargo t`" → "run quickly", a value
+    // dropped and the statement saying something else of its subject).
+    function_dropped.retain(|w| match function_added.iter().position(|a| a == w) {
+        Some(j) => {
+            function_added.remove(j);
+            false
+        }
+        None => true,
+    });
+    let in_place = function_dropped.is_empty() && function_added.is_empty();
+    let one_for_one =
+        dropped.len() == 1 && added.len() == 1 && named(&dropped) + named(&added) > 0 && in_place;
     let flags = one_side && dropped.iter().chain(&added).all(|w| is_flag(w.text));
     let list = one_side && as_list && listed;
     // What one statement named, said by the other to be on its way out ("Use the `v1` API" →
@@ -2873,6 +2896,13 @@ mod tests {
             ("Never.", "Always."),
             ("Run `a/` in `b/`", "Run `c/` in `d/`"),
             ("API port 8080", "Metrics port 9100"),
+            // A value for a plain word said another way around it: something else said of
+            // the subject (both true in biome's and in a written store), not a value changed.
+            ("Biome tests run with `cargo t`", "Biome tests run quickly"),
+            (
+                "Never force-push to shared branches",
+                "Never rebase shared branches",
+            ),
             // A plain word for another; a name only dropped; a value only added, in passing.
             (
                 "Define the rule in the registry",
