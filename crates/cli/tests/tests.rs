@@ -400,6 +400,37 @@ fn a_changed_value_is_no_duplicate_and_a_reworded_statement_still_is() {
     assert_eq!(result_ids(&env.recall_json(&["deploys pnpm"])).len(), 2);
 }
 
+/// A short statement about a command, in a store where all its other words are common
+/// (a project's name, "tests", "runs"), is no duplicate of a statement about something else
+/// that holds those words: the command is what it is about. Taken for one, the fact was lost.
+#[test]
+fn a_statement_about_a_command_is_no_duplicate_of_one_without_it() {
+    let env = Env::new();
+    for line in [
+        "Biome runs automated Prettier compatibility comparison tests for its formatter.",
+        "Biome's linter rules live in crates/biome_js_analyze and each has tests.",
+        "Snapshot tests for Biome rules run with insta; accept changes with cargo insta review.",
+        "Biome's formatter tests compare against Prettier output.",
+        "New Biome rules start in the nursery group.",
+        "Run the Biome CLI tests after changing a command.",
+        "Biome's parser tests live next to the grammar.",
+        "Each Biome rule needs documentation with valid and invalid examples.",
+        "Biome runs its benchmarks on CI for every pull request.",
+        "The Biome LSP tests start a real server.",
+    ] {
+        assert!(env.ok(&["remember", line]).starts_with("inserted"));
+    }
+    let out = env.ok(&["remember", "`just test` runs all Biome tests.", "--json"]);
+    assert!(out.contains("\"inserted\""), "{out}");
+    // Said again with the command, it is one.
+    let out = env.ok(&[
+        "remember",
+        "Run all Biome tests with `just test`.",
+        "--json",
+    ]);
+    assert!(out.contains("\"skipped\""), "{out}");
+}
+
 #[test]
 fn an_exact_copy_resolves_to_its_exact_twin() {
     let env = Env::new();

@@ -209,7 +209,9 @@ fn command_changed(old: &str, new: &str) -> Option<bool> {
 /// changed from one to the other (a port, a version, a command, a path), so they are two
 /// states of one fact rather than one statement reworded. A value only added or only dropped
 /// (a version mentioned in passing, a link) changes nothing, nor does a typo fixed in one (a
-/// word of five letters or more with one letter dropped, added, or two swapped).
+/// word of five letters or more with one letter dropped, added, or two swapped); but a code
+/// span only one names, whose first word the other does not hold, where that one does not
+/// hold every word of the other, is what that one is about: no same values.
 ///
 /// ```
 /// use oro_mem_text::same_values;
@@ -220,8 +222,13 @@ fn command_changed(old: &str, new: &str) -> Option<bool> {
 /// // A typo fixed in a value changes no value; a letter for another may (`eslint`, `tslint`).
 /// assert!(same_values("First, try `goftumpt -w .`", "First, try `gofumpt -w .`"));
 /// assert!(!same_values("Lint with `eslint`", "Lint with `tslint`"));
+/// // A command only one names is a mention in passing where that one says all the other
+/// // says; where it does not, and the other does not name it, it is what that one is about.
+/// assert!(same_values("Run the tests with `pytest`", "Run the tests"));
+/// assert!(!same_values("`just test` runs all Biome tests", "Biome runs Prettier comparison tests"));
 /// ```
 pub fn same_values(a: &str, b: &str) -> bool {
+    let (a_text, b_text) = (a, b);
     let (a, b) = (values(a), values(b));
     let stemmer = Stemmer::english();
     // Each of `x` is one of `y`, or one of `y` with a typo fixed (`goftumpt`, `gofumpt`).
@@ -229,7 +236,68 @@ pub fn same_values(a: &str, b: &str) -> bool {
         x.iter()
             .all(|v| y.contains(v) || y.iter().any(|w| is_typo(v, w, true, &stemmer)))
     };
-    within(&a, &b) || within(&b, &a)
+    // A value only one of them names is a mention in passing when that one says all the
+    // other says besides ("ruff is written in Rust (1.63.0) today"); where it does not, the
+    // value is what it is about ("`just test` runs all Biome tests" against "Biome runs
+    // Prettier compatibility tests": the same common words, another statement).
+    match (within(&a, &b), within(&b, &a)) {
+        (true, true) => true,
+        (true, false) => in_passing(b_text, &b, &a, a_text, &stemmer),
+        (false, true) => in_passing(a_text, &a, &b, b_text, &stemmer),
+        (false, false) => false,
+    }
+}
+
+/// True when the values `text` names beside those of `other` (`values`, `other_values`) are
+/// mentions in passing: `text` says all `other` says besides, or each is no code span, or
+/// the other names what it is of (a command's first word: `just` of `just test`).
+fn in_passing(
+    text: &str,
+    values: &BTreeSet<String>,
+    other_values: &BTreeSet<String>,
+    other: &str,
+    stemmer: &Stemmer,
+) -> bool {
+    let stems = |t: &str| -> BTreeSet<String> {
+        tokens(t)
+            .iter()
+            .flat_map(|t| {
+                core(t)
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .map(|w| stemmer.stem(&w.to_lowercase()).into_owned())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let theirs = stems(other);
+    // Code spans only: a number, a link or a hyphenated word has rules of its own (`10` for
+    // "ten", "hard-code" for "hardcode").
+    let head_named = values.difference(other_values).all(|v| {
+        !text.contains(&format!("`{v}"))
+            || v.split(|c: char| !c.is_alphanumeric())
+                .find(|w| !w.is_empty())
+                .is_none_or(|w| theirs.contains(stemmer.stem(&w.to_lowercase()).as_ref()))
+    });
+    head_named || says_besides(text, other, stemmer)
+}
+
+/// True when every content word of `other` is one of `text`'s, in some form ([`same_values`]).
+fn says_besides(text: &str, other: &str, stemmer: &Stemmer) -> bool {
+    let stems = |t: &str| -> BTreeSet<String> {
+        tokens(t)
+            .iter()
+            .filter(|t| is_content(t))
+            .flat_map(|t| {
+                core(t)
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .map(|w| stemmer.stem(&w.to_lowercase()).into_owned())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    stems(other).is_subset(&stems(text))
 }
 
 /// True when `new` is `old` with a value changed and little else: the same statement of a
