@@ -258,19 +258,7 @@ fn in_passing(
     other: &str,
     stemmer: &Stemmer,
 ) -> bool {
-    let stems = |t: &str| -> BTreeSet<String> {
-        tokens(t)
-            .iter()
-            .flat_map(|t| {
-                core(t)
-                    .split(|c: char| !c.is_alphanumeric())
-                    .filter(|w| !w.is_empty())
-                    .map(|w| stemmer.stem(&w.to_lowercase()).into_owned())
-                    .collect::<Vec<_>>()
-            })
-            .collect()
-    };
-    let theirs = stems(other);
+    let theirs = word_stems(other, |_| true, stemmer);
     // Code spans only: a number, a link or a hyphenated word has rules of its own (`10` for
     // "ten", "hard-code" for "hardcode").
     let head_named = values.difference(other_values).all(|v| {
@@ -284,20 +272,23 @@ fn in_passing(
 
 /// True when every content word of `other` is one of `text`'s, in some form ([`same_values`]).
 fn says_besides(text: &str, other: &str, stemmer: &Stemmer) -> bool {
-    let stems = |t: &str| -> BTreeSet<String> {
-        tokens(t)
-            .iter()
-            .filter(|t| is_content(t))
-            .flat_map(|t| {
-                core(t)
-                    .split(|c: char| !c.is_alphanumeric())
-                    .filter(|w| !w.is_empty())
-                    .map(|w| stemmer.stem(&w.to_lowercase()).into_owned())
-                    .collect::<Vec<_>>()
-            })
-            .collect()
-    };
-    stems(other).is_subset(&stems(text))
+    word_stems(other, is_content, stemmer).is_subset(&word_stems(text, is_content, stemmer))
+}
+
+/// The stems of the words of `text`'s tokens that `keep` keeps, a token's alphanumeric parts
+/// each (`just`, `test` of `` `just test` ``).
+fn word_stems(text: &str, keep: impl Fn(&str) -> bool, stemmer: &Stemmer) -> BTreeSet<String> {
+    tokens(text)
+        .into_iter()
+        .filter(|t| keep(t))
+        .flat_map(|t| {
+            core(t)
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(|w| stemmer.stem(&w.to_lowercase()).into_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// True when `new` is `old` with a value changed and little else: the same statement of a
