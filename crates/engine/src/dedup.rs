@@ -115,17 +115,8 @@ fn pair_similarity(
     let avglen = f64::from(docs[0].len + docs[1].len) / 2.0;
     let score = |d: &oro_mem_text::Document| -> f64 {
         keys.iter()
-            .map(|k| {
-                let f = d
-                    .terms
-                    .binary_search_by(|(t, _)| t.as_str().cmp(k))
-                    .map_or(0, |i| d.terms[i].1);
-                if f == 0 {
-                    0.0
-                } else {
-                    Bm25::FTS5.part(1.0, f64::from(f), f64::from(d.len), avglen)
-                }
-            })
+            .filter_map(|k| d.frequency(k))
+            .map(|f| Bm25::FTS5.part(1.0, f64::from(f), f64::from(d.len), avglen))
             .sum()
     };
     let own_score = score(&docs[0]);

@@ -591,8 +591,8 @@ fn own_score(doc: &Document, terms: &[String], lists: &[(&Postings, f64)], avgdl
     let d = f64::from(u32::try_from(doc.len).unwrap_or(0));
     let mut own = 0.0;
     for (term, &(_, idf)) in terms.iter().zip(lists) {
-        if let Ok(i) = doc.terms.binary_search_by(|(t, _)| t.as_str().cmp(term)) {
-            own += part(idf, f64::from(doc.terms[i].1), d, avgdl);
+        if let Some(f) = doc.frequency(term) {
+            own += part(idf, f64::from(f), d, avgdl);
         }
     }
     own

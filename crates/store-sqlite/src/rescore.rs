@@ -81,13 +81,7 @@ pub(crate) fn scores(
         let score = terms
             .iter()
             .zip(&idfs)
-            .filter_map(|(term, &idf)| {
-                let i = doc
-                    .terms
-                    .binary_search_by(|(t, _)| t.as_str().cmp(term))
-                    .ok()?;
-                Some(part(idf, f64::from(doc.terms[i].1), d, avgdl))
-            })
+            .filter_map(|(term, &idf)| Some(part(idf, f64::from(doc.frequency(term)?), d, avgdl)))
             .reduce(|a, b| a + b);
         out.extend(score.map(|score| (*id, score)));
     }

@@ -356,8 +356,7 @@ impl Store {
                 if is_read_only(&e) {
                     read_only_location(&shown, &e)
                 } else {
-                    Error::new(ErrorKind::Storage, format!("{}: {e}", unusable(&shown, &e)))
-                        .with_source(e)
+                    sqlite_error(&unusable(&shown, &e), e)
                 }
             })?;
         // A file this process may not write opens read-only without an error of its own;

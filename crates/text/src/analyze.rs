@@ -60,6 +60,16 @@ pub struct Document {
     pub terms: Vec<(String, i32)>,
 }
 
+impl Document {
+    /// How often `term` occurs, weighed by field (`terms`'), if it does.
+    pub fn frequency(&self, term: &str) -> Option<i32> {
+        self.terms
+            .binary_search_by(|(t, _)| t.as_str().cmp(term))
+            .ok()
+            .map(|i| self.terms[i].1)
+    }
+}
+
 /// The tokenizer of the store, run in memory.
 pub struct Analyzer {
     conn: Connection,

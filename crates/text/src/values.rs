@@ -382,14 +382,8 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         let gone: Vec<Word> = words(&a, old_range.clone());
         let came: Vec<Word> = words(&b, new_range.clone());
         // The function words changed with them ("with `cargo t`" → "quickly").
-        let function = |t: &[&str], r: std::ops::Range<usize>| -> Vec<String> {
-            t[r].iter()
-                .filter(|t| !is_content(t) && t.chars().any(char::is_alphabetic))
-                .map(|t| t.to_lowercase())
-                .collect()
-        };
-        function_dropped.extend(function(&a, old_range.clone()));
-        function_added.extend(function(&b, new_range.clone()));
+        function_dropped.extend(function_words(&a[old_range.clone()]));
+        function_added.extend(function_words(&b[new_range.clone()]));
         if same_words(&gone, &came, &stemmer) {
             continue;
         }
@@ -423,16 +417,7 @@ pub fn changed_value(old: &str, new: &str) -> bool {
             _ => word,
         }
     };
-    let mut i = 0;
-    while i < dropped.len() {
-        let k = key(&dropped[i]);
-        if let Some(j) = added.iter().position(|w| key(w) == k) {
-            dropped.remove(i);
-            added.remove(j);
-        } else {
-            i += 1;
-        }
-    }
+    cancel_common(&mut dropped, &mut added, |d, a| key(d) == key(a));
     let changed = dropped.len() + added.len();
     // A rule reversed: only negations and `always` changed, and with them what the rule says.
     // Decided before the share of words the two have in common, which a short rule cannot
@@ -522,13 +507,7 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     // One word for another in the same place: the words around it the same, function words
     // too ("build Puffin" → "build uv"; not "run with `cargo t`" → "run quickly", a value
     // dropped and the statement saying something else of its subject).
-    function_dropped.retain(|w| match function_added.iter().position(|a| a == w) {
-        Some(j) => {
-            function_added.remove(j);
-            false
-        }
-        None => true,
-    });
+    cancel_common(&mut function_dropped, &mut function_added, |d, a| d == a);
     let in_place = function_dropped.is_empty() && function_added.is_empty();
     let one_for_one =
         dropped.len() == 1 && added.len() == 1 && named(&dropped) + named(&added) > 0 && in_place;
@@ -542,6 +521,29 @@ pub fn changed_value(old: &str, new: &str) -> bool {
             .chain(&added)
             .any(|w| RETIRING.contains(&core(w.text)));
     replaced || one_for_one || flags || list || retired || condensed
+}
+
+/// The function words of `tokens`, lower case ([`changed_value`]).
+fn function_words(tokens: &[&str]) -> Vec<String> {
+    tokens
+        .iter()
+        .filter(|t| !is_content(t) && t.chars().any(char::is_alphabetic))
+        .map(|t| t.to_lowercase())
+        .collect()
+}
+
+/// Takes out of `a` and `b` each element of `a` that `same` pairs with one of `b`, each of
+/// `b` paired once: what is left is what one has and the other has not.
+fn cancel_common<T>(a: &mut Vec<T>, b: &mut Vec<T>, same: impl Fn(&T, &T) -> bool) {
+    let mut i = 0;
+    while i < a.len() {
+        if let Some(j) = b.iter().position(|y| same(&a[i], y)) {
+            a.remove(i);
+            b.remove(j);
+        } else {
+            i += 1;
+        }
+    }
 }
 
 /// The fewest content words a statement condensed around a value replaced keeps of the old
