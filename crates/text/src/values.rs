@@ -568,6 +568,7 @@ pub fn updates(old: &str, new: &str) -> bool {
         || extends(old, new)
         || same_passage(old, new))
         && !says_beside(old, new)
+        && !another_subject_after_a_lead_in(old, new)
 }
 
 /// The fewest content words of a statement [`same_passage`] reads as a passage.
@@ -632,6 +633,55 @@ const REWRITTEN_WORDS: usize = 6;
 /// keep as many of each other's words and name other people and numbers.
 fn rewritten(old: &str, new: &str) -> bool {
     names_code(new) && kept_most(old, new)
+}
+
+/// The subject a clause opens with: its content words before a verb ([`is_verb`]) among its
+/// first few words, lower case; `None` when no verb comes that early (an imperative: "build
+/// one string").
+fn opening_subject(clause: &[&str]) -> Option<Vec<String>> {
+    const SUBJECT_WORDS: usize = 4;
+    let verb = (1..clause.len().min(SUBJECT_WORDS + 1)).find(|&i| is_verb(clause[i]))?;
+    let subject = &clause[..verb];
+    subject
+        .iter()
+        .all(|t| t.chars().any(char::is_alphanumeric))
+        .then(|| {
+            keys(subject)
+                .into_iter()
+                .zip(subject)
+                .filter(|(_, t)| is_content(t))
+                .map(|(k, _)| k)
+                .collect()
+        })
+}
+
+/// True when `old` and `new` open with the same leading clause, word for word up to the
+/// same comma, and go on with two subjects that share no word: two rules for one occasion
+/// ("After a class rename in pydantic-ai, documentation should reference only the new
+/// class"; "…, the test suite must use the new class"), not one rule rewritten. An entry of
+/// a list ([`same_entry`]) is one, whatever it goes on with.
+fn another_subject_after_a_lead_in(old: &str, new: &str) -> bool {
+    let (Some((lead_a, rest_a)), Some((lead_b, rest_b))) =
+        (old.split_once(", "), new.split_once(", "))
+    else {
+        return false;
+    };
+    let (a, b) = (tokens(lead_a), tokens(lead_b));
+    if keys(&a) != keys(&b) || a.iter().filter(|t| is_content(t)).count() < 2 {
+        return false;
+    }
+    match (
+        opening_subject(&tokens(rest_a)),
+        opening_subject(&tokens(rest_b)),
+    ) {
+        (Some(x), Some(y)) => {
+            !x.is_empty()
+                && !y.is_empty()
+                && !x.iter().any(|w| y.contains(w))
+                && !same_entry(old, new)
+        }
+        _ => false,
+    }
 }
 
 /// True when `new` keeps six or more of `old`'s content words in order, and half of the
@@ -1123,8 +1173,10 @@ const AUXILIARIES: &[&str] = &[
 /// another and nothing else changed ("Sentry is used for error tracking" and "Rollbar is
 /// used for error tracking", "Alice owns the billing service" and "Bob owns …"), or one word
 /// of a subject that starts with a determiner replaced and what is said of it changed too
-/// ("The API server listens on port 4000" and "The metrics server listens on port 9100").
-/// A capitalized word that starts a statement may be a name or a verb, so it is read as a
+/// ("The API server listens on port 4000" and "The metrics server listens on port 9100"),
+/// or, after a leading clause both open with word for word, a subject that shares no word
+/// with the other's ("After a release, the changelog must …" and "After a release, docs
+/// should …"). A capitalized word that starts a statement may be a name or a verb, so it is read as a
 /// subject only when a verb follows it: an auxiliary (`is`, `has`, `can`, …) or a word ending
 /// in `s` ("owns", "updates"). Such a pair is no duplicate, however similar (one word of a
 /// few), and no update either: the same words say as often that two things are alike
@@ -1146,9 +1198,18 @@ const AUXILIARIES: &[&str] = &[
 /// assert!(!subject_replaced("Sentry is used for error tracking", "Sentry is used for tracing"));
 /// // One subject, its value changed: an update.
 /// assert!(!subject_replaced("The API server listens on port 4000", "The API server listens on port 9100"));
+/// // One occasion, two subjects; one occasion, one imperative rewritten.
+/// assert!(subject_replaced(
+///     "After a class rename, documentation should reference only the new class.",
+///     "After a class rename, the test suite must use the new class and test the old one's warning.",
+/// ));
+/// assert!(!subject_replaced(
+///     "When an agent needs multiple fields, build one single-line CEL string.",
+///     "When an agent needs multiple fields, write one text value with labels.",
+/// ));
 /// ```
-pub fn subject_replaced(a: &str, b: &str) -> bool {
-    let (a, b) = (tokens(a), tokens(b));
+pub fn subject_replaced(old: &str, new: &str) -> bool {
+    let (a, b) = (tokens(old), tokens(new));
     let (Some((first_a, rest_a)), Some((first_b, rest_b))) = (a.split_first(), b.split_first())
     else {
         return false;
@@ -1173,7 +1234,7 @@ pub fn subject_replaced(a: &str, b: &str) -> bool {
             .iter()
             .any(|r| r.first().is_some_and(|w| is_verb(w)))
         && another_word(first_a, first_b);
-    first_word || another_subject(&a, &b)
+    first_word || another_subject(&a, &b) || another_subject_after_a_lead_in(old, new)
 }
 
 /// A word that says the words before it are a subject: an auxiliary (`is`, `has`, `can`,
@@ -2482,6 +2543,31 @@ mod tests {
         assert!(!subject_replaced(
             "Tests run in Docker",
             "Linting runs in Podman"
+        ));
+    }
+
+    #[test]
+    fn two_subjects_after_one_lead_in_are_no_update() {
+        // agentmem-dev's pydantic-ai:27 and :26: two rules of one file, both true.
+        let docs = "After a class rename in pydantic-ai, documentation should reference only \
+                    the new class.";
+        let tests = "After a class rename in pydantic-ai, the test suite must use the new \
+                     class, plus a new test asserting `pytest.warns(DeprecationWarning, \
+                     match=\"Use `NewClass` instead.\")` when instantiating the old class.";
+        assert!(!updates(docs, tests));
+        assert!(!updates(tests, docs));
+        // The same lead-in, the same subject, its value changed.
+        assert!(updates(
+            "After a release, the changelog must name the version `1.2`.",
+            "After a release, the changelog must name the version `1.3`.",
+        ));
+        // updates-dev's upd-0148: an imperative rewritten after the same lead-in.
+        assert!(updates(
+            "When an agent needs multiple fields, build one single-line CEL string with \
+             labels and separators. Example: `input: \"${'Ticket ID: ' + text(state, \
+             'ticket_id')}\"`.",
+            "When an agent needs multiple fields, write one text value with labels and \
+             separators. Example value: `Ticket ID: ${state.ticket_id}`.",
         ));
     }
 
