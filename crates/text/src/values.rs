@@ -569,6 +569,36 @@ pub fn updates(old: &str, new: &str) -> bool {
         || same_passage(old, new))
         && !says_beside(old, new)
         && !another_subject_after_a_lead_in(old, new)
+        && !replaces_another(old, new)
+}
+
+/// True when `new` names what it is said instead of (`not X`, `instead of X`, `rather than
+/// X`), and each such value shares no part with a value or word of `old`: `new` replaces
+/// something else, and what `old` says holds beside it ("Use `lru_cache` from `_utils`" and
+/// "Use `signature_without_evaluating_annotations` from `_utils` for it, not
+/// `inspect.signature`"). A value of `old` in another form is `old`'s ("Use `npm install`"
+/// and "Use `pnpm install`, not `npm i`").
+fn replaces_another(old: &str, new: &str) -> bool {
+    let parts = |text: &str| -> BTreeSet<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|p| p.len() > 1)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let b = tokens(new);
+    let kb = keys(&b);
+    let instead_of = |i: usize| {
+        let before = |n: usize| i.checked_sub(n).map(|j| kb[j].as_str());
+        matches!(
+            (before(2), before(1)),
+            (_, Some("not")) | (Some("instead"), Some("of")) | (Some("rather"), Some("than"))
+        )
+    };
+    let said = parts(old);
+    let mut replaced = (0..b.len())
+        .filter(|&i| is_value_token(b[i]) && instead_of(i))
+        .peekable();
+    replaced.peek().is_some() && replaced.all(|i| parts(b[i]).is_disjoint(&said))
 }
 
 /// The fewest content words of a statement [`same_passage`] reads as a passage.
@@ -2568,6 +2598,30 @@ mod tests {
              'ticket_id')}\"`.",
             "When an agent needs multiple fields, write one text value with labels and \
              separators. Example value: `Ticket ID: ${state.ticket_id}`.",
+        ));
+    }
+
+    #[test]
+    fn a_value_said_instead_of_another_replaces_that_one() {
+        // anthropic's CLAUDE.md: two helpers of `_utils`, both to use.
+        assert!(!updates(
+            "Use `lru_cache` from `_utils`.",
+            "Use `signature_without_evaluating_annotations` from `_utils` for it, not \
+             `inspect.signature`.",
+        ));
+        // What it is said instead of is the old value, or the old value in another form.
+        assert!(updates(
+            "Use `npm install`",
+            "Use `pnpm install`, not `npm install`"
+        ));
+        assert!(updates("Use `npm install`", "Use `pnpm install`"));
+        assert!(!replaces_another(
+            "Use `npm install`",
+            "Use `pnpm install`, not `npm i`"
+        ));
+        assert!(replaces_another(
+            "Use `npm install`",
+            "Use `pnpm install`, not `yarn`"
         ));
     }
 
