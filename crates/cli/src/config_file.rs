@@ -463,10 +463,12 @@ pub const TEMPLATE: &str = r#"# oro-mem configuration. Every setting is commente
 #enabled = true
 #bm25 = 0.7              # new content scoring > 0.7 of its self-score against a memory is a duplicate
 #cosine = 0.85           # (hybrid) cosine similarity above which content is a duplicate
+#min_cosine = 0.45       # (hybrid) a duplicate by its words is none when the two's cosine is below this
 #updates = true          # a memory that is an older one with values changed supersedes it
 
 [consolidate]
 #merge_bm25 = 0.8              # near-duplicates at or above this are merged
+#merge_min_cosine = 0.45       # ... unless both are embedded by one model and their cosine is below this
 #prune_below_confidence = 0.3  # memories below this confidence ...
 #prune_after_days = 90.0       # ... unused for this long are archived
 

@@ -2780,6 +2780,29 @@ fn embedded(env: &Env) -> i64 {
     .unwrap()
 }
 
+/// In hybrid mode the model has a say in what the words alone call a duplicate: a short
+/// statement all of whose few words a longer one holds, but which says something else
+/// (anthropic's CLAUDE.md says both), is kept; with `dedup.min_cosine = 0` it is lost as
+/// FTS mode loses it. A rewording is still a duplicate.
+#[test]
+fn hybrid_keeps_what_its_words_alone_call_a_duplicate() {
+    for (config, outcome) in [
+        ("mode = \"hybrid\"\n", "inserted"),
+        ("mode = \"hybrid\"\n[dedup]\nmin_cosine = 0.0\n", "skipped"),
+        ("mode = \"fts\"\n", "skipped"),
+    ] {
+        let env = Env::new();
+        std::fs::write(env.dir.path().join(".oro").join("config.toml"), config).unwrap();
+        env.ok(&["remember", "Read and write exact bytes."]);
+        let out = env.ok(&["remember", "Until then, write them.", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["outcome"], outcome, "{config}: {out}");
+        let out = env.ok(&["remember", "Read and write the exact bytes.", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["outcome"], "skipped", "{config}: {out}");
+    }
+}
+
 #[test]
 fn hybrid_finds_the_semantic_match_fts_misses() {
     let env = hybrid_env();

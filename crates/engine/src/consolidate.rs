@@ -15,17 +15,18 @@ use oro_mem_core::{Memory, MemoryId, MemoryWrite, Result, Timestamp};
 /// scores the other at `merge_bm25` or more of its own score, and they say the same thing
 /// ([`is_alike`]), or when one says all the other says and more, word for word
 /// ([`oro_mem_text::holds_the_other`], with the same values and metadata; a lexical
-/// neighbour from a similarity of 0.5). The one kept has the higher confidence (then:
-/// pinned, then older, [`keeps`]) and takes the other in ([`WriteTransaction::fold_into`]). Two that are the
-/// same statement with values changed or the same entry of a list changed
-/// ([`oro_mem_text::updates`], the same metadata;
-/// found among a memory's lexical neighbours from a similarity of 0.5, or its plain words'
-/// neighbours, [`oro_mem_text::plain_words`]) are two states of one
-/// fact, stored apart (before updates were detected on write, or with them turned off): the
-/// one stored earlier is superseded by the later ([`WriteTransaction::supersede`]). Memories
-/// are visited by ascending id; one merged away or superseded is not visited again. Memories
-/// below
-/// `prune_below_confidence`, not pinned, and neither accessed nor created in the last
+/// neighbour from a similarity of 0.5); but not when both are embedded by one model and
+/// their cosine is below `merge_min_cosine` (the same words saying something else; an exact
+/// copy is one whatever its vector). The one kept has the higher confidence (then: pinned,
+/// then older, [`keeps`]) and takes the other in ([`WriteTransaction::fold_into`]). Two that
+/// are the same statement with values changed or the same entry of a list changed
+/// ([`oro_mem_text::updates`], the same metadata; found among a memory's lexical neighbours
+/// from a similarity of 0.5, or its plain words' neighbours, [`oro_mem_text::plain_words`])
+/// are two states of one fact, stored apart (before updates were detected on write, or with
+/// them turned off): the one stored earlier is superseded by the later
+/// ([`WriteTransaction::supersede`]). Memories are visited by ascending id; one merged away
+/// or superseded is not visited again. Memories below `prune_below_confidence`, not pinned,
+/// and neither accessed nor created in the last
 /// `prune_after_days` are archived. The memories after one that left its session lose their
 /// embeddings, which held it. With `dry_run` nothing is written and the report says what
 /// would be.
@@ -105,6 +106,11 @@ fn consolidated(
             let restated = similarity.is_finite()
                 && restates(&m.content, &m.metadata, &o.content, &o.metadata);
             let apart = !restated && (similarity < config.merge_bm25 || !is_alike(m, o));
+            // The same words saying something else, as the model reads them: kept apart,
+            // as the write path keeps them (`dedup.min_cosine`). An exact copy is merged.
+            let apart = apart
+                || (m.content != o.content
+                    && far_in_meaning(tx, m.id, o.id, config.merge_min_cosine)?);
             if apart || oro_mem_text::extends(&old.content, &new.content) {
                 if old.metadata == new.metadata && oro_mem_text::updates(&old.content, &new.content)
                 {
@@ -200,6 +206,23 @@ fn same_statement(
         && !oro_mem_text::says_changed(b, a)
         && !oro_mem_text::says_beside(a, b)
         && !oro_mem_text::subject_replaced(a, b)
+}
+
+/// True when memories `a` and `b` are both embedded by one model and their cosine is below
+/// `floor` (never at 0).
+fn far_in_meaning(
+    tx: &mut dyn WriteTransaction,
+    a: MemoryId,
+    b: MemoryId,
+    floor: f64,
+) -> Result<bool> {
+    if floor <= 0.0 {
+        return Ok(false);
+    }
+    let Some(e) = tx.embedding_of(a)? else {
+        return Ok(false);
+    };
+    Ok(tx.cosine_with(b, &e)?.is_some_and(|c| c < floor))
 }
 
 /// Whether `a` is kept over `b` when they are merged: the higher confidence, then the pinned

@@ -139,9 +139,11 @@ fn pair_similarity(
 /// lexical neighbour that holds the memory word for word with a clause added, or that it
 /// holds so ([`oro_mem_text::holds_the_other`]), with the same values and metadata, is a
 /// duplicate however similar, unless the memory extends it ([`oro_mem_text::extends`]: a
-/// clause that names a new value or makes an exception), which is an update. The lexical
-/// check comes first; of each check's matches, the most similar that says the same thing is
-/// the duplicate. A duplicate more confident than the memory it repeats raises that
+/// clause that names a new value or makes an exception), which is an update. A lexical
+/// match, not an exact copy, whose embedding (by the memory's model) has a cosine with the
+/// memory's below `dedup.min_cosine` is none: the same words, saying something else. The lexical check
+/// comes first; of each check's matches, the most similar that says the same thing is the
+/// duplicate. A duplicate more confident than the memory it repeats raises that
 /// memory's confidence to its own (merged); any other is skipped.
 ///
 /// A memory that names the memories it supersedes ([`NewMemory::supersedes`]) is their newer
@@ -342,6 +344,21 @@ fn write_superseding(
     })
 }
 
+/// True when `meaning` (a new memory's embedding, and `dedup.min_cosine`) says that memory
+/// `other` means something else: both embedded by one model, their cosine below the floor.
+/// Not asked of an exact copy, which is its twin's duplicate whatever the session it was
+/// embedded with.
+fn says_otherwise(
+    tx: &mut dyn WriteTransaction,
+    other: MemoryId,
+    meaning: Option<(&Embedding, f64)>,
+) -> Result<bool> {
+    let Some((e, floor)) = meaning.filter(|&(_, floor)| floor > 0.0) else {
+        return Ok(false);
+    };
+    Ok(tx.cosine_with(other, e)?.is_some_and(|c| c < floor))
+}
+
 /// Writes `m` (with its embedding `e`) unless it duplicates an active memory of its
 /// namespace. It is written first, provisionally, so that the lexical check scores it as the
 /// index will once it is kept, then kept or taken back.
@@ -361,10 +378,11 @@ fn write_checked(
         dedup.bm25
     };
     let hits = lexical_neighbours(tx, size, id, &m.content, &m.namespace, floor)?;
-    let mut best = first_alike(tx, m, &hits, dedup.bm25, true)?;
+    let meaning = e.map(|e| (e, dedup.min_cosine));
+    let mut best = first_alike(tx, m, &hits, dedup.bm25, true, meaning)?;
     if let (None, Some(e)) = (&best, e) {
         let near = tx.similar_by_vector(id, &m.namespace, e)?;
-        best = first_alike(tx, m, &near, dedup.cosine, false)?;
+        best = first_alike(tx, m, &near, dedup.cosine, false, None)?;
     }
     let Some((existing, similarity)) = best else {
         if updates {
@@ -476,6 +494,7 @@ fn first_alike(
     hits: &[(MemoryId, f64)],
     above: f64,
     whole: bool,
+    meaning: Option<(&Embedding, f64)>,
 ) -> Result<Option<(Memory, f64)>> {
     let mut first = None;
     for &(other, similarity) in hits {
@@ -494,6 +513,9 @@ fn first_alike(
         }
         if o.content == m.content {
             return Ok(Some((o, similarity)));
+        }
+        if says_otherwise(tx, other, meaning)? {
+            continue;
         }
         first.get_or_insert((o, similarity));
     }

@@ -2186,6 +2186,83 @@ fn cosine_duplicates_are_caught(s: &mut dyn MemoryStore) {
     );
 }
 
+/// A lexical duplicate whose embedding (by the same model) is far from the new memory's is
+/// none (`dedup.min_cosine`); near, or by another model, or with the floor at 0, it is one,
+/// and an exact copy always is.
+fn a_lexical_duplicate_far_in_meaning_is_none(s: &mut dyn MemoryStore) {
+    let text = "Run the database migrations before the tests in CI";
+    let first = remember_embedded(&mut *s, vec![embedded(text, "m1", unit(1.0, 0.0))], &off())
+        .expect("remember_embedded")[0]
+        .id();
+    let write = |s: &mut dyn MemoryStore, text: &str, model: &str, vector: Vec<f32>, floor| {
+        let dedup = DedupConfig {
+            min_cosine: floor,
+            ..DedupConfig::default()
+        };
+        remember_embedded(&mut *s, vec![embedded(text, model, vector)], &dedup)
+            .expect("remember_embedded")
+            .remove(0)
+    };
+    let reworded = "Run the database migrations before tests in CI";
+    let skipped = |o: &WriteOutcome| matches!(o, WriteOutcome::Skipped { duplicate_of, .. } if *duplicate_of == first);
+    // cos 0.95; by another model (not compared); with the floor at 0; an exact copy.
+    assert!(skipped(&write(s, reworded, "m1", unit(1.0, 0.3), 0.45)));
+    assert!(skipped(&write(s, reworded, "m2", unit(1.0, 3.0), 0.45)));
+    assert!(skipped(&write(s, reworded, "m1", unit(1.0, 3.0), 0.0)));
+    assert!(skipped(&write(s, text, "m1", unit(1.0, 3.0), 0.45)));
+    // cos 0.32: the words say the same, the vectors do not.
+    let far = write(s, reworded, "m1", unit(1.0, 3.0), 0.45);
+    assert!(matches!(far, WriteOutcome::Inserted { .. }), "{far:?}");
+}
+
+/// `consolidate` keeps apart what the write path keeps apart: two lexical duplicates whose
+/// embeddings (by one model) are far apart are not merged, unless `merge_min_cosine` is 0;
+/// near, they are.
+fn consolidate_keeps_apart_the_same_words_far_in_meaning(s: &mut dyn MemoryStore) {
+    let texts = [
+        "Run the database migrations before the tests in CI",
+        "Run the database migrations before tests in CI",
+    ];
+    let stored = |s: &mut dyn MemoryStore, namespace: &str, second: Vec<f32>| -> Vec<MemoryId> {
+        let batch = texts
+            .iter()
+            .zip([unit(1.0, 0.0), second])
+            .map(|(text, vector)| {
+                let (m, e) = embedded(text, "m1", vector);
+                (m.namespace(namespace), e)
+            })
+            .collect();
+        remember_embedded(&mut *s, batch, &off())
+            .expect("remember_embedded")
+            .iter()
+            .map(WriteOutcome::id)
+            .collect()
+    };
+    let far = stored(&mut *s, "far", unit(1.0, 3.0));
+    let near = stored(&mut *s, "near", unit(1.0, 0.3));
+    let now = Timestamp::now();
+    // The pairs merged, each as (lower id, higher id).
+    let merged = |r: &ConsolidateReport| -> Vec<(MemoryId, MemoryId)> {
+        r.merged
+            .iter()
+            .map(|m| (m.0.min(m.1), m.0.max(m.1)))
+            .collect()
+    };
+    let config = ConsolidateConfig::default();
+    let report = consolidate(&mut *s, &config, now, true).expect("consolidate");
+    assert_eq!(merged(&report), [(near[0], near[1])], "{report:?}");
+    let words_alone = ConsolidateConfig {
+        merge_min_cosine: 0.0,
+        ..config
+    };
+    let report = consolidate(&mut *s, &words_alone, now, true).expect("consolidate");
+    assert_eq!(
+        merged(&report),
+        [(far[0], far[1]), (near[0], near[1])],
+        "{report:?}"
+    );
+}
+
 fn a_bad_embedding_writes_nothing(s: &mut dyn MemoryStore) {
     let bad = remember_embedded(
         &mut *s,
@@ -2259,11 +2336,19 @@ type StoreCheck = fn(&mut dyn MemoryStore);
 #[test]
 fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
     let mut server = TestServer::get();
-    let checks: [(&str, StoreCheck); 12] = [
+    let checks: [(&str, StoreCheck); 14] = [
         ("invalid batches", invalid_batches_write_nothing),
         ("a bad embedding", a_bad_embedding_writes_nothing),
         ("lexical duplicates", duplicates_are_merged_or_skipped),
         ("cosine duplicates", cosine_duplicates_are_caught),
+        (
+            "a lexical duplicate far in meaning",
+            a_lexical_duplicate_far_in_meaning_is_none,
+        ),
+        (
+            "consolidate and meaning",
+            consolidate_keeps_apart_the_same_words_far_in_meaning,
+        ),
         ("updates", a_newer_version_supersedes_the_memories_it_names),
         ("version links", versions_from_elsewhere_link_older_to_newer),
         (

@@ -646,6 +646,62 @@ pub(crate) fn similar_vectors(
     Ok(found)
 }
 
+/// Memory `id`'s embedding and its model: one this transaction `added`, else the stored one.
+pub(crate) fn embedding_of(
+    conn: &Connection,
+    id: MemoryId,
+    added: &[Added],
+) -> Result<Option<Embedding>> {
+    if let Some(a) = added.iter().rev().find(|a| a.id == id) {
+        return Ok(Some(Embedding {
+            model: a.model.clone(),
+            vector: a.vector.clone(),
+        }));
+    }
+    let row = conn
+        .query_row(
+            "SELECT embedding, embedding_dim, embedding_model FROM memories \
+             WHERE id = ?1 AND embedding IS NOT NULL AND embedding_model IS NOT NULL",
+            params![id],
+            |r| {
+                Ok((
+                    r.get::<_, Vec<u8>>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            },
+        )
+        .optional()
+        .context("cannot read embedding")?;
+    Ok(row.and_then(|(blob, dim, model)| {
+        let vector = vectors::from_blob(&blob, usize::try_from(dim).ok()?)?;
+        Some(Embedding { model, vector })
+    }))
+}
+
+/// The exact cosine between `v` and memory `other`'s embedding by `model` (of `v`'s
+/// dimension): one this transaction `added`, else the stored one.
+pub(crate) fn cosine_with(
+    conn: &Connection,
+    other: MemoryId,
+    model: &str,
+    v: &[f32],
+    added: &[Added],
+) -> Result<Option<f64>> {
+    if let Some(a) = added.iter().rev().find(|a| a.id == other) {
+        let same = a.model == model && a.vector.len() == v.len();
+        return Ok(same.then(|| f64::from(dot_f32(v, &a.vector))));
+    }
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT embedding, embedding_dim FROM memories WHERE id = ?1 AND embedding_model = ?2",
+        )
+        .context("cannot read embedding")?;
+    Ok(embedding_row(&mut stmt, params![other, model])?
+        .filter(|e| e.len() == v.len())
+        .map(|e| f64::from(dot_f32(v, &e))))
+}
+
 /// Folds `drop` into `keep` and marks `drop` merged into it, kept (consolidation).
 pub(crate) fn fold_into(conn: &Connection, keep: MemoryId, drop: &Memory) -> Result<()> {
     let tags =

@@ -332,10 +332,22 @@ pub const KEYS: &[Key] = &[
         |c, v| c.dedup.cosine = v,
     ),
     number(
+        "dedup.min_cosine",
+        Domain::Unit,
+        |c| c.dedup.min_cosine,
+        |c, v| c.dedup.min_cosine = v,
+    ),
+    number(
         "consolidate.merge_bm25",
         Domain::Unit,
         |c| c.consolidate.merge_bm25,
         |c, v| c.consolidate.merge_bm25 = v,
+    ),
+    number(
+        "consolidate.merge_min_cosine",
+        Domain::Unit,
+        |c| c.consolidate.merge_min_cosine,
+        |c, v| c.consolidate.merge_min_cosine = v,
     ),
     number(
         "consolidate.prune_below_confidence",

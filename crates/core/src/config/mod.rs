@@ -774,6 +774,11 @@ pub struct DedupConfig {
     pub bm25: f64,
     /// Cosine similarity above which new content is a duplicate (hybrid).
     pub cosine: f64,
+    /// A memory its words make a duplicate of another is none when the cosine of the two
+    /// (both embedded by one model) is below this: the words are the same, what they say is
+    /// not ("The `model` you are using" and "The library enables structured LLM outputs
+    /// using Pydantic models …"). Hybrid; 0 turns it off.
+    pub min_cosine: f64,
     /// With the check on, a new memory that is an active one of its namespace with values
     /// changed supersedes it (an update).
     pub updates: bool,
@@ -785,6 +790,7 @@ impl Default for DedupConfig {
             enabled: true,
             bm25: 0.7,
             cosine: 0.85,
+            min_cosine: 0.45,
             updates: true,
         }
     }
@@ -796,6 +802,10 @@ impl Default for DedupConfig {
 pub struct ConsolidateConfig {
     /// Normalized BM25 above which two memories are merged.
     pub merge_bm25: f64,
+    /// Two memories embedded by one model whose cosine is below this are not merged, however
+    /// alike their words (as `dedup.min_cosine` keeps them apart on write); 0: the words
+    /// alone decide.
+    pub merge_min_cosine: f64,
     /// Memories below this confidence ...
     pub prune_below_confidence: f64,
     /// ... and not accessed (or created) for this many days are archived. Pinned ones never.
@@ -806,6 +816,7 @@ impl Default for ConsolidateConfig {
     fn default() -> ConsolidateConfig {
         ConsolidateConfig {
             merge_bm25: 0.8,
+            merge_min_cosine: 0.45,
             prune_below_confidence: 0.3,
             prune_after_days: 90.0,
         }
