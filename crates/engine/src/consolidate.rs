@@ -222,7 +222,7 @@ fn far_in_meaning(
     let Some(e) = tx.embedding_of(a)? else {
         return Ok(false);
     };
-    Ok(tx.cosine_with(b, &e)?.is_some_and(|c| c < floor))
+    Ok(crate::dedup::cosine_with(tx, b, &e)?.is_some_and(|c| c < floor))
 }
 
 /// Whether `a` is kept over `b` when they are merged: the higher confidence, then the pinned

@@ -141,9 +141,9 @@ fn pair_similarity(
 /// duplicate however similar, unless the memory extends it ([`oro_mem_text::extends`]: a
 /// clause that names a new value or makes an exception), which is an update. A lexical
 /// match, not an exact copy, whose embedding (by the memory's model) has a cosine with the
-/// memory's below `dedup.min_cosine` is none: the same words, saying something else. The lexical check
-/// comes first; of each check's matches, the most similar that says the same thing is the
-/// duplicate. A duplicate more confident than the memory it repeats raises that
+/// memory's below `dedup.min_cosine` is none: the same words, saying something else. The
+/// lexical check comes first; of each check's matches, the most similar that says the same
+/// thing is the duplicate. A duplicate more confident than the memory it repeats raises that
 /// memory's confidence to its own (merged); any other is skipped.
 ///
 /// A memory that names the memories it supersedes ([`NewMemory::supersedes`]) is their newer
@@ -356,7 +356,20 @@ fn says_otherwise(
     let Some((e, floor)) = meaning.filter(|&(_, floor)| floor > 0.0) else {
         return Ok(false);
     };
-    Ok(tx.cosine_with(other, e)?.is_some_and(|c| c < floor))
+    Ok(cosine_with(tx, other, e)?.is_some_and(|c| c < floor))
+}
+
+/// The cosine between `embedding` and memory `other`'s embedding when the same model made
+/// both (of one dimension); `None` when it has none by that model.
+pub(crate) fn cosine_with(
+    tx: &mut dyn WriteTransaction,
+    other: MemoryId,
+    embedding: &Embedding,
+) -> Result<Option<f64>> {
+    Ok(tx
+        .embedding_of(other)?
+        .filter(|o| o.model == embedding.model && o.vector.len() == embedding.vector.len())
+        .map(|o| f64::from(oro_mem_core::store::dot(&o.vector, &embedding.vector))))
 }
 
 /// Writes `m` (with its embedding `e`) unless it duplicates an active memory of its

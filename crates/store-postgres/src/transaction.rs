@@ -7,7 +7,7 @@ use oro_mem_core::{Error, Memory, MemoryId, NewMemory, Result, Timestamp};
 use oro_mem_text::Analyzer;
 use postgres::Transaction;
 
-use crate::search::{dot, model_id, nearest};
+use crate::search::nearest;
 use crate::sql::Params;
 use crate::store::{begin_writing, memory_from_row, Context, Store, MEMORY_COLUMNS};
 use crate::write::{
@@ -217,23 +217,6 @@ impl WriteTransaction for Writing<'_, '_> {
                 vector: v.to_vec(),
             }
         }))
-    }
-
-    fn cosine_with(&mut self, other: MemoryId, embedding: &Embedding) -> Result<Option<f64>> {
-        let Some(model) = model_id(self.tx, &embedding.model, embedding.vector.len())? else {
-            return Ok(None);
-        };
-        let row = self
-            .tx
-            .query_opt(
-                "SELECT embedding FROM memories WHERE id = $1 AND embedding_model_id = $2",
-                &[&other, &model],
-            )
-            .context("cannot read embedding")?;
-        Ok(row
-            .and_then(|r| r.get::<_, Option<Vector>>(0))
-            .filter(|v| v.as_slice().len() == embedding.vector.len())
-            .map(|v| dot(&embedding.vector, v.as_slice())))
     }
 
     fn set_confidence(&mut self, id: MemoryId, confidence: f64, now: Timestamp) -> Result<()> {

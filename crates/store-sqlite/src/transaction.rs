@@ -12,8 +12,8 @@ use crate::row::{memory_from_row, MEMORY_COLUMNS};
 use crate::similar::{similar, Probe, TermCounts};
 use crate::store::{SqlContext, Store};
 use crate::write::{
-    cosine_with, embedding_of, fold_into, index_added, insert, next_active, similar_vectors,
-    store_embedding, unembed, Added, Json, Place,
+    embedding_of, fold_into, index_added, insert, next_active, similar_vectors, store_embedding,
+    unembed, Added, Json, Place,
 };
 
 /// A memory this transaction wrote: where it stands in its session, for the embeddings it
@@ -360,16 +360,6 @@ impl WriteTransaction for Writing<'_> {
 
     fn embedding_of(&mut self, id: MemoryId) -> Result<Option<Embedding>> {
         embedding_of(self.conn, id, &self.added)
-    }
-
-    fn cosine_with(&mut self, other: MemoryId, embedding: &Embedding) -> Result<Option<f64>> {
-        cosine_with(
-            self.conn,
-            other,
-            &embedding.model,
-            &embedding.vector,
-            &self.added,
-        )
     }
 
     fn set_confidence(&mut self, id: MemoryId, confidence: f64, now: Timestamp) -> Result<()> {

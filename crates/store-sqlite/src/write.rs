@@ -679,29 +679,6 @@ pub(crate) fn embedding_of(
     }))
 }
 
-/// The exact cosine between `v` and memory `other`'s embedding by `model` (of `v`'s
-/// dimension): one this transaction `added`, else the stored one.
-pub(crate) fn cosine_with(
-    conn: &Connection,
-    other: MemoryId,
-    model: &str,
-    v: &[f32],
-    added: &[Added],
-) -> Result<Option<f64>> {
-    if let Some(a) = added.iter().rev().find(|a| a.id == other) {
-        let same = a.model == model && a.vector.len() == v.len();
-        return Ok(same.then(|| f64::from(dot_f32(v, &a.vector))));
-    }
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT embedding, embedding_dim FROM memories WHERE id = ?1 AND embedding_model = ?2",
-        )
-        .context("cannot read embedding")?;
-    Ok(embedding_row(&mut stmt, params![other, model])?
-        .filter(|e| e.len() == v.len())
-        .map(|e| f64::from(dot_f32(v, &e))))
-}
-
 /// Folds `drop` into `keep` and marks `drop` merged into it, kept (consolidation).
 pub(crate) fn fold_into(conn: &Connection, keep: MemoryId, drop: &Memory) -> Result<()> {
     let tags =

@@ -91,14 +91,9 @@ pub trait WriteTransaction {
         embedding: &Embedding,
     ) -> Result<Vec<(MemoryId, f64)>>;
 
-    /// Memory `id`'s embedding and the model that made it; `None` when it has none. A memory
-    /// this transaction wrote counts.
+    /// Memory `id`'s embedding and the model that made it, whatever its status; `None` when
+    /// it has none. A memory this transaction wrote counts.
     fn embedding_of(&mut self, id: MemoryId) -> Result<Option<Embedding>>;
-
-    /// The exact cosine between `embedding` and memory `other`'s embedding by the same model
-    /// and of the same dimension, whatever its status; `None` when it has none (not embedded
-    /// yet, or by another model). A memory this transaction wrote counts.
-    fn cosine_with(&mut self, other: MemoryId, embedding: &Embedding) -> Result<Option<f64>>;
 
     /// Sets memory `id`'s confidence to `confidence`, as of `now`.
     fn set_confidence(&mut self, id: MemoryId, confidence: f64, now: Timestamp) -> Result<()>;
