@@ -598,7 +598,8 @@ fn remember(ctx: &mut Ctx, a: &args::RememberArgs, io: &mut Io<'_>) -> Result<()
         .outcomes
         .remove(0);
     if a.json {
-        writeln!(io.out, "{}", serde_json::to_string(&outcome)?)?;
+        let v = outcome_json(&outcome, &ctx.store)?;
+        writeln!(io.out, "{}", serde_json::to_string(&v)?)?;
     } else {
         writeln!(io.out, "{}", describe(&outcome, Some(&ctx.store))?)?;
     }
@@ -611,6 +612,33 @@ fn remember(ctx: &mut Ctx, a: &args::RememberArgs, io: &mut Io<'_>) -> Result<()
         return Err(Exit(EXIT_DUPLICATE).into());
     }
     Ok(())
+}
+
+/// `outcome` as `remember --json` prints it, with the text of what a memory not stored as new
+/// was taken for, as MCP's `memory_remember` answers: `existing` (the memory it duplicates or
+/// was merged into), or `superseded` (each memory it superseded, `{id, content}`).
+fn outcome_json(
+    outcome: &WriteOutcome,
+    store: &dyn oro_mem_core::store::MemoryRead,
+) -> Result<serde_json::Value> {
+    let mut v = serde_json::to_value(outcome)?;
+    match outcome {
+        WriteOutcome::Inserted { .. } => {}
+        WriteOutcome::Skipped {
+            duplicate_of: id, ..
+        }
+        | WriteOutcome::Merged { into: id, .. } => {
+            v["existing"] = store.get(*id)?.content.into();
+        }
+        WriteOutcome::Updated { supersedes, .. } => {
+            let superseded = supersedes
+                .iter()
+                .map(|&id| Ok(serde_json::json!({"id": id, "content": store.get(id)?.content})))
+                .collect::<Result<Vec<_>>>()?;
+            v["superseded"] = superseded.into();
+        }
+    }
+    Ok(v)
 }
 
 /// What a write did, in a line. With the `store` written to, also what a memory not stored

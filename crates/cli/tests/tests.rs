@@ -449,6 +449,11 @@ fn an_exact_copy_resolves_to_its_exact_twin() {
     let outcome: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(outcome["outcome"], "skipped", "{out}");
     assert_eq!(outcome["duplicate_of"], 1, "{out}");
+    // What it was taken for, as MCP's `memory_remember` says it.
+    assert_eq!(
+        outcome["existing"], "ruff --fix must run before pyright",
+        "{out}"
+    );
     let out = env.ok(&[
         "remember",
         "ruff --fix has to run before pyright runs",
@@ -2336,7 +2341,12 @@ fn a_newer_version_supersedes_the_old_one_which_is_kept_and_restorable() {
     .unwrap();
     assert_eq!(
         v,
-        serde_json::json!({"outcome": "updated", "id": 2, "supersedes": [1]})
+        serde_json::json!({
+            "outcome": "updated",
+            "id": 2,
+            "supersedes": [1],
+            "superseded": [{"id": 1, "content": "The staging API runs on port 8080"}],
+        })
     );
     assert_eq!(
         env.ok(&[
