@@ -1206,9 +1206,9 @@ const AUXILIARIES: &[&str] = &[
 /// ("The API server listens on port 4000" and "The metrics server listens on port 9100"),
 /// or, after a leading clause both open with word for word, a subject that shares no word
 /// with the other's ("After a release, the changelog must …" and "After a release, docs
-/// should …"). A capitalized word that starts a statement may be a name or a verb, so it is read as a
-/// subject only when a verb follows it: an auxiliary (`is`, `has`, `can`, …) or a word ending
-/// in `s` ("owns", "updates"). Such a pair is no duplicate, however similar (one word of a
+/// should …"). A capitalized word that starts a statement may be a name or a verb, so it is
+/// read as a subject only when a verb follows it: an auxiliary (`is`, `has`, `can`, …) or a
+/// word ending in `s` ("owns", "updates"). Such a pair is no duplicate, however similar (one word of a
 /// few), and no update either: the same words say as often that two things are alike
 /// ("Linux is supported", "Windows is supported"), and two subjects each have their value
 /// (the API's port, the metrics server's). A typo fixed, another form of the word, a negation
