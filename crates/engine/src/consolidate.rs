@@ -209,7 +209,8 @@ fn same_statement(
 }
 
 /// True when memories `a` and `b` are both embedded by one model and their cosine is below
-/// `floor` (never at 0).
+/// `floor` (never at 0): [`says_otherwise`](crate::dedup::says_otherwise) with `a`'s
+/// embedding.
 fn far_in_meaning(
     tx: &mut dyn WriteTransaction,
     a: MemoryId,
@@ -219,10 +220,8 @@ fn far_in_meaning(
     if floor <= 0.0 {
         return Ok(false);
     }
-    let Some(e) = tx.embedding_of(a)? else {
-        return Ok(false);
-    };
-    Ok(crate::dedup::cosine_with(tx, b, &e)?.is_some_and(|c| c < floor))
+    let e = tx.embedding_of(a)?;
+    crate::dedup::says_otherwise(tx, b, e.as_ref().map(|e| (e, floor)))
 }
 
 /// Whether `a` is kept over `b` when they are merged: the higher confidence, then the pinned

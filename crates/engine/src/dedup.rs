@@ -344,11 +344,12 @@ fn write_superseding(
     })
 }
 
-/// True when `meaning` (a new memory's embedding, and `dedup.min_cosine`) says that memory
-/// `other` means something else: both embedded by one model, their cosine below the floor.
-/// Not asked of an exact copy, which is its twin's duplicate whatever the session it was
-/// embedded with.
-fn says_otherwise(
+/// True when `meaning` (a memory's embedding, and the floor: `dedup.min_cosine` or
+/// `consolidate.merge_min_cosine`) says that memory `other` means something else: both
+/// embedded by one model (of one dimension), their cosine below the floor; never with a
+/// floor of 0. Not asked of an exact copy, which is its twin's duplicate whatever the
+/// session it was embedded with.
+pub(crate) fn says_otherwise(
     tx: &mut dyn WriteTransaction,
     other: MemoryId,
     meaning: Option<(&Embedding, f64)>,
@@ -356,20 +357,10 @@ fn says_otherwise(
     let Some((e, floor)) = meaning.filter(|&(_, floor)| floor > 0.0) else {
         return Ok(false);
     };
-    Ok(cosine_with(tx, other, e)?.is_some_and(|c| c < floor))
-}
-
-/// The cosine between `embedding` and memory `other`'s embedding when the same model made
-/// both (of one dimension); `None` when it has none by that model.
-pub(crate) fn cosine_with(
-    tx: &mut dyn WriteTransaction,
-    other: MemoryId,
-    embedding: &Embedding,
-) -> Result<Option<f64>> {
     Ok(tx
         .embedding_of(other)?
-        .filter(|o| o.model == embedding.model && o.vector.len() == embedding.vector.len())
-        .map(|o| f64::from(oro_mem_core::store::dot(&o.vector, &embedding.vector))))
+        .filter(|o| o.model == e.model && o.vector.len() == e.vector.len())
+        .is_some_and(|o| f64::from(oro_mem_core::store::dot(&o.vector, &e.vector)) < floor))
 }
 
 /// Writes `m` (with its embedding `e`) unless it duplicates an active memory of its

@@ -594,11 +594,14 @@ fn replaces_another(old: &str, new: &str) -> bool {
             (_, Some("not")) | (Some("instead"), Some("of")) | (Some("rather"), Some("than"))
         )
     };
-    let said = parts(old);
-    let mut replaced = (0..b.len())
+    let replaced: Vec<usize> = (0..b.len())
         .filter(|&i| is_value_token(b[i]) && instead_of(i))
-        .peekable();
-    replaced.peek().is_some() && replaced.all(|i| parts(b[i]).is_disjoint(&said))
+        .collect();
+    if replaced.is_empty() {
+        return false;
+    }
+    let said = parts(old);
+    replaced.iter().all(|&i| parts(b[i]).is_disjoint(&said))
 }
 
 /// The fewest content words of a statement [`same_passage`] reads as a passage.
