@@ -577,13 +577,24 @@ pub fn updates(old: &str, new: &str) -> bool {
 /// something else, and what `old` says holds beside it ("Use `lru_cache` from `_utils`" and
 /// "Use `signature_without_evaluating_annotations` from `_utils` for it, not
 /// `inspect.signature`"). A value of `old` in another form is `old`'s ("Use `npm install`"
-/// and "Use `pnpm install`, not `npm i`").
+/// and "Use `pnpm install`, not `npm i`"), and so is a value of one character ("Deploys use
+/// pnpm 10, not 9" for "Deploys use pnpm 9").
 fn replaces_another(old: &str, new: &str) -> bool {
-    let parts = |text: &str| -> BTreeSet<String> {
+    // The parts of a text two characters long or more; a value with none (`9`, `-v`) is
+    // its parts of one character.
+    let parts = |text: &str, shortest: usize| -> BTreeSet<String> {
         text.split(|c: char| !c.is_alphanumeric())
-            .filter(|p| p.len() > 1)
+            .filter(|p| p.chars().count() >= shortest)
             .map(str::to_lowercase)
             .collect()
+    };
+    let value_parts = |value: &str| {
+        let long = parts(value, 2);
+        if long.is_empty() {
+            parts(value, 1)
+        } else {
+            long
+        }
     };
     let b = tokens(new);
     let kb = keys(&b);
@@ -600,8 +611,10 @@ fn replaces_another(old: &str, new: &str) -> bool {
     if replaced.is_empty() {
         return false;
     }
-    let said = parts(old);
-    replaced.iter().all(|&i| parts(b[i]).is_disjoint(&said))
+    let said = parts(old, 1);
+    replaced
+        .iter()
+        .all(|&i| value_parts(b[i]).is_disjoint(&said))
 }
 
 /// The fewest content words of a statement [`same_passage`] reads as a passage.
@@ -936,6 +949,50 @@ const CHANGE_WORDS: &[&str] = &[
     "upgraded",
 ];
 
+/// The most words [`replacing_words`] reads as what replaces another.
+const REPLACING_WORDS: usize = 3;
+
+/// The positions in `tokens` (their keys `keys`) of the words said in place of another: the
+/// content words, up to three, right before `instead of`, `rather than` or `, not` ("use
+/// **ruff format** instead of black", "**vite**, not webpack"), or right after the `to` of
+/// `from … to` ("from yarn to **pnpm**"). A function word, a word that leads to a tool
+/// (`use`, `with`: [`TOOL_PLACES`]) or punctuation ends them.
+fn replacing_words(tokens: &[&str], keys: &[String]) -> BTreeSet<usize> {
+    let key = |i: usize| keys.get(i).map(String::as_str);
+    let word = |i: usize| {
+        is_content(tokens[i]) && core(tokens[i]) == tokens[i] && !listed(TOOL_PLACES, tokens[i])
+    };
+    let mut out = BTreeSet::new();
+    for i in 0..keys.len() {
+        let ends_before = match (key(i), key(i + 1)) {
+            (Some("instead"), Some("of")) | (Some("rather"), Some("than")) => Some(i),
+            (Some(","), Some("not")) => Some(i),
+            _ => None,
+        };
+        if let Some(end) = ends_before {
+            out.extend(
+                (0..end)
+                    .rev()
+                    .take_while(|&j| word(j))
+                    .take(REPLACING_WORDS),
+            );
+        }
+        if key(i) == Some("from") {
+            // "from Y to X": Y of a few words, then what replaces it.
+            if let Some(to) =
+                (i + 2..(i + 2 + REPLACING_WORDS).min(keys.len())).find(|&j| key(j) == Some("to"))
+            {
+                out.extend(
+                    (to + 1..keys.len())
+                        .take_while(|&j| word(j))
+                        .take(REPLACING_WORDS),
+                );
+            }
+        }
+    }
+    out
+}
+
 /// The word `keys[i]` is named as what was replaced: after `from`, `not`, `instead of`,
 /// `rather than` ("switched from **Jest** to Vitest", "`config.toml`, not **`config.yaml`**").
 fn named_as_replaced(keys: &[String], i: usize) -> bool {
@@ -1007,13 +1064,16 @@ pub fn says_changed(old: &str, new: &str) -> bool {
     if retires(&ka, &b, &kb) && kept_most(old, new) {
         return true;
     }
+    // The words `new` says in place of the one it replaces ("**vite** instead of webpack",
+    // "from yarn to **pnpm**") name what they say, as that one does, in lower case too.
+    let replacing = replacing_words(&b, &kb);
     let named = |t: &[&str], i: usize| kind(t, i) != Kind::Plain;
     // A value or a name of `old`'s (not named as replaced there too) that `new` names as
-    // replaced.
+    // replaced; any word of `old`'s, when `new` says what replaces it.
     let named_replaced = (0..b.len()).any(|i| {
         named_as_replaced(&kb, i)
             && is_content(b[i])
-            && named(&b, i)
+            && (named(&b, i) || !replacing.is_empty())
             && (0..a.len()).any(|j| ka[j] == kb[i] && !named_as_replaced(&ka, j))
     });
     // A word that says a change, which `old` did not say ("instead of" and "rather than"
@@ -1061,7 +1121,13 @@ pub fn says_changed(old: &str, new: &str) -> bool {
     let shared = new_words.len() > new_only.len() || named_replaced;
     // Values and names for it alone, or one word for another ("staging" for "production"),
     // not the same word with a typo fixed.
-    let only_values = !new_only.is_empty() && new_only.iter().all(|&i| named(&b, i));
+    // Words said in place of another count as values when `new` keeps all of `old` but one
+    // word ("The build uses vite instead of webpack"; not "The API returns JSON" → "The CLI
+    // prints tables instead of JSON", another subject).
+    let only_values = !new_only.is_empty()
+        && new_only
+            .iter()
+            .all(|&i| named(&b, i) || (replacing.contains(&i) && left_out <= 1));
     let one_for_one = match (&old_only[..], &new_only[..]) {
         (&[o], &[n]) => !is_typo_word(core(a[o]), core(b[n]), false, &stemmer),
         _ => false,
@@ -2626,6 +2692,76 @@ mod tests {
             "Use `npm install`",
             "Use `pnpm install`, not `yarn`"
         ));
+        // A value of one character is the old one's when the old statement names it.
+        for new in [
+            "Deploys use pnpm 10, not 9",
+            "Deploys use pnpm 10 (not 9)",
+            "Deploys use pnpm 10 instead of 9",
+        ] {
+            assert!(updates("Deploys use pnpm 9", new), "{new}");
+        }
+        assert!(replaces_another(
+            "Deploys use pnpm 9",
+            "Builds use Node 20, not 8"
+        ));
+    }
+
+    #[test]
+    fn a_word_said_in_place_of_another_is_a_new_value() {
+        // Tools in lower case, said in place of the old one.
+        for (old, new) in [
+            (
+                "The build uses webpack",
+                "The build uses vite instead of webpack",
+            ),
+            ("The build uses webpack", "The build uses vite, not webpack"),
+            (
+                "Use npm to install dependencies",
+                "Use pnpm instead of npm to install dependencies",
+            ),
+            (
+                "We use yarn for the frontend",
+                "We switched from yarn to pnpm for the frontend",
+            ),
+            (
+                "Format with black",
+                "Format with ruff format instead of black",
+            ),
+            (
+                "Run cargo test",
+                "Run cargo nextest run instead of cargo test",
+            ),
+        ] {
+            assert!(updates(old, new), "{old} => {new}");
+        }
+        // Another subject said of in place of the old value, or another fact beside it.
+        for (old, new) in [
+            (
+                "The API returns JSON",
+                "The CLI prints tables instead of JSON",
+            ),
+            (
+                "Errors are logged to stderr",
+                "Print results to stdout instead of stderr",
+            ),
+            (
+                "Run tests with pytest",
+                "Run the linter with ruff instead of flake8",
+            ),
+            (
+                "Store secrets in Vault",
+                "Store config in env vars instead of files",
+            ),
+        ] {
+            assert!(!updates(old, new), "{old} => {new}");
+        }
+        let (b, kb) = {
+            let b = tokens("Use ruff format instead of black, not flake8");
+            let kb = keys(&b);
+            (b, kb)
+        };
+        let said: Vec<&str> = replacing_words(&b, &kb).iter().map(|&i| b[i]).collect();
+        assert_eq!(said, ["ruff", "format", "black"]);
     }
 
     #[test]
