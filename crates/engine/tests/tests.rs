@@ -1695,7 +1695,7 @@ fn a_changed_value_supersedes_the_statement_it_changes(s: &mut dyn MemoryStore) 
     );
     let other = write(
         &mut *s,
-        "Nightly builds run on the shared runner at 2am",
+        "Nightly builds always run on the shared runner",
         &dedup,
     );
     assert!(
@@ -1704,6 +1704,16 @@ fn a_changed_value_supersedes_the_statement_it_changes(s: &mut dyn MemoryStore) 
             WriteOutcome::Skipped { .. } | WriteOutcome::Merged { .. }
         ),
         "{other:?}"
+    );
+    // All it said, and a value more: its newer state.
+    let timed = write(
+        &mut *s,
+        "Nightly builds run on the shared runner at 2am",
+        &dedup,
+    );
+    assert!(
+        matches!(&timed, WriteOutcome::Updated { supersedes, .. } if supersedes.len() == 1),
+        "{timed:?}"
     );
     // Turned off, a new value is stored beside the old one.
     let off = DedupConfig {

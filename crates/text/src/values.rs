@@ -804,8 +804,15 @@ fn alphanumeric_keys(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// True when `new` says all `old` says, word for word and in order ([`holds_the_other`]),
-/// and more, and what it adds names a value `old` does not (a command, a flag, a path, an
+/// The fewest words of a statement that [`extends`] reads as held by a longer one. Fewer
+/// than [`holds_the_other`]'s eight: what is added must name a new value too, and a short
+/// rule with a flag or a version added is its newer state ("Tests run with pytest -x" →
+/// "… -x -n auto"). Four would read a pointer as one ("Node 18 is required (see
+/// `.nvmrc`)", a duplicate in the written pairs).
+const EXTENDED_WORDS: usize = 5;
+
+/// True when `new` says all `old` says, word for word and in order (of five words or more:
+/// [`EXTENDED_WORDS`]), and more, and what it adds names a value `old` does not (a command, a flag, a path, an
 /// identifier; not a link, nor a word of `old` put in a code span), or makes an exception
 /// to it (`except`, `unless`, `excluding`, `other than`, `only if`, `only when`): the rule
 /// broadened by a fact or narrowed, which supersedes it, as it loses nothing of it ("… the
@@ -835,7 +842,10 @@ fn alphanumeric_keys(text: &str) -> Vec<String> {
 /// ```
 pub fn extends(old: &str, new: &str) -> bool {
     let (a, b) = (alphanumeric_keys(old), alphanumeric_keys(new));
-    let holds = holds_the_other(old, new) && b.len() > a.len();
+    let holds = {
+        let mut rest = b.iter();
+        a.len() >= EXTENDED_WORDS && a.iter().all(|w| rest.any(|l| l == w))
+    } && b.len() > a.len();
     // A passage rewritten in part that names new code: new facts, whatever else it rewords;
     // but not code named where the old one pointed at it ("this directory" → "the `macos/`
     // directory": the same thing, said).
@@ -2703,6 +2713,37 @@ mod tests {
         assert!(replaces_another(
             "Deploys use pnpm 9",
             "Builds use Node 20, not 8"
+        ));
+    }
+
+    #[test]
+    fn a_short_rule_with_a_value_added_is_extended() {
+        for (old, new) in [
+            (
+                "Tests run with pytest -x",
+                "Tests run with pytest -x -n auto",
+            ),
+            (
+                "Supported Python versions: 3.10, 3.11",
+                "Supported Python versions: 3.10, 3.11, 3.12",
+            ),
+        ] {
+            assert!(extends(old, new), "{old} => {new}");
+            assert!(updates(old, new), "{old} => {new}");
+            assert!(!extends(new, old), "{new} => {old}");
+        }
+        // Too short to tell a fact added from a pointer; no new value; not in order.
+        assert!(!extends(
+            "Node 18 is required",
+            "Node 18 is required (see `.nvmrc`)"
+        ));
+        assert!(!extends(
+            "Tests run with pytest -x",
+            "Tests run with pytest -x, which is faster"
+        ));
+        assert!(!extends(
+            "Tests run with pytest -x",
+            "With pytest -x tests run faster: `-n auto`"
         ));
     }
 
