@@ -811,11 +811,11 @@ fn alphanumeric_keys(text: &str) -> Vec<String> {
 /// `.nvmrc`)", a duplicate in the written pairs).
 const EXTENDED_WORDS: usize = 5;
 
-/// True when `new` says all `old` says, word for word and in order (of five words or more:
-/// [`EXTENDED_WORDS`]), and more, and what it adds names a value `old` does not (a command, a flag, a path, an
-/// identifier; not a link, nor a word of `old` put in a code span), or makes an exception
-/// to it (`except`, `unless`, `excluding`, `other than`, `only if`, `only when`): the rule
-/// broadened by a fact or narrowed, which supersedes it, as it loses nothing of it ("… the
+/// True when `new` says all `old` says, word for word and in order (`old` of five words or
+/// more), and more, and what it adds names a value `old` does not (a command, a flag, a
+/// path, an identifier; not a link, nor a word of `old` put in a code span), or makes an
+/// exception to it (`except`, `unless`, `excluding`, `other than`, `only if`, `only when`):
+/// the rule broadened by a fact or narrowed, which supersedes it, as it loses nothing of it ("… the
 /// expected value" → "… the expected value when running `pytest
 /// --inline-snapshot=create`"; "always add `from __future__ import annotations` first" →
 /// "… first (except in documentation snippets)"); or a passage about code rewritten in part
