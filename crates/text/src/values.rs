@@ -841,6 +841,9 @@ const EXTENDED_WORDS: usize = 5;
 ///     expected value, which saves a lot of typing."));
 /// ```
 pub fn extends(old: &str, new: &str) -> bool {
+    if joins_a_clause(old, new) {
+        return true;
+    }
     let (a, b) = (alphanumeric_keys(old), alphanumeric_keys(new));
     let holds = {
         let mut rest = b.iter();
@@ -863,6 +866,30 @@ pub fn extends(old: &str, new: &str) -> bool {
         })
     };
     (excepted(&b) && !excepted(&a)) || names_a_new_value(old, new)
+}
+
+/// The fewest content words of a clause [`joins_a_clause`] reads as a fact added.
+const JOINED_WORDS: usize = 2;
+
+/// True when `new` is all of `old`, as written, with a clause joined to it by `, and` or
+/// `;` that says something more (two content words or more): a fact added to the statement,
+/// which loses nothing of it ("Use pnpm" → "Use pnpm, and commit the lockfile"; "Write your
+/// asserts as `expected == actual` to line them up nicely" → "…, and leave an empty line
+/// before them"). A clause that gives a reason or a place ("…, so CI stays green", "… before
+/// starting the server") restates it ([`extends`]).
+fn joins_a_clause(old: &str, new: &str) -> bool {
+    let ends = |c: char| c.is_whitespace() || matches!(c, '.' | ':' | ';' | ',');
+    let (old, new) = (old.trim_end_matches(ends), new.trim());
+    let Some(rest) = new.strip_prefix(old) else {
+        return false;
+    };
+    let Some(clause) = rest
+        .strip_prefix(", and ")
+        .or_else(|| rest.strip_prefix("; "))
+    else {
+        return false;
+    };
+    tokens(clause).into_iter().filter(|t| is_content(t)).count() >= JOINED_WORDS
 }
 
 /// `new` without the words that stand where `old` has only a word that points at something
@@ -2745,6 +2772,46 @@ mod tests {
             "Tests run with pytest -x",
             "With pytest -x tests run faster: `-n auto`"
         ));
+    }
+
+    #[test]
+    fn a_clause_joined_to_a_statement_extends_it() {
+        for (old, new) in [
+            ("Use pnpm", "Use pnpm, and commit the lockfile"),
+            (
+                "Run the tests before pushing",
+                "Run the tests before pushing, and the linter too",
+            ),
+            (
+                "Commit messages follow Conventional Commits",
+                "Commit messages follow Conventional Commits; scope is the crate name",
+            ),
+            (
+                "Write your asserts as `expected == actual` to line them up nicely:",
+                "Write your asserts as `expected == actual` to line them up nicely, and leave \
+                 an empty line before them:",
+            ),
+        ] {
+            assert!(extends(old, new), "{old} => {new}");
+            assert!(updates(old, new), "{old} => {new}");
+            assert!(!extends(new, old), "{new} => {old}");
+        }
+        for (old, new) in [
+            // A reason, a place, a word only.
+            (
+                "Run the tests before pushing",
+                "Run the tests before pushing, so CI stays green",
+            ),
+            (
+                "Run migrations with `alembic upgrade head`",
+                "Run migrations with `alembic upgrade head` before starting the server",
+            ),
+            ("Use pnpm", "Use pnpm; always"),
+            // Not all of it, as written.
+            ("Use pnpm for installs", "Use pnpm, and commit the lockfile"),
+        ] {
+            assert!(!joins_a_clause(old, new), "{old} => {new}");
+        }
     }
 
     #[test]
