@@ -875,21 +875,28 @@ const JOINED_WORDS: usize = 2;
 /// `;` that says something more (two content words or more): a fact added to the statement,
 /// which loses nothing of it ("Use pnpm" → "Use pnpm, and commit the lockfile"; "Write your
 /// asserts as `expected == actual` to line them up nicely" → "…, and leave an empty line
-/// before them"). A clause that gives a reason or a place ("…, so CI stays green", "… before
-/// starting the server") restates it ([`extends`]).
+/// before them"), or by `and` alone when it names a new value ("Integration tests need
+/// Docker" → "… and a Postgres container on port 5433"). A clause that gives a reason or a
+/// place ("…, so CI stays green", "… before starting the server") restates it
+/// ([`extends`]).
 fn joins_a_clause(old: &str, new: &str) -> bool {
     let ends = |c: char| c.is_whitespace() || matches!(c, '.' | ':' | ';' | ',');
     let (old, new) = (old.trim_end_matches(ends), new.trim());
     let Some(rest) = new.strip_prefix(old) else {
         return false;
     };
-    let Some(clause) = rest
+    let content = |clause: &str| tokens(clause).into_iter().filter(|t| is_content(t)).count();
+    match rest
         .strip_prefix(", and ")
         .or_else(|| rest.strip_prefix("; "))
-    else {
-        return false;
-    };
-    tokens(clause).into_iter().filter(|t| is_content(t)).count() >= JOINED_WORDS
+    {
+        Some(clause) => content(clause) >= JOINED_WORDS,
+        // Joined by `and` alone, what it adds names a value: "Integration tests need Docker
+        // and a Postgres container on port 5433", not "Keep it short and simple".
+        None => rest
+            .strip_prefix(" and ")
+            .is_some_and(|clause| content(clause) >= JOINED_WORDS && names_a_new_value(old, new)),
+    }
 }
 
 /// `new` without the words that stand where `old` has only a word that points at something
@@ -2779,6 +2786,10 @@ mod tests {
         for (old, new) in [
             ("Use pnpm", "Use pnpm, and commit the lockfile"),
             (
+                "Integration tests need Docker",
+                "Integration tests need Docker and a Postgres container on port 5433",
+            ),
+            (
                 "Run the tests before pushing",
                 "Run the tests before pushing, and the linter too",
             ),
@@ -2807,6 +2818,10 @@ mod tests {
                 "Run migrations with `alembic upgrade head` before starting the server",
             ),
             ("Use pnpm", "Use pnpm; always"),
+            (
+                "Keep pull requests small",
+                "Keep pull requests small and easy to review",
+            ),
             // Not all of it, as written.
             ("Use pnpm for installs", "Use pnpm, and commit the lockfile"),
         ] {
