@@ -354,7 +354,7 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     let old = quoted_old.as_deref().unwrap_or(old);
     let new = quoted_new.as_deref().unwrap_or(new);
     let (a, b) = (tokens(old), tokens(new));
-    if another_subject(&a, &b) {
+    if another_subject(&a, &b) || narrower_subject(&a, &b) {
         return false;
     }
     let (ka, kb): (Vec<String>, Vec<String>) = (keys(&a), keys(&b));
@@ -1377,7 +1377,10 @@ pub fn subject_replaced(old: &str, new: &str) -> bool {
             .iter()
             .any(|r| r.first().is_some_and(|w| is_verb(w)))
         && another_word(first_a, first_b);
-    first_word || another_subject(&a, &b) || another_subject_after_a_lead_in(old, new)
+    first_word
+        || another_subject(&a, &b)
+        || narrower_subject(&a, &b)
+        || another_subject_after_a_lead_in(old, new)
 }
 
 /// A word that says the words before it are a subject: an auxiliary (`is`, `has`, `can`,
@@ -1424,6 +1427,39 @@ fn another_subject(a: &[&str], b: &[&str]) -> bool {
     replaced.len() == 1
         && another_word(a[replaced[0]], b[replaced[0]])
         && ka[verb + 1..] != kb[verb + 1..]
+}
+
+/// True when one of `a` and `b` states something of a narrower subject: a subject (a
+/// determiner, then words up to a verb, [`is_verb`]) with a word put before its last one,
+/// the same verb after it, and what comes after the verb changed ("The API is versioned
+/// under `/v1`" and "The admin API is versioned under `/admin/v1`"). [`another_subject`]
+/// for a word added rather than replaced.
+fn narrower_subject(a: &[&str], b: &[&str]) -> bool {
+    let subject = |t: &[&str]| -> Option<usize> {
+        if !t.first().is_some_and(|w| listed(DETERMINERS, w)) {
+            return None;
+        }
+        (1..t.len().min(6)).find(|&i| is_verb(t[i]))
+    };
+    let (Some(va), Some(vb)) = (subject(a), subject(b)) else {
+        return false;
+    };
+    let (ka, kb) = (keys(a), keys(b));
+    let (short, long, vs, vl) = if va < vb {
+        (&ka, &kb, va, vb)
+    } else {
+        (&kb, &ka, vb, va)
+    };
+    if vl != vs + 1 || short[vs] != long[vl] || short[vs + 1..] == long[vl + 1..] {
+        return false;
+    }
+    // The word put in: after the determiner, before the subject's last word.
+    (1..vs).any(|i| {
+        short[..i] == long[..i]
+            && short[i..vs] == long[i + 1..vl]
+            && is_content(&long[i])
+            && !reverses(&long[i])
+    })
 }
 
 /// True when `b` is `a` with nothing changed but typos fixed, words written short or long (a
@@ -2779,6 +2815,32 @@ mod tests {
             "Tests run with pytest -x",
             "With pytest -x tests run faster: `-n auto`"
         ));
+    }
+
+    #[test]
+    fn a_narrower_subject_is_another_subject() {
+        let (old, new) = (
+            "The API is versioned under /v1",
+            "The admin API is versioned under /admin/v1",
+        );
+        assert!(subject_replaced(old, new) && subject_replaced(new, old));
+        assert!(!updates(old, new) && !updates(new, old));
+        // The same subject: its value changed; a word put in elsewhere; a negation.
+        assert!(updates(old, "The API is versioned under /v2"));
+        for (old, new) in [
+            (
+                "The API is versioned under /v1",
+                "The API is now versioned under /v2",
+            ),
+            (
+                "The API server listens on port 4000",
+                "The API server listens on port 4000",
+            ),
+            ("The API is stable", "The API is not stable"),
+        ] {
+            let (a, b) = (tokens(old), tokens(new));
+            assert!(!narrower_subject(&a, &b), "{old} => {new}");
+        }
     }
 
     #[test]
