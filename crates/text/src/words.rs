@@ -70,16 +70,25 @@ pub enum Segment<'a> {
 }
 
 /// Whether `text` is negated: true when it holds an odd number of negating words (`not`,
-/// `no`, `never`, `without`, a contraction such as `don't`, ...). Stop words to a search
+/// `no`, `never`, `without`, a contraction such as `don't`, ...), but for a `not` that names
+/// what the statement is said instead of (after a comma or a parenthesis: "Use pnpm, not
+/// npm"). Stop words to a search
 /// index, they reverse a lesson: "ruff --fix must not run before pyright" and "ruff --fix must
 /// run before pyright" score alike by words and mean the opposite, so a duplicate check
 /// compares this too ([`same_polarity`]).
 pub fn is_negated(text: &str) -> bool {
+    // A `not` after a comma or an opening parenthesis names what the statement is said
+    // instead of ("Use pnpm, not npm"; "… is `config.toml` (not `config.yaml`)"): the
+    // statement itself holds.
+    let contrasts = |w: &str| {
+        let at = w.as_ptr() as usize - text.as_ptr() as usize;
+        w.eq_ignore_ascii_case("not") && text[..at].trim_end().ends_with([',', '('])
+    };
     // Words with their apostrophes (straight or curly), so "don't" is one word, and with their
     // hyphens, so that "no-op", `--no-verify` and "opt-out" negate nothing.
     let negations = text
         .split(|c: char| !(c.is_alphanumeric() || matches!(c, '\'' | '\u{2019}' | '-')))
-        .filter(|w| is_negation(w))
+        .filter(|w| is_negation(w) && !contrasts(w))
         .count();
     negations % 2 == 1
 }
@@ -495,10 +504,18 @@ mod tests {
             "Users can opt-out of telemetry",
             "notes say it is not true that nothing works", // not + nothing: even
             "the node count is tracked",
+            // What it is said instead of.
+            "Use pnpm, not npm",
+            "The config file is `config.toml` (not `config.yaml`)",
             "",
         ] {
             assert!(!is_negated(text), "{text}");
         }
+        assert!(is_negated("Use pnpm, but do not use npx"));
+        assert!(same_polarity(
+            "Use pnpm, not npm",
+            "Use pnpm instead of npm"
+        ));
         assert!(!same_polarity(
             "ruff --fix must not run before pyright",
             "ruff --fix must run before pyright"
