@@ -1947,12 +1947,37 @@ fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
                 "Max upload size is 10 MB",
                 "Max upload size was raised to 25 MB",
             ),
+            // In plain words, a value of one character, a clause or a flag added.
+            (
+                "The build uses webpack",
+                "The build uses vite instead of webpack",
+            ),
+            (
+                "We use yarn for the frontend",
+                "We switched from yarn to pnpm for the frontend",
+            ),
+            ("Releases use Node 9", "Releases use Node 10, not 9"),
+            (
+                "Use uv for installs",
+                "Use uv for installs, and commit uv.lock",
+            ),
+            (
+                "Tests run with pytest -x",
+                "Tests run with pytest -x -n auto",
+            ),
         ],
     );
     let pnpm = write_fact(&mut *s, "Deploys use pnpm 8").id();
     let again = write_fact(&mut *s, "Deploys now use pnpm 8");
     assert!(
         matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == pnpm),
+        "{again:?}"
+    );
+    // What a statement is said instead of is no negation of it.
+    let eslint = write_fact(&mut *s, "Lint with eslint, not tslint").id();
+    let again = write_fact(&mut *s, "Lint with eslint instead of tslint");
+    assert!(
+        matches!(again, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == eslint),
         "{again:?}"
     );
 }
