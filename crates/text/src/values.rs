@@ -681,11 +681,14 @@ fn rewritten(old: &str, new: &str) -> bool {
     names_code(new) && kept_most(old, new)
 }
 
+/// The most words before a verb that [`opening_subject`] and [`narrower_subject`] read as
+/// a subject (after its determiner, for the second).
+const SUBJECT_WORDS: usize = 4;
+
 /// The subject a clause opens with: its content words before a verb ([`is_verb`]) among its
 /// first few words, lower case; `None` when no verb comes that early (an imperative: "build
 /// one string").
 fn opening_subject(clause: &[&str]) -> Option<Vec<String>> {
-    const SUBJECT_WORDS: usize = 4;
     let verb = (1..clause.len().min(SUBJECT_WORDS + 1)).find(|&i| is_verb(clause[i]))?;
     let subject = &clause[..verb];
     subject
@@ -845,10 +848,7 @@ pub fn extends(old: &str, new: &str) -> bool {
         return true;
     }
     let (a, b) = (alphanumeric_keys(old), alphanumeric_keys(new));
-    let holds = {
-        let mut rest = b.iter();
-        a.len() >= EXTENDED_WORDS && a.iter().all(|w| rest.any(|l| l == w))
-    } && b.len() > a.len();
+    let holds = a.len() >= EXTENDED_WORDS && b.len() > a.len() && holds_in_order(&a, &b);
     // A passage rewritten in part that names new code: new facts, whatever else it rewords;
     // but not code named where the old one pointed at it ("this directory" → "the `macos/`
     // directory": the same thing, said).
@@ -1302,8 +1302,13 @@ const ADMONITIONS: &[&str] = &[
 pub fn holds_the_other(a: &str, b: &str) -> bool {
     let (a, b) = (alphanumeric_keys(a), alphanumeric_keys(b));
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short.len() >= 8 && holds_in_order(&short, &long)
+}
+
+/// True when every word of `short` is in `long`, in order.
+fn holds_in_order(short: &[String], long: &[String]) -> bool {
     let mut rest = long.iter();
-    short.len() >= 8 && short.iter().all(|w| rest.any(|l| l == w))
+    short.iter().all(|w| rest.any(|l| l == w))
 }
 
 /// Verbs that say the word before them is a subject ([`subject_replaced`]). Sorted.
@@ -1439,7 +1444,7 @@ fn narrower_subject(a: &[&str], b: &[&str]) -> bool {
         if !t.first().is_some_and(|w| listed(DETERMINERS, w)) {
             return None;
         }
-        (1..t.len().min(6)).find(|&i| is_verb(t[i]))
+        (1..t.len().min(SUBJECT_WORDS + 2)).find(|&i| is_verb(t[i]))
     };
     let (Some(va), Some(vb)) = (subject(a), subject(b)) else {
         return false;
