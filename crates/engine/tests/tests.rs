@@ -1982,9 +1982,48 @@ fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
     );
 }
 
+/// A statement written otherwise (a space doubled, in bold, after a note's label, with a
+/// full stop) is a duplicate of the one it repeats: neither stored beside it nor its newer
+/// state, though the formatting changes a command's or a code span's characters.
+fn a_statement_written_otherwise_is_a_duplicate(s: &mut dyn MemoryStore) {
+    for text in SMALL_STORE_RULES {
+        write_fact(&mut *s, text);
+    }
+    for (written, again) in [
+        (
+            "The app listens on 0.0.0.0",
+            "Note: the app listens on 0.0.0.0",
+        ),
+        (
+            "[Lint ruff with] cargo +nightly clippy --all",
+            "**[Lint ruff with] cargo +nightly clippy --all**",
+        ),
+        (
+            "`npm run build` builds the app",
+            "`npm  run build` builds the app",
+        ),
+        ("nox --session tests-3.9", "nox --session tests-3.9."),
+        (
+            "$ git checkout -b name-of-your-bugfix",
+            "Important: $ git checkout -b name-of-your-bugfix",
+        ),
+        (
+            "Run `cargo fmt --all` before committing",
+            "**Note:** run `cargo fmt\n--all` before committing.",
+        ),
+    ] {
+        let first = write_fact(&mut *s, written).id();
+        let outcome = write_fact(&mut *s, again);
+        assert!(
+            matches!(outcome, WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == first),
+            "{again:?} after {written:?}: {outcome:?}"
+        );
+    }
+}
+
 /// An entry of a list led by a bold label and rewritten at length, though it shares few
 /// of its words with the old one, a command line with its program or subcommand changed, a
-/// long passage rewritten in part, a statement with a clause added that names a new value,
+/// clause opened by a command with a flag changed, a long passage rewritten in part, a statement with a clause added that names a new value,
 /// one rewritten keeping most of its words that names a new path, one condensed around a
 /// name replaced and one that says a value it keeps is deprecated supersede the old one; a
 /// note's label leads entries about anything, and a clause that names nothing new repeats
@@ -2004,6 +2043,12 @@ fn an_entry_or_a_command_rewritten_supersedes(s: &mut dyn MemoryStore) {
             ),
             ("$ git checkout -b my-fix", "$ git switch -c my-fix"),
             ("prek run --last-commit", "just hooks run --last-commit"),
+            (
+                "Airflow is a uv workspace monorepo: each distribution declares what it needs, \
+             and `uv --project <FOLDER> sync` syncs only that project's dependencies.",
+                "Airflow is a uv workspace monorepo: each distribution declares what it needs, \
+             and `uv --project-all <FOLDER> sync` syncs only that project's dependencies.",
+            ),
             (
                 "Direct `ProcessWorker.run()` execution uses `FlowRunExecutorContext` with \
              `EngineCommandStarter` and `propose_submitting=False` because `BaseWorker` \
@@ -2371,7 +2416,7 @@ type StoreCheck = fn(&mut dyn MemoryStore);
 #[test]
 fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
     let mut server = TestServer::get();
-    let checks: [(&str, StoreCheck); 14] = [
+    let checks: [(&str, StoreCheck); 15] = [
         ("invalid batches", invalid_batches_write_nothing),
         ("a bad embedding", a_bad_embedding_writes_nothing),
         ("lexical duplicates", duplicates_are_merged_or_skipped),
@@ -2400,6 +2445,10 @@ fn duplicates_are_merged_skipped_or_kept_apart_on_both_stores() {
         ),
         ("another subject", another_subject_is_stored_beside),
         ("a change said in words", a_change_said_in_words_supersedes),
+        (
+            "a statement written otherwise",
+            a_statement_written_otherwise_is_a_duplicate,
+        ),
         (
             "an entry or a command rewritten",
             an_entry_or_a_command_rewritten_supersedes,

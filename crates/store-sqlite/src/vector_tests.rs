@@ -316,13 +316,15 @@ fn cosine_duplicates_merge_like_lexical_ones() {
     assert!(
         matches!(out[1], WriteOutcome::Skipped { duplicate_of, .. } if duplicate_of == out[0].id())
     );
-    // Another namespace is not a duplicate, nor is an embedding of another model.
-    let (m, e) = with_words("alpha beta gamma delta epsilon");
+    // Another namespace is not a duplicate, nor is an embedding of another model. (The text
+    // the first memory's: one that differs in a letter's case only restates it, a duplicate
+    // by its words whatever `dedup.bm25` says.)
+    let (m, e) = with_words("Alpha beta gamma delta epsilon");
     let other = remember_embedded(&mut s, vec![(m.namespace("elsewhere"), e)], &dedup)
         .unwrap()
         .remove(0);
     assert!(matches!(other, WriteOutcome::Inserted { .. }));
-    let (m, e) = with_words("alpha beta gamma delta epsilon");
+    let (m, e) = with_words("Alpha beta gamma delta epsilon");
     let e = e.map(|e| Embedding {
         model: "test/other".into(),
         ..e

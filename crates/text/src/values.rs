@@ -3,6 +3,7 @@
 //! The full-text index drops digits, single characters and the punctuation inside versions
 //! and paths, so to it "pnpm 8" and "pnpm 9" are the same text.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use crate::Stemmer;
@@ -64,6 +65,67 @@ pub fn values(text: &str) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// The statement `text` makes, without what its formatting adds: white space run together,
+/// emphasis around all of it (`**…**`, `__…__`, `*…*`), the label of a note or a warning
+/// before it ("Note:", "**Important:**", [`ADMONITIONS`]) and the full stop that ends it.
+/// What the checks of two statements against each other read ([`updates`] and those beside
+/// it), so that "`cargo fmt --all`" and "**Note:** `cargo  fmt --all`." are one statement,
+/// as a reader takes them, and neither a newer state of the other nor another fact.
+fn as_stated(text: &str) -> Cow<'_, str> {
+    let spaced = text.trim() == text
+        && !text.contains("  ")
+        && !text.contains(|c: char| c.is_whitespace() && c != ' ');
+    let mut s: Cow<'_, str> = if spaced {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.split_whitespace().collect::<Vec<_>>().join(" "))
+    };
+    loop {
+        let before = s.len();
+        for fence in ["**", "__", "*"] {
+            if let Some(inner) = s.strip_prefix(fence).and_then(|t| t.strip_suffix(fence)) {
+                if !inner.contains(fence) && !inner.trim().is_empty() {
+                    s = Cow::Owned(inner.trim().to_string());
+                }
+            }
+        }
+        if let Some(rest) = without_admonition(&s) {
+            s = Cow::Owned(rest.to_string());
+        }
+        // A full stop, not an ellipsis nor a lone `.` argument ("`ruff format .`").
+        if s.ends_with('.') && !s.ends_with("..") && !s.ends_with(" .") && s.len() > 1 {
+            let mut t = s.into_owned();
+            t.pop();
+            s = Cow::Owned(t);
+        }
+        if s.len() == before {
+            return s;
+        }
+    }
+}
+
+/// What `text` says after the label of a note or a warning it opens with ("Note: …",
+/// "**Important:** …", "**Tip**: …"), when it opens with one and goes on.
+fn without_admonition(text: &str) -> Option<&str> {
+    let bold = text.starts_with("**");
+    let rest = text.trim_start_matches('*');
+    let end = rest.find(|c: char| !c.is_alphabetic())?;
+    let label = rest[..end].to_lowercase();
+    if !ADMONITIONS.contains(&label.as_str()) {
+        return None;
+    }
+    let after = &rest[end..];
+    let after = if bold {
+        after
+            .strip_prefix(":**")
+            .or_else(|| after.strip_prefix("**:"))?
+    } else {
+        after.strip_prefix(':')?
+    };
+    let said = after.trim_start();
+    (!said.is_empty() && after.starts_with(' ')).then_some(said)
 }
 
 /// The identifiers `text` names: its [`values`] of four characters or more that hold a letter
@@ -228,6 +290,7 @@ fn command_changed(old: &str, new: &str) -> Option<bool> {
 /// assert!(!same_values("`just test` runs all Biome tests", "Biome runs Prettier comparison tests"));
 /// ```
 pub fn same_values(a: &str, b: &str) -> bool {
+    let (a, b) = (&*as_stated(a), &*as_stated(b));
     let (a_text, b_text) = (a, b);
     let (a, b) = (values(a), values(b));
     let stemmer = Stemmer::english();
@@ -347,6 +410,7 @@ fn word_stems(text: &str, keep: impl Fn(&str) -> bool, stemmer: &Stemmer) -> BTr
 /// assert!(!changed_value("Use `gofumpt -w .` to format", "Use `goftumpt -w .` to format"));
 /// ```
 pub fn changed_value(old: &str, new: &str) -> bool {
+    let (old, new) = (&*as_stated(old), &*as_stated(new));
     if let Some(changed) = command_changed(old, new) {
         return changed;
     }
@@ -562,6 +626,7 @@ const CONDENSED_WORDS: usize = 4;
 /// assert!(!updates("Run the tests before you commit", "Always run the tests before committing"));
 /// ```
 pub fn updates(old: &str, new: &str) -> bool {
+    let (old, new) = (&*as_stated(old), &*as_stated(new));
     (changed_value(old, new)
         || same_entry(old, new)
         || says_changed(old, new)
@@ -646,6 +711,7 @@ const PASSAGE_WORDS: usize = 12;
 /// assert!(!same_passage("Run the tests before you push", "Run the linter before you push"));
 /// ```
 pub fn same_passage(old: &str, new: &str) -> bool {
+    let (old, new) = (&*as_stated(old), &*as_stated(new));
     match kept_in_order(old, new) {
         Some(Kept { kept, shorter }) => {
             shorter >= PASSAGE_WORDS
@@ -686,8 +752,9 @@ fn rewritten(old: &str, new: &str) -> bool {
 const SUBJECT_WORDS: usize = 4;
 
 /// The subject a clause opens with: its content words before a verb ([`is_verb`]) among its
-/// first few words, lower case; `None` when no verb comes that early (an imperative: "build
-/// one string").
+/// first few words, lower case, a code span's each (`uv --project <FOLDER> sync` and `uv
+/// --project-all <FOLDER> sync` open with one subject, a flag changed); `None` when no verb
+/// comes that early (an imperative: "build one string").
 fn opening_subject(clause: &[&str]) -> Option<Vec<String>> {
     let verb = (1..clause.len().min(SUBJECT_WORDS + 1)).find(|&i| is_verb(clause[i]))?;
     let subject = &clause[..verb];
@@ -699,7 +766,7 @@ fn opening_subject(clause: &[&str]) -> Option<Vec<String>> {
                 .into_iter()
                 .zip(subject)
                 .filter(|(_, t)| is_content(t))
-                .map(|(k, _)| k)
+                .flat_map(|(k, _)| k.split_whitespace().map(str::to_string).collect::<Vec<_>>())
                 .collect()
         })
 }
@@ -844,6 +911,7 @@ const EXTENDED_WORDS: usize = 5;
 ///     expected value, which saves a lot of typing."));
 /// ```
 pub fn extends(old: &str, new: &str) -> bool {
+    let (old, new) = (&*as_stated(old), &*as_stated(new));
     if joins_a_clause(old, new) {
         return true;
     }
@@ -959,6 +1027,7 @@ fn says_also(key: &str) -> bool {
 /// assert!(!says_beside("Thanks! Talk to you later!", "Me too. Talk to you later!"));
 /// ```
 pub fn says_beside(a: &str, b: &str) -> bool {
+    let (a, b) = (&*as_stated(a), &*as_stated(b));
     let beside = |k: &[String]| k.iter().any(|k| says_also(k));
     let (ta, tb) = (tokens(a), tokens(b));
     let (ka, kb) = (keys(&ta), keys(&tb));
@@ -1103,6 +1172,7 @@ fn retires(ka: &[String], b: &[&str], kb: &[String]) -> bool {
 /// assert!(!says_changed("Tests run with pytest", "Tests now also run on Windows"));
 /// ```
 pub fn says_changed(old: &str, new: &str) -> bool {
+    let (old, new) = (&*as_stated(old), &*as_stated(new));
     let (a, b) = (tokens(old), tokens(new));
     let (ka, kb) = (keys(&a), keys(&b));
     if retires(&ka, &b, &kb) && kept_most(old, new) {
@@ -1206,6 +1276,7 @@ pub fn says_changed(old: &str, new: &str) -> bool {
 /// assert!(!same_entry("`src/`: the code", "`docs/`: the manual"));
 /// ```
 pub fn same_entry(old: &str, new: &str) -> bool {
+    let (old, new) = (&*as_stated(old), &*as_stated(new));
     const ENTRY_KEY_WORDS: usize = 6;
     fn entry(text: &str) -> Option<(&str, &str, &str, bool)> {
         let text = text.trim();
@@ -1300,6 +1371,7 @@ const ADMONITIONS: &[&str] = &[
 /// assert!(!holds_the_other("Run the tests", "Run the tests on every push"));
 /// ```
 pub fn holds_the_other(a: &str, b: &str) -> bool {
+    let (a, b) = (&*as_stated(a), &*as_stated(b));
     let (a, b) = (alphanumeric_keys(a), alphanumeric_keys(b));
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     short.len() >= 8 && holds_in_order(&short, &long)
@@ -1357,6 +1429,7 @@ const AUXILIARIES: &[&str] = &[
 /// ));
 /// ```
 pub fn subject_replaced(old: &str, new: &str) -> bool {
+    let (old, new) = (&*as_stated(old), &*as_stated(new));
     let (a, b) = (tokens(old), tokens(new));
     let (Some((first_a, rest_a)), Some((first_b, rest_b))) = (a.split_first(), b.split_first())
     else {
@@ -1471,9 +1544,10 @@ fn narrower_subject(a: &[&str], b: &[&str]) -> bool {
 /// short list of common ones: "Install deps with pnpm" → "Install dependencies with pnpm",
 /// "Review the PR" → "Review the pull request") and a rule worded another way ("Do not" for
 /// "Never", "Avoid" for "Don't use", "Favor" for "Prefer", "Always" or "Make sure to" added
-/// or dropped), and something so changed: a
-/// duplicate however low the two texts' similarity, which such changes lower most in a
-/// short statement.
+/// or dropped), and something so changed; or with only its formatting or a letter's case
+/// changed (white space, emphasis around it, a note's label, its full stop: "Note: the app
+/// listens on 0.0.0.0."). A duplicate however low the two texts' similarity, which such
+/// changes lower most in a short statement.
 ///
 /// ```
 /// use oro_mem_text::rewords;
@@ -1482,14 +1556,21 @@ fn narrower_subject(a: &[&str], b: &[&str]) -> bool {
 /// assert!(rewords("Synchronize with the offical repository", "Synchronize with the official repository"));
 /// assert!(!rewords("Install deps with pnpm", "Install deps with pnpm"));
 /// assert!(!rewords("Install deps with pnpm", "Install deps with yarn"));
+/// assert!(rewords("The app listens on 0.0.0.0", "**Note:** the app listens on  0.0.0.0."));
 /// // A rule worded another way.
 /// assert!(rewords("Do not commit secrets", "Never commit secrets"));
 /// assert!(rewords("Don't use global state", "Avoid global state"));
 /// assert!(!rewords("Never commit lockfiles", "Always commit lockfiles"));
 /// ```
 pub fn rewords(a: &str, b: &str) -> bool {
-    let (a, b) = (tokens(a), tokens(b));
+    let (stated_a, stated_b) = (as_stated(a), as_stated(b));
+    let (a_text, b_text) = (a, b);
+    let (a, b) = (tokens(&stated_a), tokens(&stated_b));
     let (ka, kb) = (keys(&a), keys(&b));
+    // The same words, in the same order: only the formatting changed, or a letter's case.
+    if ka == kb {
+        return a_text != b_text;
+    }
     let stemmer = Stemmer::english();
     let mut changed = false;
     for op in similar::capture_diff_slices(similar::Algorithm::Myers, &ka, &kb) {
@@ -2445,6 +2526,36 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn formatting_is_no_part_of_a_statement() {
+        for (written, stated) in [
+            ("**Note:** run `cargo  fmt`.", "run `cargo fmt`"),
+            (
+                "Important: $ git checkout -b my-fix",
+                "$ git checkout -b my-fix",
+            ),
+            ("**Tip**: use\n`uv sync`", "use `uv sync`"),
+            ("  *Deploys use pnpm 9.*  ", "Deploys use pnpm 9"),
+            ("__Never commit secrets__", "Never commit secrets"),
+            // What the formatting does not add is kept: a lone `.` argument, an
+            // ellipsis, emphasis inside, a word that is no label, a label alone.
+            ("Format with `ruff format .`", "Format with `ruff format .`"),
+            ("Run ruff format .", "Run ruff format ."),
+            ("And so on...", "And so on..."),
+            ("Run **all** the tests", "Run **all** the tests"),
+            (
+                "**all** tests, and **no** warnings",
+                "**all** tests, and **no** warnings",
+            ),
+            ("Note that tests run nightly", "Note that tests run nightly"),
+            ("Setup: see the wiki", "Setup: see the wiki"),
+            ("Note:", "Note:"),
+        ] {
+            assert_eq!(as_stated(written), stated, "{written:?}");
+        }
+        assert!(matches!(as_stated("Run the tests"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn word_lists_are_sorted_for_their_search() {

@@ -1,0 +1,223 @@
+//! What the write path reads in two statements, checked over every statement of the labelled
+//! update pairs in `fixtures/` (real edits of projects' contributing guides and agent
+//! instructions, and pairs written the way a user writes): formatting changes no statement,
+//! and a number, a version or a path changed, the rest kept, always makes an update.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use oro_mem_text::{changed_value, rewords, same_values, updates};
+use proptest::prelude::*;
+
+/// Each statement, old and new, of the labelled pairs in `fixtures/`, once.
+static STATEMENTS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures");
+    let mut out = std::collections::BTreeSet::new();
+    for name in [
+        "updates-written.jsonl",
+        "updates-sdist.jsonl",
+        "updates-sdist-heldout.jsonl",
+        "updates-sdist-third.jsonl",
+    ] {
+        let path = format!("{dir}/{name}");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let pair: serde_json::Value = serde_json::from_str(line).unwrap();
+            for side in ["old", "new"] {
+                out.insert(pair[side].as_str().unwrap().to_string());
+            }
+        }
+    }
+    out.into_iter().collect()
+});
+
+/// A way of writing a statement otherwise: its name, and what it makes of a statement.
+type Formatting = (&'static str, fn(&str) -> String);
+
+/// Ways of writing a statement that change how it looks, not what it says.
+const FORMATTINGS: &[Formatting] = &[
+    ("a space doubled", |t| t.replacen(' ', "  ", 1)),
+    ("a line broken", |t| t.replacen(' ', "\n", 1)),
+    ("spaces around", |t| format!("  {t}\t")),
+    // Emphasis around a statement with emphasis in it is no Markdown: left out.
+    ("in bold", |t| emphasized(t, "**")),
+    ("in italics", |t| emphasized(t, "*")),
+    ("a note's label", |t| format!("Note: {t}")),
+    ("a warning's label in bold", |t| {
+        format!("**Important:** {t}")
+    }),
+    ("a full stop", |t| {
+        // Not after a lone `.` argument ("`ruff format .`"): that would change it.
+        if t.ends_with(" .") {
+            t.to_string()
+        } else if let Some(t) = t.strip_suffix('.') {
+            t.to_string()
+        } else {
+            format!("{t}.")
+        }
+    }),
+];
+
+/// `text` in emphasis by `fence`, or as it is when it holds `fence` already.
+fn emphasized(text: &str, fence: &str) -> String {
+    if text.contains(fence) {
+        text.to_string()
+    } else {
+        format!("{fence}{text}{fence}")
+    }
+}
+
+/// A statement written otherwise is the same statement: no update either way, no value
+/// changed, and a duplicate however little alike the two texts score ([`rewords`]).
+#[test]
+fn formatting_changes_no_statement() {
+    let mut wrong = Vec::new();
+    for s in STATEMENTS.iter() {
+        for (how, format) in FORMATTINGS {
+            let f = format(s);
+            if f == *s {
+                continue;
+            }
+            let says = [
+                ("an update", updates(s, &f) || updates(&f, s)),
+                (
+                    "a value changed",
+                    changed_value(s, &f) || changed_value(&f, s),
+                ),
+                ("other values", !same_values(s, &f)),
+                ("no rewording", !rewords(s, &f) || !rewords(&f, s)),
+            ];
+            for (what, _) in says.iter().filter(|(_, wrong)| *wrong) {
+                wrong.push(format!("{how}: {what}: {s:?}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} statements read as another:\n{}",
+        wrong.len(),
+        STATEMENTS.len(),
+        wrong.join("\n")
+    );
+}
+
+/// What kind of value [`value_in`] finds.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    /// A whole number: `8080`, `3`. Not a list's number ("1.").
+    Number,
+    /// A version: `3.12`, `v2.1.0`.
+    Version,
+    /// A path to a file: `docs/testing.md`.
+    Path,
+}
+
+/// The first value of `kind` in `text`, as a byte range: a word without the quotes,
+/// brackets and punctuation around it (a path without a full stop after it too).
+fn value_in(text: &str, kind: Kind) -> Option<Range<usize>> {
+    let mut at = 0;
+    for word in text.split(' ') {
+        let start = at;
+        at += word.len() + 1;
+        let lead = word.len() - word.trim_start_matches(|c| "`'\"([<*".contains(c)).len();
+        let mut core = word[lead..].trim_end_matches(|c| "`'\"),;:!?*>]".contains(c));
+        if matches!(kind, Kind::Path) {
+            core = core.strip_suffix('.').unwrap_or(core);
+        }
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let found = match kind {
+            Kind::Number => digits(core) && core.len() <= 6,
+            Kind::Version => {
+                let v = core.strip_prefix('v').unwrap_or(core);
+                let parts: Vec<&str> = v.split('.').collect();
+                (2..=3).contains(&parts.len()) && parts.iter().all(|p| digits(p))
+            }
+            Kind::Path => {
+                let file = core.rsplit('/').next().unwrap_or("");
+                let ext = file.rsplit_once('.').map_or(
+                    "",
+                    |(stem, ext)| {
+                        if stem.is_empty() {
+                            ""
+                        } else {
+                            ext
+                        }
+                    },
+                );
+                core.contains('/')
+                    && !core.contains("://")
+                    && (1..=5).contains(&ext.len())
+                    && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+                    && core
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"_./-".contains(&b))
+            }
+        };
+        if found {
+            return Some(start + lead..start + lead + core.len());
+        }
+    }
+    None
+}
+
+/// The statements with a value of `kind`, each with where it is.
+fn with_a(kind: Kind) -> Vec<(String, Range<usize>)> {
+    let found: Vec<_> = STATEMENTS
+        .iter()
+        .filter_map(|s| value_in(s, kind).map(|at| (s.clone(), at)))
+        .collect();
+    assert!(found.len() >= 20, "too few statements name a {kind:?}");
+    found
+}
+
+/// `text` with `at` replaced by `value`.
+fn replaced(text: &str, at: &Range<usize>, value: &str) -> String {
+    format!("{}{value}{}", &text[..at.start], &text[at.end..])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// A number changed, nothing else: an update (a port, a count, a major version).
+    #[test]
+    fn a_number_changed_is_an_update(
+        (s, at) in proptest::sample::select(with_a(Kind::Number)),
+        number in 0u32..100_000,
+    ) {
+        let new = replaced(&s, &at, &number.to_string());
+        prop_assume!(s[at.clone()].parse::<u32>() != Ok(number));
+        prop_assert!(updates(&s, &new), "{s:?} → {new:?}");
+    }
+
+    /// A version changed, in its form (`v` and the number of its parts kept): an update.
+    #[test]
+    fn a_version_changed_is_an_update(
+        (s, at) in proptest::sample::select(with_a(Kind::Version)),
+        parts in proptest::collection::vec(0u32..40, 3),
+    ) {
+        let old = &s[at.clone()];
+        let n = old.split('.').count();
+        let v = if old.starts_with('v') { "v" } else { "" };
+        let version = format!(
+            "{v}{}",
+            parts[..n].iter().map(u32::to_string).collect::<Vec<_>>().join(".")
+        );
+        prop_assume!(version != old);
+        let new = replaced(&s, &at, &version);
+        prop_assert!(updates(&s, &new), "{s:?} → {new:?}");
+    }
+
+    /// A path to another file of the same kind, in the same directory: an update.
+    #[test]
+    fn a_path_changed_is_an_update(
+        (s, at) in proptest::sample::select(with_a(Kind::Path)),
+        name in "[a-z]{4,10}",
+    ) {
+        let old = &s[at.clone()];
+        let (dir, file) = old.rsplit_once('/').unwrap();
+        let (stem, ext) = file.rsplit_once('.').unwrap();
+        prop_assume!(stem != name);
+        let new = replaced(&s, &at, &format!("{dir}/{name}.{ext}"));
+        prop_assert!(updates(&s, &new), "{s:?} → {new:?}");
+    }
+}
