@@ -68,42 +68,88 @@ pub fn values(text: &str) -> BTreeSet<String> {
 }
 
 /// The statement `text` makes, without what its formatting adds: white space run together,
-/// emphasis around all of it (`**…**`, `__…__`, `*…*`), the label of a note or a warning
-/// before it ("Note:", "**Important:**", [`ADMONITIONS`]) and the full stop that ends it.
-/// What the checks of two statements against each other read ([`updates`] and those beside
-/// it), so that "`cargo fmt --all`" and "**Note:** `cargo  fmt --all`." are one statement,
-/// as a reader takes them, and neither a newer state of the other nor another fact.
+/// a list's marker or a heading's before it (`- `, `1. `, `## `, `> `), emphasis or quotes
+/// around all of it (`**…**`, `__…__`, `*…*`, `"…"`), the label of a note or a warning before
+/// it ("Note:", "**Important:**", [`ADMONITIONS`]) and the full stop that ends it. What the
+/// checks of two statements against each other read ([`updates`] and those beside it), so
+/// that "`cargo fmt --all`" and "- **Note:** `cargo  fmt --all`." are one statement, as a
+/// reader takes them, and neither a newer state of the other nor another fact.
 fn as_stated(text: &str) -> Cow<'_, str> {
     let spaced = text.trim() == text
         && !text.contains("  ")
         && !text.contains(|c: char| c.is_whitespace() && c != ' ');
-    let mut s: Cow<'_, str> = if spaced {
-        Cow::Borrowed(text)
+    let joined;
+    let whole = if spaced {
+        text
     } else {
-        Cow::Owned(text.split_whitespace().collect::<Vec<_>>().join(" "))
+        joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        &joined
     };
-    loop {
-        let before = s.len();
-        for fence in ["**", "__", "*"] {
-            if let Some(inner) = s.strip_prefix(fence).and_then(|t| t.strip_suffix(fence)) {
-                if !inner.contains(fence) && !inner.trim().is_empty() {
-                    s = Cow::Owned(inner.trim().to_string());
-                }
-            }
-        }
-        if let Some(rest) = without_admonition(&s) {
-            s = Cow::Owned(rest.to_string());
-        }
-        // A full stop, not an ellipsis nor a lone `.` argument ("`ruff format .`").
-        if s.ends_with('.') && !s.ends_with("..") && !s.ends_with(" .") && s.len() > 1 {
-            let mut t = s.into_owned();
-            t.pop();
-            s = Cow::Owned(t);
-        }
-        if s.len() == before {
-            return s;
-        }
+    // What is peeled off is a prefix or a suffix: the statement is a part of `whole`.
+    let mut s = whole;
+    while let Some(inner) = wrapped(s)
+        .or_else(|| after_marker(s))
+        .or_else(|| without_admonition(s))
+        .or_else(|| without_full_stop(s))
+    {
+        s = inner.trim();
     }
+    let at = s.as_ptr() as usize - whole.as_ptr() as usize;
+    if spaced {
+        Cow::Borrowed(&text[at..at + s.len()])
+    } else {
+        Cow::Owned(s.to_string())
+    }
+}
+
+/// True when `a` and `b` make one statement, written otherwise: the same characters as
+/// stated ([`as_stated`]) but for backticks (`cargo fmt` in a code span or not) and the
+/// case of letters. Neither a newer state of the other, nor another fact.
+fn only_formatting(a: &str, b: &str) -> bool {
+    let key = |text: &str| as_stated(text).replace('`', "").to_lowercase();
+    key(a) == key(b)
+}
+
+/// What emphasis or quotes around all of `text` hold, when they do and it holds no more of
+/// them (`**all** tests, and **no** warnings` is no statement in bold).
+fn wrapped(text: &str) -> Option<&str> {
+    const FENCES: &[(&str, &str)] = &[
+        ("**", "**"),
+        ("__", "__"),
+        ("*", "*"),
+        ("\"", "\""),
+        ("\u{201c}", "\u{201d}"),
+    ];
+    FENCES.iter().find_map(|&(open, close)| {
+        let inner = text.strip_prefix(open)?.strip_suffix(close)?;
+        (!inner.contains(open) && !inner.contains(close) && !inner.trim().is_empty())
+            .then_some(inner)
+    })
+}
+
+/// What `text` says after the marker of a list's item, a heading or a quote it opens with
+/// (`- `, `* `, `+ `, `1. `, `2) `, `## `, `> `), when it goes on.
+fn after_marker(text: &str) -> Option<&str> {
+    let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let rest = if (1..=3).contains(&digits) {
+        text[digits..]
+            .strip_prefix(". ")
+            .or_else(|| text[digits..].strip_prefix(") "))?
+    } else if text.starts_with('#') {
+        text.trim_start_matches('#').strip_prefix(' ')?
+    } else {
+        ["- ", "* ", "+ ", "> "]
+            .iter()
+            .find_map(|marker| text.strip_prefix(marker))?
+    };
+    (!rest.trim().is_empty()).then_some(rest)
+}
+
+/// `text` without the full stop that ends it: not an ellipsis, nor a lone `.` argument
+/// ("`ruff format .`").
+fn without_full_stop(text: &str) -> Option<&str> {
+    let rest = text.strip_suffix('.')?;
+    (!rest.is_empty() && !rest.ends_with(['.', ' '])).then_some(rest)
 }
 
 /// What `text` says after the label of a note or a warning it opens with ("Note: …",
@@ -291,6 +337,9 @@ fn command_changed(old: &str, new: &str) -> Option<bool> {
 /// ```
 pub fn same_values(a: &str, b: &str) -> bool {
     let (a, b) = (&*as_stated(a), &*as_stated(b));
+    if only_formatting(a, b) {
+        return true;
+    }
     let (a_text, b_text) = (a, b);
     let (a, b) = (values(a), values(b));
     let stemmer = Stemmer::english();
@@ -411,6 +460,9 @@ fn word_stems(text: &str, keep: impl Fn(&str) -> bool, stemmer: &Stemmer) -> BTr
 /// ```
 pub fn changed_value(old: &str, new: &str) -> bool {
     let (old, new) = (&*as_stated(old), &*as_stated(new));
+    if only_formatting(old, new) {
+        return false;
+    }
     if let Some(changed) = command_changed(old, new) {
         return changed;
     }
@@ -627,6 +679,9 @@ const CONDENSED_WORDS: usize = 4;
 /// ```
 pub fn updates(old: &str, new: &str) -> bool {
     let (old, new) = (&*as_stated(old), &*as_stated(new));
+    if only_formatting(old, new) {
+        return false;
+    }
     (changed_value(old, new)
         || same_entry(old, new)
         || says_changed(old, new)
@@ -912,6 +967,9 @@ const EXTENDED_WORDS: usize = 5;
 /// ```
 pub fn extends(old: &str, new: &str) -> bool {
     let (old, new) = (&*as_stated(old), &*as_stated(new));
+    if only_formatting(old, new) {
+        return false;
+    }
     if joins_a_clause(old, new) {
         return true;
     }
@@ -1028,6 +1086,9 @@ fn says_also(key: &str) -> bool {
 /// ```
 pub fn says_beside(a: &str, b: &str) -> bool {
     let (a, b) = (&*as_stated(a), &*as_stated(b));
+    if only_formatting(a, b) {
+        return false;
+    }
     let beside = |k: &[String]| k.iter().any(|k| says_also(k));
     let (ta, tb) = (tokens(a), tokens(b));
     let (ka, kb) = (keys(&ta), keys(&tb));
@@ -1173,6 +1234,9 @@ fn retires(ka: &[String], b: &[&str], kb: &[String]) -> bool {
 /// ```
 pub fn says_changed(old: &str, new: &str) -> bool {
     let (old, new) = (&*as_stated(old), &*as_stated(new));
+    if only_formatting(old, new) {
+        return false;
+    }
     let (a, b) = (tokens(old), tokens(new));
     let (ka, kb) = (keys(&a), keys(&b));
     if retires(&ka, &b, &kb) && kept_most(old, new) {
@@ -1430,6 +1494,9 @@ const AUXILIARIES: &[&str] = &[
 /// ```
 pub fn subject_replaced(old: &str, new: &str) -> bool {
     let (old, new) = (&*as_stated(old), &*as_stated(new));
+    if only_formatting(old, new) {
+        return false;
+    }
     let (a, b) = (tokens(old), tokens(new));
     let (Some((first_a, rest_a)), Some((first_b, rest_b))) = (a.split_first(), b.split_first())
     else {
@@ -1563,14 +1630,12 @@ fn narrower_subject(a: &[&str], b: &[&str]) -> bool {
 /// assert!(!rewords("Never commit lockfiles", "Always commit lockfiles"));
 /// ```
 pub fn rewords(a: &str, b: &str) -> bool {
-    let (stated_a, stated_b) = (as_stated(a), as_stated(b));
-    let (a_text, b_text) = (a, b);
-    let (a, b) = (tokens(&stated_a), tokens(&stated_b));
-    let (ka, kb) = (keys(&a), keys(&b));
-    // The same words, in the same order: only the formatting changed, or a letter's case.
-    if ka == kb {
-        return a_text != b_text;
+    if only_formatting(a, b) {
+        return a != b;
     }
+    let (a, b) = (&*as_stated(a), &*as_stated(b));
+    let (a, b) = (tokens(a), tokens(b));
+    let (ka, kb) = (keys(&a), keys(&b));
     let stemmer = Stemmer::english();
     let mut changed = false;
     for op in similar::capture_diff_slices(similar::Algorithm::Myers, &ka, &kb) {
@@ -2538,6 +2603,15 @@ mod tests {
             ("**Tip**: use\n`uv sync`", "use `uv sync`"),
             ("  *Deploys use pnpm 9.*  ", "Deploys use pnpm 9"),
             ("__Never commit secrets__", "Never commit secrets"),
+            ("- **Note:** run the tests.", "run the tests"),
+            ("12. \"Use pnpm\"", "Use pnpm"),
+            (
+                "## Releases are tagged `vX.Y.Z`",
+                "Releases are tagged `vX.Y.Z`",
+            ),
+            ("> Never force-push", "Never force-push"),
+            ("-v enables verbose output", "-v enables verbose output"),
+            ("3.12 is required", "3.12 is required"),
             // What the formatting does not add is kept: a lone `.` argument, an
             // ellipsis, emphasis inside, a word that is no label, a label alone.
             ("Format with `ruff format .`", "Format with `ruff format .`"),
@@ -2554,7 +2628,12 @@ mod tests {
         ] {
             assert_eq!(as_stated(written), stated, "{written:?}");
         }
-        assert!(matches!(as_stated("Run the tests"), Cow::Borrowed(_)));
+        assert!(matches!(as_stated("- Run the tests."), Cow::Borrowed(_)));
+        assert!(only_formatting(
+            "Install it with `cargo install cargo-insta`.",
+            "- install it with cargo install cargo-insta"
+        ));
+        assert!(!only_formatting("Use pnpm 8", "Use pnpm 9"));
     }
 
     #[test]

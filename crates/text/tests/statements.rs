@@ -1,6 +1,7 @@
 //! What the write path reads in two statements, checked over every statement of the labelled
 //! update pairs in `fixtures/` (real edits of projects' contributing guides and agent
-//! instructions, and pairs written the way a user writes): formatting changes no statement,
+//! instructions, and pairs written the way a user writes): formatting (white space, a list's
+//! marker, emphasis, quotes, backticks, a note's label, a full stop) changes no statement,
 //! and a number, a version or a path changed, the rest kept, always makes an update.
 
 use std::ops::Range;
@@ -42,6 +43,11 @@ const FORMATTINGS: &[Formatting] = &[
     // Emphasis around a statement with emphasis in it is no Markdown: left out.
     ("in bold", |t| emphasized(t, "**")),
     ("in italics", |t| emphasized(t, "*")),
+    ("a list's marker", |t| format!("- {t}")),
+    ("a numbered list's marker", |t| format!("3. {t}")),
+    ("a heading's marker", |t| format!("## {t}")),
+    ("in quotes", |t| emphasized(t, "\"")),
+    ("a code span's backticks dropped", unticked),
     ("a note's label", |t| format!("Note: {t}")),
     ("a warning's label in bold", |t| {
         format!("**Important:** {t}")
@@ -65,6 +71,29 @@ fn emphasized(text: &str, fence: &str) -> String {
     } else {
         format!("{fence}{text}{fence}")
     }
+}
+
+/// `text` with the backticks of its first code span between spaces (or at an end) dropped:
+/// "run `cargo fmt` first" → "run cargo fmt first".
+fn unticked(text: &str) -> String {
+    let mut from = 0;
+    while let Some(open) = text[from..].find('`').map(|i| from + i) {
+        let Some(close) = text[open + 1..].find('`').map(|i| open + 1 + i) else {
+            break;
+        };
+        let spaced_before = open == 0 || text[..open].ends_with(' ');
+        let spaced_after = close + 1 == text.len() || text[close + 1..].starts_with(' ');
+        if spaced_before && spaced_after && close > open + 1 {
+            return format!(
+                "{}{}{}",
+                &text[..open],
+                &text[open + 1..close],
+                &text[close + 1..]
+            );
+        }
+        from = close + 1;
+    }
+    text.to_string()
 }
 
 /// A statement written otherwise is the same statement: no update either way, no value
