@@ -1983,8 +1983,9 @@ fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
 }
 
 /// A statement written otherwise (a space doubled, in bold, after a note's label, with a
-/// full stop) is a duplicate of the one it repeats: neither stored beside it nor its newer
-/// state, though the formatting changes a command's or a code span's characters.
+/// full stop, its quotes dropped) is a duplicate of the one it repeats: neither stored
+/// beside it nor its newer state, though the formatting changes a command's or a code
+/// span's characters. What it quotes, changed, is a value changed.
 fn a_statement_written_otherwise_is_a_duplicate(s: &mut dyn MemoryStore) {
     for text in SMALL_STORE_RULES {
         write_fact(&mut *s, text);
@@ -2011,6 +2012,10 @@ fn a_statement_written_otherwise_is_a_duplicate(s: &mut dyn MemoryStore) {
             "Run `cargo fmt --all` before committing",
             "**Note:** run `cargo fmt\n--all` before committing.",
         ),
+        (
+            "Use the \"Bug report\" template for new issues",
+            "- Use the Bug report template for new issues",
+        ),
     ] {
         let first = write_fact(&mut *s, written).id();
         let outcome = write_fact(&mut *s, again);
@@ -2019,6 +2024,19 @@ fn a_statement_written_otherwise_is_a_duplicate(s: &mut dyn MemoryStore) {
             "{again:?} after {written:?}: {outcome:?}"
         );
     }
+    each_supersedes(
+        &mut *s,
+        &[
+            (
+                "Logs go to the \"ops alerts\" channel",
+                "Logs go to the \"ops pages\" channel",
+            ),
+            (
+                "Name the feature flag \"new checkout\" until the launch",
+                "Name the feature flag \"checkout v2\" until the launch",
+            ),
+        ],
+    );
 }
 
 /// An entry of a list led by a bold label and rewritten at length, though it shares few

@@ -440,9 +440,9 @@ fn word_stems(text: &str, keep: impl Fn(&str) -> bool, stemmer: &Stemmer) -> BTr
 /// same words, with the two next to a word that orders them swapped ("Use pnpm instead of
 /// npm" → "Use npm instead of pnpm"; `before`, `after`, `over`, `than`, `into`, …).
 ///
-/// A value is what [`values`] reads as one, or a number word; a name is a capitalized word
-/// inside a sentence. A rewording changes plain words; a statement about something else
-/// shares too few.
+/// A value is what [`values`] reads as one, a number word, or a word of a quoted string
+/// ("the \"ops alerts\" channel"); a name is a capitalized word inside a sentence. A
+/// rewording changes plain words; a statement about something else shares too few.
 ///
 /// ```
 /// use oro_mem_text::changed_value;
@@ -453,6 +453,10 @@ fn word_stems(text: &str, keep: impl Fn(&str) -> bool, stemmer: &Stemmer) -> BTr
 ///     "Format the code with `cargo fmt --all` before a commit",
 /// ));
 /// assert!(changed_value("The unit tests run on Jest", "The unit tests run on Vitest"));
+/// assert!(changed_value(
+///     "Logs go to the \"ops alerts\" channel",
+///     "Logs go to the \"ops pages\" channel",
+/// ));
 /// assert!(changed_value("Lint `src/` and `tests/` in CI", "Lint `src/` in CI"));
 /// assert!(changed_value("Do not commit the lockfile", "Commit the lockfile"));
 /// assert!(!changed_value("Run the tests before you commit", "Always run the tests before committing"));
@@ -2041,7 +2045,7 @@ fn kind(tokens: &[&str], i: usize) -> Kind {
         Kind::Value
     } else if i > 0 && is_number(tokens[i - 1]) && UNITS.contains(&core.as_str()) {
         Kind::Unit
-    } else if in_units(tokens, i) {
+    } else if in_units(tokens, i) || quoted(tokens, i) {
         Kind::Value
     } else if in_tool_place(tokens, i) {
         Kind::Tool
@@ -2050,6 +2054,22 @@ fn kind(tokens: &[&str], i: usize) -> Kind {
     } else {
         Kind::Plain
     }
+}
+
+/// Whether `tokens[i]` is a word of a quoted string ("Use the \"Bug report\" template"),
+/// which is a value as written, not words to reword: an odd number of straight double quotes
+/// before it and one after it, or an opening curly quote before it with no closing one
+/// between.
+fn quoted(tokens: &[&str], i: usize) -> bool {
+    let straights = |part: &[&str]| part.iter().filter(|t| **t == "\"").count();
+    let opened = straights(&tokens[..i]) % 2 == 1 && straights(&tokens[i + 1..]) > 0;
+    let curly = tokens[..i]
+        .iter()
+        .rev()
+        .find(|t| matches!(**t, "\u{201c}" | "\u{201d}"))
+        .is_some_and(|t| *t == "\u{201c}")
+        && tokens[i + 1..].contains(&"\u{201d}");
+    opened || curly
 }
 
 /// Words that say what kind of thing a value is: "the `ANTHROPIC_LIVE=1` environment

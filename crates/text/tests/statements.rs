@@ -2,7 +2,8 @@
 //! update pairs in `fixtures/` (real edits of projects' contributing guides and agent
 //! instructions, and pairs written the way a user writes): formatting (white space, a list's
 //! marker, emphasis, quotes, backticks, a note's label, a full stop) changes no statement,
-//! and a number, a version or a path changed, the rest kept, always makes an update.
+//! and a number, a version, a path, an identifier or a quoted string changed, the rest kept,
+//! always makes an update.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -29,8 +30,24 @@ static STATEMENTS: LazyLock<Vec<String>> = LazyLock::new(|| {
             }
         }
     }
+    out.extend(QUOTING.iter().map(|s| s.to_string()));
     out.into_iter().collect()
 });
+
+/// Statements that quote what they name, as agents' rules do and the fixtures' edits seldom
+/// do.
+const QUOTING: &[&str] = &[
+    "Use the \"Bug report\" template for every new issue.",
+    "Error messages avoid phrases like \"failed to\" and start in lower case",
+    "Pull requests that change the API need the \"breaking change\" label",
+    "`make build` builds the \"fat\" binaries that include the server",
+    "In Temporal, defaults use `cmp.Or` when zero means \"unset\"",
+    "The release branch is called \"stable\" and is cut every Monday",
+    "Logs go to the \"ops alerts\" channel, never to a user's DM",
+    "Name the feature flag \"new checkout\" until the launch",
+    "Mark flaky tests with the \"quarantine\" marker rather than skipping them",
+    "The staging cluster is named \"blue\" in every dashboard",
+];
 
 /// A way of writing a statement otherwise: its name, and what it makes of a statement.
 type Formatting = (&'static str, fn(&str) -> String);
@@ -139,11 +156,27 @@ enum Kind {
     Version,
     /// A path to a file: `docs/testing.md`.
     Path,
+    /// A code identifier in a code span: `` `cmp.Or` ``, `` `busy_timeout` ``.
+    Identifier,
+    /// A string in double quotes, of one to four words: "Bug report".
+    Quoted,
 }
 
 /// The first value of `kind` in `text`, as a byte range: a word without the quotes,
-/// brackets and punctuation around it (a path without a full stop after it too).
+/// brackets and punctuation around it (a path without a full stop after it too); what a
+/// code span or quotes hold, without them.
 fn value_in(text: &str, kind: Kind) -> Option<Range<usize>> {
+    match kind {
+        Kind::Identifier => return within(text, '`', '`', is_identifier),
+        Kind::Quoted => {
+            return within(text, '"', '"', |s| {
+                (1..=4).contains(&s.split(' ').count())
+                    && s.split(' ')
+                        .all(|w| !w.is_empty() && w.chars().all(char::is_alphanumeric))
+            })
+        }
+        _ => {}
+    }
     let mut at = 0;
     for word in text.split(' ') {
         let start = at;
@@ -161,6 +194,7 @@ fn value_in(text: &str, kind: Kind) -> Option<Range<usize>> {
                 let parts: Vec<&str> = v.split('.').collect();
                 (2..=3).contains(&parts.len()) && parts.iter().all(|p| digits(p))
             }
+            Kind::Identifier | Kind::Quoted => unreachable!(),
             Kind::Path => {
                 let file = core.rsplit('/').next().unwrap_or("");
                 let ext = file.rsplit_once('.').map_or(
@@ -189,13 +223,34 @@ fn value_in(text: &str, kind: Kind) -> Option<Range<usize>> {
     None
 }
 
+/// What the first pair of `open` and `close` in `text` holds, when `holds` it, as a byte range.
+fn within(
+    text: &str,
+    open: char,
+    close: char,
+    holds: impl Fn(&str) -> bool,
+) -> Option<Range<usize>> {
+    let start = text.find(open)? + open.len_utf8();
+    let end = start + text[start..].find(close)?;
+    holds(&text[start..end]).then_some(start..end)
+}
+
+/// A code identifier of four characters or more: letters, digits, `_` and `.` between them.
+fn is_identifier(s: &str) -> bool {
+    s.len() >= 4
+        && s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && s.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+}
+
 /// The statements with a value of `kind`, each with where it is.
 fn with_a(kind: Kind) -> Vec<(String, Range<usize>)> {
     let found: Vec<_> = STATEMENTS
         .iter()
         .filter_map(|s| value_in(s, kind).map(|at| (s.clone(), at)))
         .collect();
-    assert!(found.len() >= 20, "too few statements name a {kind:?}");
+    assert!(found.len() >= 10, "too few statements name a {kind:?}");
     found
 }
 
@@ -247,6 +302,28 @@ proptest! {
         let (stem, ext) = file.rsplit_once('.').unwrap();
         prop_assume!(stem != name);
         let new = replaced(&s, &at, &format!("{dir}/{name}.{ext}"));
+        prop_assert!(updates(&s, &new), "{s:?} → {new:?}");
+    }
+
+    /// Another identifier in a code span: an update.
+    #[test]
+    fn an_identifier_changed_is_an_update(
+        (s, at) in proptest::sample::select(with_a(Kind::Identifier)),
+        name in "[a-z]{3,8}_[a-z]{3,8}",
+    ) {
+        prop_assume!(s[at.clone()] != name);
+        let new = replaced(&s, &at, &name);
+        prop_assert!(updates(&s, &new), "{s:?} → {new:?}");
+    }
+
+    /// Other words in quotes: an update.
+    #[test]
+    fn a_quoted_string_changed_is_an_update(
+        (s, at) in proptest::sample::select(with_a(Kind::Quoted)),
+        words in "[a-z]{3,8}( [a-z]{3,8}){0,2}",
+    ) {
+        prop_assume!(!s[at.clone()].eq_ignore_ascii_case(&words));
+        let new = replaced(&s, &at, &words);
         prop_assert!(updates(&s, &new), "{s:?} → {new:?}");
     }
 }
