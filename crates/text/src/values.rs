@@ -68,6 +68,7 @@ pub fn values(text: &str) -> BTreeSet<String> {
 }
 
 /// The statement `text` makes, without what its formatting adds: white space run together,
+/// typography as typed (curly quotes straight, `…` as `...`, no zero-width characters),
 /// a list's marker or a heading's before it (`- `, `1. `, `## `, `> `), emphasis or quotes
 /// around all of it (`**…**`, `__…__`, `*…*`, `"…"`), the label of a note or a warning before
 /// it ("Note:", "**Important:**", [`ADMONITIONS`]) and the full stop that ends it. What the
@@ -75,14 +76,32 @@ pub fn values(text: &str) -> BTreeSet<String> {
 /// that "`cargo fmt --all`" and "- **Note:** `cargo  fmt --all`." are one statement, as a
 /// reader takes them, and neither a newer state of the other nor another fact.
 fn as_stated(text: &str) -> Cow<'_, str> {
-    let spaced = text.trim() == text
+    // Typography: a curly quote or apostrophe is a straight one, an ellipsis three full
+    // stops, and what shows nothing (a zero-width space, a soft hyphen) is nothing.
+    let typeset = |c: char| {
+        matches!(
+            c,
+            '\u{2018}' | '\u{2019}' | '\u{201c}' | '\u{201d}' | '\u{2026}'
+        )
+    };
+    let hidden = |c: char| !c.is_whitespace() && crate::is_invisible(c);
+    let plain = text.trim() == text
         && !text.contains("  ")
-        && !text.contains(|c: char| c.is_whitespace() && c != ' ');
+        && !text.contains(|c: char| (c.is_whitespace() && c != ' ') || typeset(c) || hidden(c));
     let joined;
-    let whole = if spaced {
+    let whole = if plain {
         text
     } else {
-        joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut ascii = String::with_capacity(text.len());
+        for c in text.chars().filter(|&c| !hidden(c)) {
+            match c {
+                '\u{2018}' | '\u{2019}' => ascii.push('\''),
+                '\u{201c}' | '\u{201d}' => ascii.push('"'),
+                '\u{2026}' => ascii.push_str("..."),
+                c => ascii.push(c),
+            }
+        }
+        joined = ascii.split_whitespace().collect::<Vec<_>>().join(" ");
         &joined
     };
     // What is peeled off is a prefix or a suffix: the statement is a part of `whole`.
@@ -95,7 +114,7 @@ fn as_stated(text: &str) -> Cow<'_, str> {
         s = inner.trim();
     }
     let at = s.as_ptr() as usize - whole.as_ptr() as usize;
-    if spaced {
+    if plain {
         Cow::Borrowed(&text[at..at + s.len()])
     } else {
         Cow::Owned(s.to_string())
@@ -113,13 +132,7 @@ fn only_formatting(a: &str, b: &str) -> bool {
 /// What emphasis or quotes around all of `text` hold, when they do and it holds no more of
 /// them (`**all** tests, and **no** warnings` is no statement in bold).
 fn wrapped(text: &str) -> Option<&str> {
-    const FENCES: &[(&str, &str)] = &[
-        ("**", "**"),
-        ("__", "__"),
-        ("*", "*"),
-        ("\"", "\""),
-        ("\u{201c}", "\u{201d}"),
-    ];
+    const FENCES: &[(&str, &str)] = &[("**", "**"), ("__", "__"), ("*", "*"), ("\"", "\"")];
     FENCES.iter().find_map(|&(open, close)| {
         let inner = text.strip_prefix(open)?.strip_suffix(close)?;
         (!inner.contains(open) && !inner.contains(close) && !inner.trim().is_empty())
@@ -2632,6 +2645,10 @@ mod tests {
             ("> Never force-push", "Never force-push"),
             ("-v enables verbose output", "-v enables verbose output"),
             ("3.12 is required", "3.12 is required"),
+            (
+                "\u{201c}Don\u{2019}t\u{200b} push\u{2026}\u{201d}",
+                "Don't push...",
+            ),
             // What the formatting does not add is kept: a lone `.` argument, an
             // ellipsis, emphasis inside, a word that is no label, a label alone.
             ("Format with `ruff format .`", "Format with `ruff format .`"),

@@ -1,9 +1,9 @@
 //! What the write path reads in two statements, checked over every statement of the labelled
 //! update pairs in `fixtures/` (real edits of projects' contributing guides and agent
 //! instructions, and pairs written the way a user writes): formatting (white space, a list's
-//! marker, emphasis, quotes, backticks, a note's label, a full stop) changes no statement,
-//! and a number, a version, a path, an identifier or a quoted string changed, the rest kept,
-//! always makes an update.
+//! marker, emphasis, quotes, backticks, typography, a note's label, a full stop) changes no
+//! statement, and a number, a version, a path, an identifier or a quoted string changed, the
+//! rest kept, always makes an update.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -65,6 +65,24 @@ const FORMATTINGS: &[Formatting] = &[
     ("a heading's marker", |t| format!("## {t}")),
     ("in quotes", |t| emphasized(t, "\"")),
     ("a code span's backticks dropped", unticked),
+    ("curly quotes and apostrophes", |t| {
+        let mut open = true;
+        t.chars()
+            .map(|c| match c {
+                '\'' => '\u{2019}',
+                '"' => {
+                    open = !open;
+                    if open {
+                        '\u{201d}'
+                    } else {
+                        '\u{201c}'
+                    }
+                }
+                c => c,
+            })
+            .collect()
+    }),
+    ("a zero-width space", |t| t.replacen(' ', " \u{200b}", 1)),
     ("a note's label", |t| format!("Note: {t}")),
     ("a warning's label in bold", |t| {
         format!("**Important:** {t}")
