@@ -71,10 +71,11 @@ pub fn values(text: &str) -> BTreeSet<String> {
 /// typography as typed (curly quotes straight, `…` as `...`, no zero-width characters),
 /// a list's marker or a heading's before it (`- `, `1. `, `## `, `> `), emphasis or quotes
 /// around all of it (`**…**`, `__…__`, `*…*`, `"…"`), the label of a note or a warning before
-/// it ("Note:", "**Important:**", [`ADMONITIONS`]) and the full stop that ends it. What the
-/// checks of two statements against each other read ([`updates`] and those beside it), so
-/// that "`cargo fmt --all`" and "- **Note:** `cargo  fmt --all`." are one statement, as a
-/// reader takes them, and neither a newer state of the other nor another fact.
+/// it ("Note:", "**Important:**", [`ADMONITIONS`]) and the full stop (or `!`, `:`, `;`) that
+/// ends it. What the checks of two statements against each other read ([`updates`] and
+/// those beside it), so that "`cargo fmt --all`" and "- **Note:** `cargo  fmt --all`." are
+/// one statement, as a reader takes them, and neither a newer state of the other nor
+/// another fact.
 fn as_stated(text: &str) -> Cow<'_, str> {
     // Typography: a curly quote or apostrophe is a straight one, an ellipsis three full
     // stops, and what shows nothing (a zero-width space, a soft hyphen) is nothing.
@@ -158,11 +159,19 @@ fn after_marker(text: &str) -> Option<&str> {
     (!rest.trim().is_empty()).then_some(rest)
 }
 
-/// `text` without the full stop that ends it: not an ellipsis, nor a lone `.` argument
-/// ("`ruff format .`").
+/// `text` without the punctuation that ends it as a sentence (`.`, `!`, `:`, `;`, an ellipsis:
+/// "Run the tests with:" is "Run the tests with."), but a lone `.` argument ("`ruff format
+/// .`").
 fn without_full_stop(text: &str) -> Option<&str> {
-    let rest = text.strip_suffix('.')?;
-    (!rest.is_empty() && !rest.ends_with(['.', ' '])).then_some(rest)
+    const ENDS: [char; 4] = ['.', '!', ':', ';'];
+    let mut rest = text;
+    while let Some(shorter) = rest.strip_suffix(ENDS) {
+        if shorter.is_empty() || shorter.ends_with(' ') {
+            break;
+        }
+        rest = shorter;
+    }
+    (rest.len() < text.len()).then_some(rest)
 }
 
 /// What `text` says after the label of a note or a warning it opens with ("Note: …",
@@ -2647,13 +2656,13 @@ mod tests {
             ("3.12 is required", "3.12 is required"),
             (
                 "\u{201c}Don\u{2019}t\u{200b} push\u{2026}\u{201d}",
-                "Don't push...",
+                "Don't push",
             ),
-            // What the formatting does not add is kept: a lone `.` argument, an
-            // ellipsis, emphasis inside, a word that is no label, a label alone.
+            // What the formatting does not add is kept: a lone `.` argument, emphasis
+            // inside, a word that is no label.
             ("Format with `ruff format .`", "Format with `ruff format .`"),
             ("Run ruff format .", "Run ruff format ."),
-            ("And so on...", "And so on..."),
+            ("And so on...", "And so on"),
             ("Run **all** the tests", "Run **all** the tests"),
             (
                 "**all** tests, and **no** warnings",
@@ -2661,7 +2670,11 @@ mod tests {
             ),
             ("Note that tests run nightly", "Note that tests run nightly"),
             ("Setup: see the wiki", "Setup: see the wiki"),
-            ("Note:", "Note:"),
+            ("Note:", "Note"),
+            ("Run the tests with:", "Run the tests with"),
+            ("Never push to main!", "Never push to main"),
+            ("Call `std::`", "Call `std::`"),
+            ("Run ruff format .:", "Run ruff format ."),
         ] {
             assert_eq!(as_stated(written), stated, "{written:?}");
         }

@@ -82,6 +82,13 @@ const FORMATTINGS: &[Formatting] = &[
             })
             .collect()
     }),
+    ("a colon at its end", |t| {
+        if t.ends_with(" .") {
+            t.to_string()
+        } else {
+            format!("{}:", t.strip_suffix('.').unwrap_or(t))
+        }
+    }),
     ("a zero-width space", |t| t.replacen(' ', " \u{200b}", 1)),
     ("a note's label", |t| format!("Note: {t}")),
     ("a warning's label in bold", |t| {
