@@ -122,12 +122,14 @@ fn as_stated(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// True when `a` and `b` make one statement, written otherwise: the same characters as
-/// stated ([`as_stated`]) but for backticks (`cargo fmt` in a code span or not) and the
-/// case of letters. Neither a newer state of the other, nor another fact.
-fn only_formatting(a: &str, b: &str) -> bool {
-    let key = |text: &str| as_stated(text).replace('`', "").to_lowercase();
-    key(a) == key(b)
+/// `a` and `b` as stated ([`as_stated`]), or `None` when they make one statement written
+/// otherwise: the same characters as stated but for backticks (`cargo fmt` in a code span
+/// or not) and the case of letters, neither a newer state of the other nor another fact.
+/// What each check of two statements reads first.
+fn two_statements<'a>(a: &'a str, b: &'a str) -> Option<(Cow<'a, str>, Cow<'a, str>)> {
+    let (a, b) = (as_stated(a), as_stated(b));
+    let key = |text: &str| text.replace('`', "").to_lowercase();
+    (key(&a) != key(&b)).then_some((a, b))
 }
 
 /// What emphasis or quotes around all of `text` hold, when they do and it holds no more of
@@ -358,10 +360,10 @@ fn command_changed(old: &str, new: &str) -> Option<bool> {
 /// assert!(!same_values("`just test` runs all Biome tests", "Biome runs Prettier comparison tests"));
 /// ```
 pub fn same_values(a: &str, b: &str) -> bool {
-    let (a, b) = (&*as_stated(a), &*as_stated(b));
-    if only_formatting(a, b) {
+    let Some((a, b)) = two_statements(a, b) else {
         return true;
-    }
+    };
+    let (a, b) = (&*a, &*b);
     let (a_text, b_text) = (a, b);
     let (a, b) = (values(a), values(b));
     let stemmer = Stemmer::english();
@@ -485,10 +487,10 @@ fn word_stems(text: &str, keep: impl Fn(&str) -> bool, stemmer: &Stemmer) -> BTr
 /// assert!(!changed_value("Use `gofumpt -w .` to format", "Use `goftumpt -w .` to format"));
 /// ```
 pub fn changed_value(old: &str, new: &str) -> bool {
-    let (old, new) = (&*as_stated(old), &*as_stated(new));
-    if only_formatting(old, new) {
+    let Some((old, new)) = two_statements(old, new) else {
         return false;
-    }
+    };
+    let (old, new) = (&*old, &*new);
     if let Some(changed) = command_changed(old, new) {
         return changed;
     }
@@ -704,10 +706,10 @@ const CONDENSED_WORDS: usize = 4;
 /// assert!(!updates("Run the tests before you commit", "Always run the tests before committing"));
 /// ```
 pub fn updates(old: &str, new: &str) -> bool {
-    let (old, new) = (&*as_stated(old), &*as_stated(new));
-    if only_formatting(old, new) {
+    let Some((old, new)) = two_statements(old, new) else {
         return false;
-    }
+    };
+    let (old, new) = (&*old, &*new);
     (changed_value(old, new)
         || same_entry(old, new)
         || says_changed(old, new)
@@ -792,7 +794,10 @@ const PASSAGE_WORDS: usize = 12;
 /// assert!(!same_passage("Run the tests before you push", "Run the linter before you push"));
 /// ```
 pub fn same_passage(old: &str, new: &str) -> bool {
-    let (old, new) = (&*as_stated(old), &*as_stated(new));
+    let Some((old, new)) = two_statements(old, new) else {
+        return false;
+    };
+    let (old, new) = (&*old, &*new);
     match kept_in_order(old, new) {
         Some(Kept { kept, shorter }) => {
             shorter >= PASSAGE_WORDS
@@ -992,10 +997,10 @@ const EXTENDED_WORDS: usize = 5;
 ///     expected value, which saves a lot of typing."));
 /// ```
 pub fn extends(old: &str, new: &str) -> bool {
-    let (old, new) = (&*as_stated(old), &*as_stated(new));
-    if only_formatting(old, new) {
+    let Some((old, new)) = two_statements(old, new) else {
         return false;
-    }
+    };
+    let (old, new) = (&*old, &*new);
     if joins_a_clause(old, new) {
         return true;
     }
@@ -1111,10 +1116,10 @@ fn says_also(key: &str) -> bool {
 /// assert!(!says_beside("Thanks! Talk to you later!", "Me too. Talk to you later!"));
 /// ```
 pub fn says_beside(a: &str, b: &str) -> bool {
-    let (a, b) = (&*as_stated(a), &*as_stated(b));
-    if only_formatting(a, b) {
+    let Some((a, b)) = two_statements(a, b) else {
         return false;
-    }
+    };
+    let (a, b) = (&*a, &*b);
     let beside = |k: &[String]| k.iter().any(|k| says_also(k));
     let (ta, tb) = (tokens(a), tokens(b));
     let (ka, kb) = (keys(&ta), keys(&tb));
@@ -1259,10 +1264,10 @@ fn retires(ka: &[String], b: &[&str], kb: &[String]) -> bool {
 /// assert!(!says_changed("Tests run with pytest", "Tests now also run on Windows"));
 /// ```
 pub fn says_changed(old: &str, new: &str) -> bool {
-    let (old, new) = (&*as_stated(old), &*as_stated(new));
-    if only_formatting(old, new) {
+    let Some((old, new)) = two_statements(old, new) else {
         return false;
-    }
+    };
+    let (old, new) = (&*old, &*new);
     let (a, b) = (tokens(old), tokens(new));
     let (ka, kb) = (keys(&a), keys(&b));
     if retires(&ka, &b, &kb) && kept_most(old, new) {
@@ -1366,7 +1371,10 @@ pub fn says_changed(old: &str, new: &str) -> bool {
 /// assert!(!same_entry("`src/`: the code", "`docs/`: the manual"));
 /// ```
 pub fn same_entry(old: &str, new: &str) -> bool {
-    let (old, new) = (&*as_stated(old), &*as_stated(new));
+    let Some((old, new)) = two_statements(old, new) else {
+        return false;
+    };
+    let (old, new) = (&*old, &*new);
     const ENTRY_KEY_WORDS: usize = 6;
     fn entry(text: &str) -> Option<(&str, &str, &str, bool)> {
         let text = text.trim();
@@ -1519,10 +1527,10 @@ const AUXILIARIES: &[&str] = &[
 /// ));
 /// ```
 pub fn subject_replaced(old: &str, new: &str) -> bool {
-    let (old, new) = (&*as_stated(old), &*as_stated(new));
-    if only_formatting(old, new) {
+    let Some((old, new)) = two_statements(old, new) else {
         return false;
-    }
+    };
+    let (old, new) = (&*old, &*new);
     let (a, b) = (tokens(old), tokens(new));
     let (Some((first_a, rest_a)), Some((first_b, rest_b))) = (a.split_first(), b.split_first())
     else {
@@ -1656,10 +1664,10 @@ fn narrower_subject(a: &[&str], b: &[&str]) -> bool {
 /// assert!(!rewords("Never commit lockfiles", "Always commit lockfiles"));
 /// ```
 pub fn rewords(a: &str, b: &str) -> bool {
-    if only_formatting(a, b) {
+    let Some((stated_a, stated_b)) = two_statements(a, b) else {
         return a != b;
-    }
-    let (a, b) = (&*as_stated(a), &*as_stated(b));
+    };
+    let (a, b) = (&*stated_a, &*stated_b);
     let (a, b) = (tokens(a), tokens(b));
     let (ka, kb) = (keys(&a), keys(&b));
     let stemmer = Stemmer::english();
@@ -2679,11 +2687,12 @@ mod tests {
             assert_eq!(as_stated(written), stated, "{written:?}");
         }
         assert!(matches!(as_stated("- Run the tests."), Cow::Borrowed(_)));
-        assert!(only_formatting(
+        assert!(two_statements(
             "Install it with `cargo install cargo-insta`.",
             "- install it with cargo install cargo-insta"
-        ));
-        assert!(!only_formatting("Use pnpm 8", "Use pnpm 9"));
+        )
+        .is_none());
+        assert!(two_statements("Use pnpm 8", "Use pnpm 9").is_some());
     }
 
     #[test]
