@@ -1887,6 +1887,11 @@ fn another_subject_is_stored_beside(s: &mut dyn MemoryStore) {
             "Deploys now also happen on Fridays",
         ),
         ("Logs go to stdout", "Logs now also go to Sentry"),
+        // What the new statement says was replaced is not what the old one names.
+        (
+            "Unit tests run on Jest",
+            "E2E tests run on Playwright (formerly Cypress)",
+        ),
     ]
     .into_iter()
     .enumerate()
@@ -1926,8 +1931,9 @@ fn each_supersedes(s: &mut dyn MemoryStore, pairs: &[(&str, &str)]) {
 }
 
 /// A statement that says its value changed ("switched from Jest to Vitest", "`just test`
-/// instead of `make test`") supersedes the old one, though it shares few words with it or
-/// still names its value; one that says "now" of what did not change repeats it.
+/// instead of `make test`", "pnpm 9, not pnpm 8", "(was Cypress)", "is no longer used")
+/// supersedes the old one, though it shares few words with it or still names its value;
+/// one that says "now" of what did not change repeats it.
 fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
     for text in SMALL_STORE_RULES {
         write_fact(&mut *s, text);
@@ -1964,6 +1970,21 @@ fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
             (
                 "Tests run with pytest -x",
                 "Tests run with pytest -x -n auto",
+            ),
+            // The new value with the old one named as what it replaces: by its words, the
+            // new statement holds all of the old one.
+            ("Builds use pnpm 8", "Builds now use pnpm 9, not pnpm 8"),
+            (
+                "E2E tests run on Cypress",
+                "E2E tests run on Playwright (was Cypress)",
+            ),
+            (
+                "The docs site is built with \"Sphinx\"",
+                "The docs site is built with \"MkDocs\" (formerly \"Sphinx\")",
+            ),
+            (
+                "Format Python code with `black`",
+                "`black` is no longer used; format Python code with `ruff format`",
             ),
         ],
     );

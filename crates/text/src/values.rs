@@ -1198,14 +1198,70 @@ fn replacing_words(tokens: &[&str], keys: &[String]) -> BTreeSet<usize> {
     out
 }
 
-/// The word `keys[i]` is named as what was replaced: after `from`, `not`, `instead of`,
-/// `rather than` ("switched from **Jest** to Vitest", "`config.toml`, not **`config.yaml`**").
-fn named_as_replaced(keys: &[String], i: usize) -> bool {
-    let before = |n: usize| i.checked_sub(n).map(|j| keys[j].as_str());
-    matches!(
-        (before(2), before(1)),
-        (_, Some("from" | "not")) | (Some("instead"), Some("of")) | (Some("rather"), Some("than"))
-    )
+/// The positions in `keys` of the words named as what was replaced: the word right after
+/// `from` or `not` ("switched from **Jest** to Vitest", "do not **use** it"); the content
+/// words, up to three, after `not` said of a thing (after a content word or punctuation),
+/// `instead of`, `rather than`, `no longer`, `(was`, `(formerly` or
+/// `(previously`, or between `from` and `to` ("Deploys use pnpm 9, not **pnpm 8**", "Unit
+/// tests run on Vitest (was **Jest**)", "Deploys no longer **use pnpm 8**", "moved from
+/// **pnpm 8** to pnpm 9"); and the word before `is no longer` or `are no longer`
+/// ("**`npm test`** is no longer used").
+/// With `said_of_a_thing`, only the words said of a thing: not the word after a lone `from`
+/// ("from now on") nor after `not` said of an action ("do not use").
+fn replaced_words(keys: &[String], said_of_a_thing: bool) -> BTreeSet<usize> {
+    let key = |i: Option<usize>| i.and_then(|i| keys.get(i)).map(String::as_str);
+    // Past the quote that opens a quoted value ("(formerly \"Contribution Proposal\")").
+    let run = |from: usize| {
+        let from = (from..keys.len())
+            .find(|&j| !matches!(keys[j].as_str(), "\"" | "\u{201c}"))
+            .unwrap_or(keys.len());
+        (from..keys.len())
+            .take_while(|&j| is_content(&keys[j]))
+            .take(REPLACING_WORDS)
+    };
+    let mut out = BTreeSet::new();
+    for i in 0..keys.len() {
+        let (before, at) = (key(i.checked_sub(1)), key(Some(i)));
+        // A value's trailing comma is no token ("pnpm 9, not pnpm 8"): `not` after a
+        // content word says what was replaced, after a function word ("do not") what not to do.
+        let after_a_thing =
+            before.is_some_and(|w| !w.chars().any(char::is_alphanumeric) || is_content(w));
+        match (before, at) {
+            (_, Some("not")) if after_a_thing => out.extend(run(i + 1)),
+            (Some("instead"), Some("of"))
+            | (Some("rather"), Some("than"))
+            | (Some("("), Some("was" | "formerly" | "previously")) => out.extend(run(i + 1)),
+            (Some("no"), Some("longer")) => {
+                out.extend(run(i + 1));
+                if let (Some("is" | "are"), Some(named)) = (key(i.checked_sub(2)), i.checked_sub(3))
+                {
+                    if is_content(&keys[named]) {
+                        out.insert(named);
+                    }
+                }
+            }
+            (_, Some("from")) => {
+                let words: Vec<usize> = run(i + 1).collect();
+                match words.last() {
+                    Some(&last) if key(Some(last + 1)) == Some("to") => out.extend(words),
+                    _ if said_of_a_thing => {}
+                    _ => out.extend(words.first()),
+                }
+            }
+            (_, Some("not")) if !said_of_a_thing => out.extend(run(i + 1).take(1)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The word `keys[i]` says that a value changed: a word of [`CHANGE_WORDS`], `formerly`,
+/// `previously`, or `no longer`.
+fn marks_a_change(keys: &[String], i: usize) -> bool {
+    listed(CHANGE_WORDS, &keys[i])
+        || matches!(keys[i].as_str(), "formerly" | "previously")
+        || (keys[i] == "longer" && i > 0 && keys[i - 1] == "no")
+        || (keys[i] == "no" && keys.get(i + 1).is_some_and(|k| k == "longer"))
 }
 
 /// `word` says that a value changed ([`CHANGE_WORDS`]), or names the one replaced
@@ -1236,12 +1292,15 @@ fn retires(ka: &[String], b: &[&str], kb: &[String]) -> bool {
 }
 
 /// True when `new` says in so many words that a value of `old` changed: with a word that says
-/// so and `old` does not ("moved", "switched", "raised", "upgraded", "now", …), or naming a
-/// value or a name of `old`'s as what it replaces ("from Jest to Vitest", "`httpx` instead
-/// of `requests`", "rather than"). And `new` says what `old` says but its value: a word of
-/// `old` is not in `new` (or only as the one replaced), at most two are not in it at all,
-/// they share a word (or the value replaced), and what `new` adds is values and names, or
-/// one word for one ("staging" → "production", not a typo fixed). "also" or "too" add a fact
+/// so and `old` does not ("moved", "switched", "raised", "upgraded", "now", "formerly", "no
+/// longer", …), or naming a value or a name of `old`'s as what it replaces ("from Jest to
+/// Vitest", "`httpx` instead of `requests`", "rather than", "pnpm 9, not pnpm 8", "(was
+/// Jest)", "`black` is no longer used"), and nothing else as replaced ("E2E tests run on
+/// Playwright (formerly Cypress)" says nothing of Jest). And `new` says what `old` says but
+/// its value: a word of `old` is not in `new` (or only as the one replaced), at most two are
+/// not in it at all, they share a word (or the value replaced), and what `new` adds is
+/// values and names (a word that leads to a tool, `use` or `with`, aside), or one word for
+/// one ("staging" → "production", not a typo fixed). "also" or "too" add a fact
 /// beside. Such a statement shares too few words with the old one for [`changed_value`], or
 /// still names the old value. Or `new`, keeping most of `old`'s words, says of a value `old`
 /// named that it is deprecated, removed, obsolete or unsupported, within a few words of it,
@@ -1258,6 +1317,8 @@ fn retires(ka: &[String], b: &[&str], kb: &[String]) -> bool {
 ///     "Run `make test` before pushing",
 ///     "Run `just test` before pushing instead of `make test`",
 /// ));
+/// assert!(says_changed("Deploys use pnpm 8", "Deploys now use pnpm 9, not pnpm 8"));
+/// assert!(says_changed("Unit tests run on Jest", "Unit tests run on Vitest (was Jest)"));
 /// // Nothing of the old statement changed, or nothing said of it.
 /// assert!(!says_changed("Deploys use pnpm 8", "Deploys now use pnpm 8"));
 /// assert!(!says_changed("The docs live in `docs/`", "The API moved to `v2/`"));
@@ -1276,18 +1337,28 @@ pub fn says_changed(old: &str, new: &str) -> bool {
     // The words `new` says in place of the one it replaces ("**vite** instead of webpack",
     // "from yarn to **pnpm**") name what they say, as that one does, in lower case too.
     let replacing = replacing_words(&b, &kb);
+    let (replaced_a, replaced_b) = (replaced_words(&ka, false), replaced_words(&kb, false));
     let named = |t: &[&str], i: usize| kind(t, i) != Kind::Plain;
     // A value or a name of `old`'s (not named as replaced there too) that `new` names as
     // replaced; any word of `old`'s, when `new` says what replaces it.
-    let named_replaced = (0..b.len()).any(|i| {
-        named_as_replaced(&kb, i)
-            && is_content(b[i])
+    let named_replaced = replaced_b.iter().any(|&i| {
+        is_content(b[i])
             && (named(&b, i) || !replacing.is_empty())
-            && (0..a.len()).any(|j| ka[j] == kb[i] && !named_as_replaced(&ka, j))
+            && (0..a.len()).any(|j| ka[j] == kb[i] && !replaced_a.contains(&j))
     });
+    // What `new` names as replaced is no word of `old`'s: another thing changed ("E2E tests
+    // run on Playwright (formerly Cypress)" says nothing of "Unit tests run on Jest").
+    let said_replaced = replaced_words(&kb, true);
+    if !said_replaced.is_empty()
+        && !said_replaced
+            .iter()
+            .any(|&i| (0..a.len()).any(|j| ka[j] == kb[i]))
+    {
+        return false;
+    }
     // A word that says a change, which `old` did not say ("instead of" and "rather than"
     // say it only of what `old` named: "snapshot tests rather than unit tests" is a rule).
-    let marked = (0..b.len()).any(|i| listed(CHANGE_WORDS, b[i]) && !ka.contains(&kb[i]));
+    let marked = (0..b.len()).any(|i| marks_a_change(&kb, i) && !ka.contains(&kb[i]));
     // "Tests now also run on Windows" adds a fact beside the old one.
     let beside = kb.iter().any(|k| says_also(k));
     if !(marked || named_replaced) || beside {
@@ -1295,13 +1366,18 @@ pub fn says_changed(old: &str, new: &str) -> bool {
     }
     let stemmer = Stemmer::english();
     let stem = |k: &str| stemmer.stem(k).into_owned();
-    let words = |t: &[&str], k: &[String]| -> Vec<(usize, String)> {
+    let words = |t: &[&str], k: &[String], replaced: &BTreeSet<usize>| -> Vec<(usize, String)> {
         (0..t.len())
-            .filter(|&i| is_content(t[i]) && !says_a_change(t[i]) && !named_as_replaced(k, i))
+            .filter(|&i| {
+                is_content(t[i])
+                    && !says_a_change(t[i])
+                    && !marks_a_change(k, i)
+                    && !replaced.contains(&i)
+            })
             .map(|i| (i, stem(&k[i])))
             .collect()
     };
-    let (old_words, new_words) = (words(&a, &ka), words(&b, &kb));
+    let (old_words, new_words) = (words(&a, &ka, &replaced_a), words(&b, &kb, &replaced_b));
     let in_old: BTreeSet<&str> = old_words.iter().map(|(_, w)| w.as_str()).collect();
     let in_new: BTreeSet<&str> = new_words.iter().map(|(_, w)| w.as_str()).collect();
     let old_only: Vec<usize> = old_words
@@ -1333,6 +1409,12 @@ pub fn says_changed(old: &str, new: &str) -> bool {
     // Words said in place of another count as values when `new` keeps all of `old` but one
     // word ("The build uses vite instead of webpack"; not "The API returns JSON" → "The CLI
     // prints tables instead of JSON", another subject).
+    // A word that leads to a tool ("Use `pnpm test` rather than `npm test` to run tests" for
+    // "Run tests with `npm test`") says nothing of its own.
+    let new_only: Vec<usize> = new_only
+        .into_iter()
+        .filter(|&i| !listed(TOOL_PLACES, b[i]))
+        .collect();
     let only_values = !new_only.is_empty()
         && new_only
             .iter()
@@ -1859,11 +1941,12 @@ fn same_words(gone: &[Word], came: &[Word], stemmer: &Stemmer) -> bool {
 pub fn plain_words(text: &str) -> String {
     let tokens = tokens(text);
     let keys = keys(&tokens);
+    let replaced = replaced_words(&keys, false);
     let plain: Vec<&str> = (0..tokens.len())
         .filter(|&i| {
             let t = tokens[i];
             t.chars().any(char::is_alphanumeric)
-                && (kind(&tokens, i) == Kind::Plain || named_as_replaced(&keys, i))
+                && (kind(&tokens, i) == Kind::Plain || replaced.contains(&i))
         })
         .map(|i| tokens[i])
         .collect();
@@ -2511,9 +2594,9 @@ const FUNCTION_WORDS: &[&str] = &[
     "a", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
     "could", "do", "does", "each", "every", "for", "from", "here", "how", "i", "if", "in", "into",
     "is", "it", "its", "just", "may", "might", "more", "most", "must", "no", "not", "of", "on",
-    "only", "or", "our", "please", "should", "so", "some", "than", "that", "the", "then", "there",
-    "these", "this", "those", "to", "us", "very", "was", "we", "were", "what", "when", "which",
-    "who", "why", "will", "with", "would", "you", "your",
+    "only", "or", "our", "please", "should", "so", "some", "than", "that", "the", "their", "them",
+    "then", "there", "these", "they", "this", "those", "to", "us", "very", "was", "we", "were",
+    "what", "when", "which", "who", "why", "will", "with", "would", "you", "your",
 ];
 
 /// A word that carries meaning: not punctuation, not a function word.
@@ -3038,6 +3121,76 @@ mod tests {
             "Deploys use pnpm 9",
             "Builds use Node 20, not 8"
         ));
+    }
+
+    #[test]
+    fn a_value_said_to_be_replaced_is_an_update() {
+        // The new value with the old one named as what it replaces, in the forms people write
+        // it: the new statement names both values, so by its words alone it repeats the old
+        // one (the new fact was skipped as a duplicate).
+        for (old, new) in [
+            ("Deploys use pnpm 8", "Deploys now use pnpm 9, not pnpm 8"),
+            ("Deploys use pnpm 8", "Deploys use pnpm 9 (was pnpm 8)"),
+            (
+                "Unit tests run on Jest",
+                "Unit tests run on Vitest (was Jest)",
+            ),
+            (
+                "The linter is `flake8`",
+                "The linter is `ruff` (previously `flake8`)",
+            ),
+            (
+                "The staging API runs on port 8080",
+                "The staging API runs on port 9090 (formerly 8080)",
+            ),
+            (
+                "Run tests with `npm test`",
+                "Use `pnpm test` rather than `npm test` to run tests",
+            ),
+            (
+                "Deploys use pnpm 8",
+                "Deploys no longer use pnpm 8; they use pnpm 9",
+            ),
+            (
+                "Run tests with `npm test`",
+                "Run tests with `pnpm test`; `npm test` is no longer used",
+            ),
+            (
+                "Use `black` to format Python code",
+                "`black` is no longer used; format Python code with `ruff format`",
+            ),
+        ] {
+            assert!(says_changed(old, new), "{old} => {new}");
+            assert!(updates(old, new), "{old} => {new}");
+        }
+        // What is said to be replaced is another thing than the old statement names.
+        for (old, new) in [
+            (
+                "Unit tests run on Jest",
+                "E2E tests run on Playwright (formerly Cypress)",
+            ),
+            ("Deploys use pnpm 8", "CI uses Node 20, not Node 18"),
+            (
+                "The staging API runs on port 8080",
+                "The admin UI was moved from port 3000 to port 4000",
+            ),
+        ] {
+            assert!(!says_changed(old, new), "{old} => {new}");
+            assert!(!updates(old, new), "{old} => {new}");
+        }
+        // `not` after a verb says what not to do, and a lone `from` names no old value.
+        assert!(updates("Use Python 3.10", "Use Python 3.12 from now on"));
+        let words = |text: &str| {
+            let t = tokens(text);
+            let k = keys(&t);
+            let said: Vec<&str> = replaced_words(&k, true).iter().map(|&i| t[i]).collect();
+            said.join(" ")
+        };
+        assert_eq!(words("Deploys use pnpm 9, not pnpm 8"), "pnpm 8");
+        assert_eq!(words("Moved from pnpm 8 to pnpm 9"), "pnpm 8");
+        assert_eq!(words("`npm test` is no longer used"), "`npm test` used");
+        assert_eq!(words("Do not use pnpm"), "");
+        assert_eq!(words("Use Python 3.12 from now on"), "");
     }
 
     #[test]

@@ -352,3 +352,45 @@ proptest! {
         prop_assert!(updates(&s, &new), "{s:?} → {new:?}");
     }
 }
+
+/// How a statement names the value it replaces, after the new one: "Deploys use pnpm 9 (was
+/// 8)", "… `ruff` instead of `black` …".
+const SAID_REPLACED: &[&str] = &[
+    " (was {})",
+    " (formerly {})",
+    " (previously {})",
+    " instead of {}",
+    " rather than {}",
+    ", not {},",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// A value changed, with the one it replaces named beside it: an update, never the
+    /// duplicate its words make it look (the new statement names both values).
+    #[test]
+    fn a_value_changed_and_said_replaced_is_an_update(
+        kind in proptest::sample::select(vec![Kind::Number, Kind::Version, Kind::Identifier]),
+        pick in any::<proptest::sample::Index>(),
+        marker in proptest::sample::select(SAID_REPLACED),
+        number in 100u32..100_000,
+        name in "[a-z]{3,8}_[a-z]{3,8}",
+    ) {
+        let found = with_a(kind);
+        let (s, at) = &found[pick.index(found.len())];
+        let (old, new_value, at) = match kind {
+            // With its backticks: the marker goes after the code span.
+            Kind::Identifier => (
+                format!("`{}`", &s[at.clone()]),
+                format!("`{name}`"),
+                at.start - 1..at.end + 1,
+            ),
+            Kind::Version => (s[at.clone()].to_string(), format!("{}.{}", number / 1000, number % 1000), at.clone()),
+            _ => (s[at.clone()].to_string(), number.to_string(), at.clone()),
+        };
+        prop_assume!(old != new_value);
+        let new = replaced(s, &at, &format!("{new_value}{}", marker.replace("{}", &old)));
+        prop_assert!(updates(s, &new), "{s:?} → {new:?}");
+    }
+}
