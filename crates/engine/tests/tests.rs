@@ -1892,6 +1892,7 @@ fn another_subject_is_stored_beside(s: &mut dyn MemoryStore) {
             "Unit tests run on Jest",
             "E2E tests run on Playwright (formerly Cypress)",
         ),
+        ("Unit tests use Jest", "E2E tests now use Playwright"),
     ]
     .into_iter()
     .enumerate()
@@ -1985,6 +1986,10 @@ fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
             (
                 "Format Python code with `black`",
                 "`black` is no longer used; format Python code with `ruff format`",
+            ),
+            (
+                "Unit tests use Jest",
+                "Replace Jest with Vitest for unit tests",
             ),
         ],
     );

@@ -1149,7 +1149,9 @@ const CHANGE_WORDS: &[&str] = &[
     "raised",
     "reduced",
     "renamed",
+    "replace",
     "replaced",
+    "switch",
     "switched",
     "upgraded",
 ];
@@ -1248,6 +1250,39 @@ fn replaced_words(keys: &[String], said_of_a_thing: bool) -> BTreeSet<usize> {
                     _ => out.extend(words.first()),
                 }
             }
+            // "Replace **Jest** with Vitest", "**Jest** was replaced by Vitest".
+            (_, Some("replace" | "replaces" | "replaced")) => {
+                let words: Vec<usize> = run(i + 1).collect();
+                if let Some(&last) = words.last() {
+                    if matches!(key(Some(last + 1)), Some("with" | "by")) {
+                        out.extend(words);
+                    }
+                }
+                if matches!(before, Some("was" | "were" | "is" | "are" | "been"))
+                    && matches!(key(Some(i + 1)), Some("with" | "by"))
+                {
+                    out.extend(i.checked_sub(2).filter(|&j| is_content(&keys[j])));
+                }
+            }
+            // "Stop using **`black`**".
+            (Some("stop"), Some("using" | "use")) => out.extend(run(i + 1)),
+            // "Don't **use `black`** anymore", "**`black`** isn't **used** anymore".
+            (_, Some("anymore")) => {
+                let words: Vec<usize> = (0..i)
+                    .rev()
+                    .take_while(|&j| is_content(&keys[j]) && !keys[j].ends_with("n't"))
+                    .take(REPLACING_WORDS)
+                    .collect();
+                let before = words.last().map_or(i, |&j| j);
+                if let (Some("isn't" | "aren't"), Some(named)) =
+                    (key(before.checked_sub(1)), before.checked_sub(2))
+                {
+                    if is_content(&keys[named]) {
+                        out.insert(named);
+                    }
+                }
+                out.extend(words);
+            }
             (_, Some("not")) if !said_of_a_thing => out.extend(run(i + 1).take(1)),
             _ => {}
         }
@@ -1256,12 +1291,14 @@ fn replaced_words(keys: &[String], said_of_a_thing: bool) -> BTreeSet<usize> {
 }
 
 /// The word `keys[i]` says that a value changed: a word of [`CHANGE_WORDS`], `formerly`,
-/// `previously`, or `no longer`.
+/// `previously`, `no longer`, `anymore`, or the `stop` of `stop using`.
 fn marks_a_change(keys: &[String], i: usize) -> bool {
     listed(CHANGE_WORDS, &keys[i])
         || matches!(keys[i].as_str(), "formerly" | "previously")
         || (keys[i] == "longer" && i > 0 && keys[i - 1] == "no")
         || (keys[i] == "no" && keys.get(i + 1).is_some_and(|k| k == "longer"))
+        || (keys[i] == "stop" && keys.get(i + 1).is_some_and(|k| k == "using" || k == "use"))
+        || keys[i] == "anymore"
 }
 
 /// `word` says that a value changed ([`CHANGE_WORDS`]), or names the one replaced
@@ -1291,20 +1328,21 @@ fn retires(ka: &[String], b: &[&str], kb: &[String]) -> bool {
     })
 }
 
-/// True when `new` says in so many words that a value of `old` changed: with a word that says
-/// so and `old` does not ("moved", "switched", "raised", "upgraded", "now", "formerly", "no
-/// longer", …), or naming a value or a name of `old`'s as what it replaces ("from Jest to
-/// Vitest", "`httpx` instead of `requests`", "rather than", "pnpm 9, not pnpm 8", "(was
-/// Jest)", "`black` is no longer used"), and nothing else as replaced ("E2E tests run on
-/// Playwright (formerly Cypress)" says nothing of Jest). And `new` says what `old` says but
-/// its value: a word of `old` is not in `new` (or only as the one replaced), at most two are
-/// not in it at all, they share a word (or the value replaced), and what `new` adds is
-/// values and names (a word that leads to a tool, `use` or `with`, aside), or one word for
-/// one ("staging" → "production", not a typo fixed). "also" or "too" add a fact
-/// beside. Such a statement shares too few words with the old one for [`changed_value`], or
-/// still names the old value. Or `new`, keeping most of `old`'s words, says of a value `old`
-/// named that it is deprecated, removed, obsolete or unsupported, within a few words of it,
-/// which `old` did not say ("`crush.json` is still supported but is deprecated").
+/// True when `new` says in so many words that a value of `old` changed: with a word that says so
+/// and `old` does not ("moved", "switched", "raised", "upgraded", "now", "formerly", "no longer",
+/// …), or naming a value or a name of `old`'s as what it replaces ("from Jest to Vitest", "`httpx`
+/// instead of `requests`", "rather than", "pnpm 9, not pnpm 8", "(was Jest)", "`black` is no longer
+/// used", "Replace Jest with Vitest", "Stop using `black`", "Don't use npm anymore"), and nothing
+/// else as replaced ("E2E tests run on Playwright (formerly Cypress)" says nothing of Jest). And
+/// `new` says what `old` says but its value: a word of `old` is not in `new` (or only as the one
+/// replaced), at most two are not in it at all, they share a word (or the value replaced), and what
+/// `new` adds is values and names (a word that leads to a tool, `use` or `with`, aside), or one
+/// word for one ("staging" → "production", not a typo fixed), and not the subject it starts with
+/// replaced with another word ("Unit tests use Jest" → "E2E tests now use Playwright"). "also" or
+/// "too" add a fact beside. Such a statement shares too few words with the old one for
+/// [`changed_value`], or still names the old value. Or `new`, keeping most of `old`'s words, says
+/// of a value `old` named that it is deprecated, removed, obsolete or unsupported, within a few
+/// words of it, which `old` did not say ("`crush.json` is still supported but is deprecated").
 ///
 /// ```
 /// use oro_mem_text::says_changed;
@@ -1369,7 +1407,9 @@ pub fn says_changed(old: &str, new: &str) -> bool {
     let words = |t: &[&str], k: &[String], replaced: &BTreeSet<usize>| -> Vec<(usize, String)> {
         (0..t.len())
             .filter(|&i| {
+                // A negation ("don't", "isn't") says how, not what.
                 is_content(t[i])
+                    && !k[i].ends_with("n't")
                     && !says_a_change(t[i])
                     && !marks_a_change(k, i)
                     && !replaced.contains(&i)
@@ -1423,7 +1463,12 @@ pub fn says_changed(old: &str, new: &str) -> bool {
         (&[o], &[n]) => !is_typo_word(core(a[o]), core(b[n]), false, &stemmer),
         _ => false,
     };
-    gone && shared && (only_values || one_for_one)
+    // The first word of each replaced, and another of `old`'s gone with it: a fact of
+    // another subject ("Unit tests use Jest" → "E2E tests now use Playwright"), not one
+    // word of a fact ("Alice owns the billing service" → "Bob now owns …").
+    let subject_too =
+        old_only.len() >= 2 && old_only.first() == Some(&0) && new_only.first() == Some(&0);
+    gone && shared && (only_values || one_for_one) && !subject_too
 }
 
 /// True when `old` and `new` are one entry of a list, a key and what it says of it, with
@@ -3159,6 +3204,30 @@ mod tests {
                 "Use `black` to format Python code",
                 "`black` is no longer used; format Python code with `ruff format`",
             ),
+            (
+                "Unit tests use Jest",
+                "Replace Jest with Vitest for unit tests",
+            ),
+            (
+                "Unit tests use Jest",
+                "Jest was replaced by Vitest for unit tests",
+            ),
+            (
+                "Format Python code with `black`",
+                "Stop using `black`; format Python code with `ruff format`",
+            ),
+            (
+                "Format Python code with `black`",
+                "Switch from `black` to `ruff format` for Python formatting",
+            ),
+            (
+                "Use npm for installs",
+                "Don't use npm anymore; use pnpm for installs",
+            ),
+            (
+                "Format Python code with `black`",
+                "`black` isn't used anymore; format Python code with `ruff format`",
+            ),
         ] {
             assert!(says_changed(old, new), "{old} => {new}");
             assert!(updates(old, new), "{old} => {new}");
@@ -3174,6 +3243,9 @@ mod tests {
                 "The staging API runs on port 8080",
                 "The admin UI was moved from port 3000 to port 4000",
             ),
+            ("Use npm for installs", "We don't use yarn anymore"),
+            // The subject replaced with the value: another fact, though "now" says a change.
+            ("Unit tests use Jest", "E2E tests now use Playwright"),
         ] {
             assert!(!says_changed(old, new), "{old} => {new}");
             assert!(!updates(old, new), "{old} => {new}");
@@ -3190,6 +3262,11 @@ mod tests {
         assert_eq!(words("Moved from pnpm 8 to pnpm 9"), "pnpm 8");
         assert_eq!(words("`npm test` is no longer used"), "`npm test` used");
         assert_eq!(words("Do not use pnpm"), "");
+        assert_eq!(words("Replace Jest with Vitest"), "Jest");
+        assert_eq!(words("Jest was replaced by Vitest"), "Jest");
+        assert_eq!(words("Stop using black"), "black");
+        assert_eq!(words("`black` isn't used anymore"), "`black` used");
+        assert_eq!(words("Replace the tests"), "");
         assert_eq!(words("Use Python 3.12 from now on"), "");
     }
 
