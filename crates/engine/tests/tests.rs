@@ -1991,6 +1991,15 @@ fn a_change_said_in_words_supersedes(s: &mut dyn MemoryStore) {
                 "Unit tests use Jest",
                 "Replace Jest with Vitest for unit tests",
             ),
+            (
+                "Use the staging database for tests",
+                "Use the local database, not the staging one, for tests",
+            ),
+            // A convention chosen otherwise: one word for its alternative.
+            (
+                "The user prefers tabs for indentation",
+                "The user prefers spaces for indentation",
+            ),
         ],
     );
     let pnpm = write_fact(&mut *s, "Deploys use pnpm 8").id();

@@ -1212,10 +1212,11 @@ fn replacing_words(tokens: &[&str], keys: &[String]) -> BTreeSet<usize> {
 /// ("from now on") nor after `not` said of an action ("do not use").
 fn replaced_words(keys: &[String], said_of_a_thing: bool) -> BTreeSet<usize> {
     let key = |i: Option<usize>| i.and_then(|i| keys.get(i)).map(String::as_str);
-    // Past the quote that opens a quoted value ("(formerly \"Contribution Proposal\")").
+    // Past an article and the quote that opens a quoted value ("not the staging one",
+    // "(formerly \"Contribution Proposal\")").
     let run = |from: usize| {
         let from = (from..keys.len())
-            .find(|&j| !matches!(keys[j].as_str(), "\"" | "\u{201c}"))
+            .find(|&j| !matches!(keys[j].as_str(), "\"" | "\u{201c}" | "the" | "a" | "an"))
             .unwrap_or(keys.len());
         (from..keys.len())
             .take_while(|&j| is_content(&keys[j]))
@@ -2040,9 +2041,10 @@ struct Word<'a> {
 /// Words that reverse what a rule prescribes when one takes the other's place, as a negation
 /// does: `Enable X` and `Disable X`, `X is required` and `X is optional`, `before` and `after`
 /// the tests, and the choices of a convention (`absolute` and `relative` imports, `single` and
-/// `double` quotes, `ascending` and `descending` order, a `squash` or a `rebase` merge). Not words that pick another subject (`dev` and `prod`, `client` and `server`,
-/// `public` and `private`): two rules about two things are both true. Each pair in order, the
-/// pairs sorted, for [`opposites`]' binary search.
+/// `double` quotes, `ascending` and `descending` order, a `squash` or a `rebase` merge, `tabs`
+/// or `spaces`, `concise` or `verbose`). Not words that pick another subject (`dev` and
+/// `prod`, `client` and `server`, `public` and `private`): two rules about two things are both
+/// true. Each pair in order, the pairs sorted, for [`opposites`]' binary search.
 const OPPOSITES: &[(&str, &str)] = &[
     ("absolute", "relative"),
     ("accept", "reject"),
@@ -2063,8 +2065,11 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("avoid", "prefer"),
     ("avoid", "use"),
     ("capital", "lowercase"),
+    ("capitalized", "lowercase"),
     ("capitalized", "lowercased"),
+    ("concise", "verbose"),
     ("dark", "light"),
+    ("declarative", "imperative"),
     ("disable", "enable"),
     ("disabled", "enabled"),
     ("disables", "enables"),
@@ -2083,12 +2088,16 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("lowercase", "uppercase"),
     ("major", "minor"),
     ("mandatory", "optional"),
+    ("optimistic", "pessimistic"),
     ("optional", "required"),
     ("parallel", "sequential"),
     ("parallel", "sequentially"),
     ("parallel", "serial"),
     ("parallel", "serially"),
     ("rebase", "squash"),
+    ("space", "tab"),
+    ("spaces", "tabs"),
+    ("stateful", "stateless"),
 ];
 
 /// Words that order two things, so that swapping the words on either side reverses what is
@@ -3267,6 +3276,10 @@ mod tests {
         assert_eq!(words("Stop using black"), "black");
         assert_eq!(words("`black` isn't used anymore"), "`black` used");
         assert_eq!(words("Replace the tests"), "");
+        assert_eq!(
+            words("Use the local one, not the staging one"),
+            "staging one"
+        );
         assert_eq!(words("Use Python 3.12 from now on"), "");
     }
 
@@ -3449,6 +3462,30 @@ mod tests {
         assert!(OPPOSITES.windows(2).all(|w| w[0] < w[1]));
         assert!(opposites("Enable", "disable") && opposites("after", "Before"));
         assert!(!opposites("enable", "enable") && !opposites("dev", "prod"));
+    }
+
+    #[test]
+    fn a_convention_chosen_otherwise_is_an_update() {
+        // A preference or a convention is a choice between alternatives: the other one
+        // chosen is a newer state of it, never a rewording (the new choice was skipped).
+        for (old, new) in [
+            (
+                "The user prefers tabs for indentation",
+                "The user prefers spaces for indentation",
+            ),
+            (
+                "Error messages should be lowercase",
+                "Error messages should be capitalized",
+            ),
+            ("Keep log messages concise", "Keep log messages verbose"),
+            (
+                "Use optimistic locking for orders",
+                "Use pessimistic locking for orders",
+            ),
+        ] {
+            assert!(changed_value(old, new), "{old} => {new}");
+            assert!(!rewords(old, new), "{old} => {new}");
+        }
     }
 
     #[test]
