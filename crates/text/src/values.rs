@@ -1200,16 +1200,19 @@ fn replacing_words(tokens: &[&str], keys: &[String]) -> BTreeSet<usize> {
     out
 }
 
-/// The positions in `keys` of the words named as what was replaced: the word right after
-/// `from` or `not` ("switched from **Jest** to Vitest", "do not **use** it"); the content
-/// words, up to three, after `not` said of a thing (after a content word or punctuation),
-/// `instead of`, `rather than`, `no longer`, `(was`, `(formerly` or
-/// `(previously`, or between `from` and `to` ("Deploys use pnpm 9, not **pnpm 8**", "Unit
-/// tests run on Vitest (was **Jest**)", "Deploys no longer **use pnpm 8**", "moved from
-/// **pnpm 8** to pnpm 9"); and the word before `is no longer` or `are no longer`
-/// ("**`npm test`** is no longer used").
-/// With `said_of_a_thing`, only the words said of a thing: not the word after a lone `from`
-/// ("from now on") nor after `not` said of an action ("do not use").
+/// The positions in `keys` of the words a statement names as what was replaced:
+///
+/// - the content words, up to three, past an article or an opening quote, after `not` said
+///   of a thing (after a content word or punctuation), `instead of`, `rather than`, `no
+///   longer`, `stop using`, `(was`, `(formerly` or `(previously`, between `from` and `to`, or
+///   between `replace` and `with` ("Deploys use pnpm 9, not **pnpm 8**", "Unit tests run on
+///   Vitest (was **Jest**)", "moved from **pnpm 8** to pnpm 9", "Replace **Jest** with
+///   Vitest");
+/// - the content words, up to three, before `anymore` ("Don't **use npm** anymore");
+/// - the word before `is no longer`, `isn't … anymore` or `was replaced by` ("**`npm test`**
+///   is no longer used", "**Jest** was replaced by Vitest");
+/// - unless `said_of_a_thing`, also the word right after a lone `from` or after `not` said
+///   of an action ("from **now** on", "do not **use** it").
 fn replaced_words(keys: &[String], said_of_a_thing: bool) -> BTreeSet<usize> {
     let key = |i: Option<usize>| i.and_then(|i| keys.get(i)).map(String::as_str);
     // Past an article and the quote that opens a quoted value ("not the staging one",
