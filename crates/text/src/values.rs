@@ -328,13 +328,49 @@ fn command_line(text: &str) -> Option<&str> {
 /// install -U blue" → "pip install -U ruff"). Two commands with little in common may be
 /// two steps ("cargo build" and "cargo test --all").
 fn command_changed(old: &str, new: &str) -> Option<bool> {
-    let (a, b) = (whole_command(old)?, whole_command(new)?);
+    let (a, b) = match (whole_command(old), whole_command(new)) {
+        (Some(a), Some(b)) => (a, b),
+        // One a command for sure, the other a command line: the same task run another way
+        // ("hatch --env docs run serve" → "just docs-serve").
+        (Some(a), None) => return same_target(a, command_line(new)?).then_some(true),
+        (None, Some(b)) => return same_target(command_line(old)?, b).then_some(true),
+        (None, None) => return None,
+    };
+    let same_task = same_target(a, b);
     let (a, b): (Vec<&str>, Vec<&str>) = (
         a.split_whitespace().collect(),
         b.split_whitespace().collect(),
     );
     let shared = a.iter().filter(|w| b.contains(w)).count();
-    Some(a != b && shared * 2 >= a.len().min(b.len()))
+    Some(a != b && (shared * 2 >= a.len().min(b.len()) || same_task))
+}
+
+/// True when two command lines are one task run by another program or another way: the
+/// words of the shorter one's arguments, cut at `-`, `_`, `.`, `/` and `:` (parts of two
+/// letters or more), are the other's, but for one in three at most, and at least one is
+/// ("hatch --env docs run serve" and "just docs-serve", "pdm run pytest
+/// tests.test_unstructure" and "just test tests/test_unstructure.py"). Two steps share less
+/// ("just docs-build --watch" and "just docs-serve": `build` is not `serve`).
+fn same_target(a: &str, b: &str) -> bool {
+    let parts = |command: &str| -> BTreeSet<String> {
+        let command = command.trim_start().strip_prefix("$ ").unwrap_or(command);
+        command
+            .split_whitespace()
+            .skip_while(|w| w.contains('='))
+            .skip(1)
+            .flat_map(|w| w.split(|c: char| !c.is_alphanumeric()))
+            .filter(|p| p.chars().count() >= 2)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (a, b) = (parts(a), parts(b));
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    let shared = short.intersection(long).count();
+    a != b && shared >= 1 && shared * 3 >= short.len() * 2
 }
 
 /// True unless each of `a` and `b` names a value the other does not ([`values`]): a value
@@ -367,10 +403,14 @@ pub fn same_values(a: &str, b: &str) -> bool {
     let (a_text, b_text) = (a, b);
     let (a, b) = (values(a), values(b));
     let stemmer = Stemmer::english();
-    // Each of `x` is one of `y`, or one of `y` with a typo fixed (`goftumpt`, `gofumpt`).
+    // Each of `x` is one of `y`, or one of `y` with a typo fixed (`goftumpt`, `gofumpt`), or
+    // the page one of `y` names, named relative to it.
     let within = |x: &BTreeSet<String>, y: &BTreeSet<String>| {
-        x.iter()
-            .all(|v| y.contains(v) || y.iter().any(|w| is_typo(v, w, true, &stemmer)))
+        x.iter().all(|v| {
+            y.contains(v)
+                || y.iter()
+                    .any(|w| is_typo(v, w, true, &stemmer) || same_page(v, w))
+        })
     };
     // A value only one of them names is a mention in passing when that one says all the
     // other says besides ("ruff is written in Rust (1.63.0) today"); where it does not, the
@@ -501,7 +541,13 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     if another_subject(&a, &b) || narrower_subject(&a, &b) {
         return false;
     }
-    let (ka, kb): (Vec<String>, Vec<String>) = (keys(&a), keys(&b));
+    let (ka, mut kb): (Vec<String>, Vec<String>) = (keys(&a), keys(&b));
+    // A link added, dropped or written another way to the same page is no change.
+    for k in kb.iter_mut().filter(|k| !ka.contains(k)) {
+        if let Some(same) = ka.iter().find(|o| same_linked_word(o, k)) {
+            k.clone_from(same);
+        }
+    }
     let stemmer = Stemmer::english();
     let (mut same, mut same_content) = (0, 0);
     let (mut dropped, mut added) = (Vec::new(), Vec::new());
@@ -655,7 +701,14 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     let in_place = function_dropped.is_empty() && function_added.is_empty();
     let one_for_one =
         dropped.len() == 1 && added.len() == 1 && named(&dropped) + named(&added) > 0 && in_place;
-    let flags = one_side && dropped.iter().chain(&added).all(|w| is_flag(w.text));
+    // Flags only added or only dropped, with their arguments ("git commit" → "git commit -a
+    // -m \"Update README\"").
+    let flags = one_side
+        && dropped.iter().chain(&added).any(|w| is_flag(w.text))
+        && dropped
+            .iter()
+            .chain(&added)
+            .all(|w| is_flag(w.text) || w.kind == Kind::Value);
     let list = one_side && as_list && listed;
     // What one statement named, said by the other to be on its way out ("Use the `v1` API" →
     // "The `v1` API is deprecated; use `v2`"), or back.
@@ -2211,6 +2264,7 @@ fn kind(tokens: &[&str], i: usize) -> Kind {
         || listed(FREQUENCIES, &core)
         || listed(LOG_LEVELS, &core)
         || listed(STAGES, &core)
+        || listed(PROGRAMS, &core)
     {
         Kind::Value
     } else if i > 0 && is_number(tokens[i - 1]) && UNITS.contains(&core.as_str()) {
@@ -2363,6 +2417,69 @@ const RETIRING: &[&str] = &["deprecated", "obsolete", "removed", "unsupported"];
 /// does. Not `error` nor `warning`, which are words of rules too ("fix every warning").
 /// Sorted.
 const LOG_LEVELS: &[&str] = &["debug", "info", "trace", "verbose", "warn"];
+
+/// Programs a project's rules name in lower case, as a word of a sentence ("Run npm test",
+/// "run all of the mocha tests"): the package managers, runners, test frameworks, linters
+/// and bundlers of the ecosystems agents work in, each a value as a version is, so another
+/// in its place is a changed value ("Run pnpm test"). Only names that are no English word a
+/// rule would use otherwise: not `black`, `hatch`, `just`, `make`, `go` or `prettier`.
+/// Sorted.
+const PROGRAMS: &[&str] = &[
+    "ava",
+    "bower",
+    "browserify",
+    "bun",
+    "bunx",
+    "cargo",
+    "conda",
+    "deno",
+    "esbuild",
+    "eslint",
+    "flake8",
+    "gradle",
+    "grunt",
+    "gulp",
+    "isort",
+    "jasmine",
+    "jest",
+    "jscs",
+    "jshint",
+    "karma",
+    "lerna",
+    "mocha",
+    "mvn",
+    "mypy",
+    "nodemon",
+    "nodeunit",
+    "nox",
+    "npm",
+    "npx",
+    "nvm",
+    "pdm",
+    "pip",
+    "pip3",
+    "pipenv",
+    "pipx",
+    "pnpm",
+    "pnpx",
+    "pylint",
+    "pyright",
+    "pytest",
+    "rollup",
+    "ruff",
+    "rustup",
+    "rye",
+    "tox",
+    "tsc",
+    "tslint",
+    "tsup",
+    "twine",
+    "uv",
+    "vite",
+    "vitest",
+    "webpack",
+    "yarn",
+];
 
 /// How often something happens: "Releases are cut weekly" → "monthly" changes a value, as a
 /// number does. Sorted.
@@ -2552,9 +2669,18 @@ fn tokens(text: &str) -> Vec<&str> {
     while !rest.is_empty() {
         if rest.starts_with('`') {
             // Unclosed, to the end.
-            let len = code_span(rest).map_or(rest.len(), |(fence, len)| 2 * fence + len);
+            let span = code_span(rest);
+            let len = span.map_or(rest.len(), |(fence, len)| 2 * fence + len);
             out.push(&rest[..len]);
-            rest = rest[len..].trim_start();
+            rest = &rest[len..];
+            // A link on the span to what it names ("[`lib/a.js`](./lib/a.js)") says no more.
+            if let (Some((fence, inner)), Some(target)) = (span, rest.strip_prefix("](")) {
+                let end = target.find(')').unwrap_or(target.len());
+                if page(&target[..end]) == page(&out[out.len() - 1][fence..fence + inner]) {
+                    rest = &target[(end + 1).min(target.len())..];
+                }
+            }
+            rest = rest.trim_start();
             continue;
         }
         let end = rest
@@ -2636,14 +2762,48 @@ fn link_target(word: &str) -> Option<&str> {
     Some(page(after.split(')').next().unwrap_or(after))).filter(|t| !t.is_empty())
 }
 
-/// The page a link's target names: without a `#fragment` (a place on the page) and a
-/// trailing `/`. A link to another place on the same page names the same thing.
+/// The page a link's target names: without a `#fragment` (a place on the page), a trailing
+/// `/`, the scheme (`http://` and `https://` name one page, and a link written without one
+/// too) and a leading `./`. A link to another place on the same page names the same thing.
 fn page(target: &str) -> &str {
+    let target = target
+        .strip_prefix("https://")
+        .or_else(|| target.strip_prefix("http://"))
+        .unwrap_or(target);
+    let target = target.strip_prefix("./").unwrap_or(target);
     target
         .split('#')
         .next()
         .unwrap_or(target)
         .trim_end_matches('/')
+}
+
+/// True when two pages ([`page`]) are one: the same, or one named relative to the other's
+/// place (`../../CONTRIBUTING.md` and `github.com/babel/babel/blob/main/CONTRIBUTING.md`:
+/// the path left after the `../` ends the other).
+fn same_page(a: &str, b: &str) -> bool {
+    let relative = |p: &str| -> Option<String> {
+        let rest = p.trim_start_matches("../");
+        (rest.len() < p.len() && !rest.is_empty()).then(|| format!("/{rest}"))
+    };
+    a == b
+        || relative(a).is_some_and(|r| b.ends_with(&r))
+        || relative(b).is_some_and(|r| a.ends_with(&r))
+}
+
+/// True when two keys ([`keys`]) are one word, a Markdown link to one page, or one word with
+/// a link added or dropped: a link put on words already there ("the Angular commit
+/// convention" → "the [Angular commit convention](…)") says where to read more, not another
+/// fact. A link's target changed is another page.
+fn same_linked_word(a: &str, b: &str) -> bool {
+    match (a.split_once("]("), b.split_once("](")) {
+        (Some((text_a, page_a)), Some((text_b, page_b))) => {
+            text_a == text_b && same_page(page_a, page_b)
+        }
+        (Some((text, _)), None) => text == b,
+        (None, Some((text, _))) => text == a,
+        (None, None) => false,
+    }
 }
 
 /// Short function words: changing them rewords a statement.
@@ -2846,6 +3006,7 @@ mod tests {
             FREQUENCIES,
             LOG_LEVELS,
             STAGES,
+            PROGRAMS,
             AUXILIARIES,
         ] {
             assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
@@ -4036,6 +4197,72 @@ mod tests {
             "See the [guide](https://x.io/guide#setup) first.",
             "See the [guide](https://x.io/guide#install) first.",
         ));
+        assert!(updates(
+            "Commits follow the [convention](https://x.io/CONTRIBUTING.md#commits)",
+            "Commits follow the [convention](https://x.io/DEVELOPERS.md#commits)",
+        ));
+    }
+
+    #[test]
+    fn a_link_to_the_same_page_written_otherwise_changes_nothing() {
+        for (old, new) in [
+            // Another scheme, or none.
+            (
+                "See the [derived work](http://dexie.org/docs/DerivedWork) page",
+                "See the [derived work](https://dexie.org/docs/DerivedWork) page",
+            ),
+            (
+                "Find the entries on [compat-table](kangax.github.io/compat-table/):",
+                "Find the entries on [compat-table](https://kangax.github.io/compat-table/):",
+            ),
+            // Relative to the file, or from the repository's host.
+            (
+                "Read our [documentation on tests](https://github.com/babel/babel/blob/main/CONTRIBUTING.md#tests).",
+                "Read our [documentation on tests](../../CONTRIBUTING.md#tests).",
+            ),
+            // A link added on words already there, or on a path to itself.
+            (
+                "Commits follow the Angular commit convention",
+                "Commits follow the [Angular commit convention](https://github.com/angular/angular.js/blob/master/CONTRIBUTING.md)",
+            ),
+            (
+                "The core code is all in lib/loglevel.js, the only file to touch.",
+                "The core code is all in [`lib/loglevel.js`](./lib/loglevel.js), the only file to touch.",
+            ),
+        ] {
+            assert!(!changed_value(old, new), "{old:?} -> {new:?}");
+            assert!(!updates(old, new), "{old:?} -> {new:?}");
+            assert!(same_values(old, new), "{old:?} -> {new:?}");
+        }
+    }
+
+    #[test]
+    fn a_program_named_in_lower_case_is_a_value() {
+        for (old, new) in [
+            (
+                "Run npm test before making a pull request.",
+                "Run pnpm test before making a pull request.",
+            ),
+            ("run all of the mocha tests", "run all of the jest tests"),
+            ("Format code with black.", "Format code with ruff format."),
+        ] {
+            assert!(changed_value(old, new), "{old:?} -> {new:?}");
+            assert!(updates(old, new), "{old:?} -> {new:?}");
+        }
+        // The program kept, the sentence reworded.
+        assert!(!updates(
+            "Run npm test before making a pull request.",
+            "Before you open a pull request, run npm test.",
+        ));
+    }
+
+    #[test]
+    fn flags_added_with_their_arguments_are_an_update() {
+        assert!(changed_value(
+            "git commit; git push",
+            "git commit -a -m \"Update README\"; git push",
+        ));
+        assert!(changed_value("Run pytest", "Run pytest -k test_unit"));
     }
 
     #[test]
@@ -4101,6 +4328,16 @@ mod tests {
             ),
             ("$ python -m pytest", "$ python -Im pytest"),
             ("tox run -e py39", "tox run -e py310"),
+            // The same task run by another program.
+            ("hatch --env docs run serve", "just docs-serve"),
+            (
+                "hatch env run --env test.py3.12-optional run-coverage-html",
+                "just coverage-html",
+            ),
+            (
+                "$ pdm run pytest tests.test_unstructure",
+                "$ just test tests/test_unstructure.py",
+            ),
         ] {
             assert!(changed_value(old, new), "{old:?} -> {new:?}");
             assert!(updates(old, new), "{old:?} -> {new:?}");
@@ -4120,6 +4357,10 @@ mod tests {
             ),
             // A sentence in lower case is no command.
             ("always squash merge", "never rebase main"),
+            // Two steps: another target.
+            ("hatch --env docs run serve", "just docs-build"),
+            ("just docs-build --watch", "just docs-serve"),
+            ("cargo test --all", "cargo build"),
         ] {
             assert!(!changed_value(old, new), "{old:?} -> {new:?}");
         }
