@@ -2791,8 +2791,8 @@ fn same_page(a: &str, b: &str) -> bool {
         || relative(b).is_some_and(|r| a.ends_with(&r))
 }
 
-/// True when two keys ([`keys`]) are one word, a Markdown link to one page, or one word with
-/// a link added or dropped: a link put on words already there ("the Angular commit
+/// True when two keys ([`keys`]) are one page ([`same_page`]), a Markdown link to one page,
+/// or one word with a link added or dropped: a link put on words already there ("the Angular commit
 /// convention" → "the [Angular commit convention](…)") says where to read more, not another
 /// fact. A link's target changed is another page.
 fn same_linked_word(a: &str, b: &str) -> bool {
@@ -2802,7 +2802,7 @@ fn same_linked_word(a: &str, b: &str) -> bool {
         }
         (Some((text, _)), None) => text == b,
         (None, Some((text, _))) => text == a,
-        (None, None) => false,
+        (None, None) => same_page(a, b),
     }
 }
 
@@ -4219,6 +4219,10 @@ mod tests {
             (
                 "Read our [documentation on tests](https://github.com/babel/babel/blob/main/CONTRIBUTING.md#tests).",
                 "Read our [documentation on tests](../../CONTRIBUTING.md#tests).",
+            ),
+            (
+                "Fragments are compiled into our [`CHANGELOG.md`](https://github.com/python-attrs/attrs/blob/main/CHANGELOG.md).",
+                "Fragments are compiled into our [`CHANGELOG.md`](../CHANGELOG.md).",
             ),
             // A link added on words already there, or on a path to itself.
             (
