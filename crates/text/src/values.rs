@@ -29,6 +29,13 @@ const WRAPPING: &[char] = &[
 /// assert!(values("Always run the tests first").is_empty());
 /// ```
 pub fn values(text: &str) -> BTreeSet<String> {
+    values_in(text, page)
+}
+
+/// [`values`], each link's target and each URL read as `as_page` reads it: as the page it
+/// names ([`page`]) to compare two statements, or as written ([`page_as_written`]) for the
+/// identifiers a task names, which leave out what has a scheme.
+fn values_in(text: &str, as_page: fn(&str) -> &str) -> BTreeSet<String> {
     let quoted = with_bare_command(text);
     let text = quoted.as_deref().unwrap_or(text);
     let mut out = BTreeSet::new();
@@ -52,7 +59,7 @@ pub fn values(text: &str) -> BTreeSet<String> {
     prose.push_str(rest);
     for word in prose.split_whitespace() {
         // A Markdown link's target is a value; its text is prose.
-        if let Some(target) = link_target(word) {
+        if let Some(target) = link_target(word, as_page) {
             out.insert(target.to_string());
         }
         let word = word.split_once("](").map_or(word, |(text, _)| text);
@@ -60,7 +67,9 @@ pub fn values(text: &str) -> BTreeSet<String> {
             .trim_matches(WRAPPING)
             .trim_end_matches(['.', ':'])
             .trim_matches(WRAPPING);
-        if is_value(word) {
+        if word.contains("://") {
+            out.insert(as_page(word).to_string());
+        } else if is_value(word) {
             out.insert(word.to_string());
         }
     }
@@ -88,7 +97,8 @@ fn as_stated(text: &str) -> Cow<'_, str> {
     let hidden = |c: char| !c.is_whitespace() && crate::is_invisible(c);
     let plain = text.trim() == text
         && !text.contains("  ")
-        && !text.contains(|c: char| (c.is_whitespace() && c != ' ') || typeset(c) || hidden(c));
+        && !text.contains(|c: char| (c.is_whitespace() && c != ' ') || typeset(c) || hidden(c))
+        && !text.contains(">`_");
     let joined;
     let whole = if plain {
         text
@@ -102,7 +112,7 @@ fn as_stated(text: &str) -> Cow<'_, str> {
                 c => ascii.push(c),
             }
         }
-        joined = ascii.split_whitespace().collect::<Vec<_>>().join(" ");
+        joined = markdown_links(&ascii.split_whitespace().collect::<Vec<_>>().join(" "));
         &joined
     };
     // What is peeled off is a prefix or a suffix: the statement is a part of `whole`.
@@ -122,14 +132,58 @@ fn as_stated(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// `text` with each reStructuredText link (`` `text <https://…>`_ ``, or `__`) written as a
+/// Markdown link (`[text](https://…)`), as a literal (``` ``x`` ```) reads as a code span: a
+/// file moved from one to the other says the same, and its links name their pages.
+fn markdown_links(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let inner = &rest[open + 1..];
+        let link = inner.find('`').and_then(|close| {
+            let (label, after) = (&inner[..close], &inner[close + 1..]);
+            let (name, target) = label.strip_suffix('>')?.rsplit_once('<')?;
+            after
+                .starts_with('_')
+                .then_some((name.trim(), target, close + 1))
+        });
+        match link {
+            Some((name, target, len)) => {
+                out.push_str(&rest[..open]);
+                out.push_str(&format!("[{name}]({target})"));
+                rest = inner[len..].trim_start_matches('_');
+            }
+            None => {
+                out.push_str(&rest[..=open]);
+                rest = inner;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `a` and `b` as stated ([`as_stated`]), or `None` when they make one statement written
 /// otherwise: the same characters as stated but for backticks (`cargo fmt` in a code span
-/// or not) and the case of letters, neither a newer state of the other nor another fact.
+/// or not) and the case of letters, or the same words but for links to the same pages
+/// ([`same_but_links`]), neither a newer state of the other nor another fact.
 /// What each check of two statements reads first.
 fn two_statements<'a>(a: &'a str, b: &'a str) -> Option<(Cow<'a, str>, Cow<'a, str>)> {
     let (a, b) = (as_stated(a), as_stated(b));
     let key = |text: &str| text.replace('`', "").to_lowercase();
-    (key(&a) != key(&b)).then_some((a, b))
+    (key(&a) != key(&b) && !same_but_links(&a, &b)).then_some((a, b))
+}
+
+/// True when `a` and `b` are word for word the same but for links to the same pages written
+/// otherwise, or put on the same words ([`same_linked_word`]).
+fn same_but_links(a: &str, b: &str) -> bool {
+    let (ka, kb) = (keys(&tokens(a)), keys(&tokens(b)));
+    ka.len() == kb.len()
+        && ka != kb
+        && ka
+            .iter()
+            .zip(&kb)
+            .all(|(x, y)| x == y || same_linked_word(x, y))
 }
 
 /// What emphasis or quotes around all of `text` hold, when they do and it holds no more of
@@ -209,7 +263,7 @@ fn without_admonition(text: &str) -> Option<&str> {
 /// assert_eq!(ids.into_iter().collect::<Vec<_>>(), ["api/client.go", "cfg.DefaultHost()"]);
 /// ```
 pub fn identifiers(text: &str) -> BTreeSet<String> {
-    let mut out = values(text);
+    let mut out = values_in(text, page_as_written);
     out.retain(|v| {
         v.chars().count() >= 4 && v.chars().any(|c| c.is_ascii_alphabetic()) && !v.contains("://")
     });
@@ -1131,14 +1185,18 @@ fn unpointed(old: &str, new: &str) -> String {
 /// code span, nor one of its values with a typo fixed ([`extends`]).
 fn names_a_new_value(old: &str, new: &str) -> bool {
     let stemmer = Stemmer::english();
-    let old_values = values(old);
+    // Links and URLs as written: a URL (with its scheme) is a reference, not a fact.
+    let old_values = values_in(old, page_as_written);
     let old_words: BTreeSet<String> = old
         .split_whitespace()
         .map(|w| core(w).to_lowercase())
         .collect();
     // A link's target: a reference, not a fact.
-    let targets: BTreeSet<&str> = new.split_whitespace().filter_map(link_target).collect();
-    values(new).iter().any(|v| {
+    let targets: BTreeSet<&str> = new
+        .split_whitespace()
+        .filter_map(|w| link_target(w, page_as_written))
+        .collect();
+    values_in(new, page_as_written).iter().any(|v| {
         !old_values.contains(v)
             && !v.contains("://")
             && !targets.contains(v.as_str())
@@ -2757,9 +2815,9 @@ fn keys(tokens: &[&str]) -> Vec<String> {
 
 /// The page a Markdown link in `word` ("[text](target)", split at white space) names
 /// ([`page`]), when it has one.
-fn link_target(word: &str) -> Option<&str> {
+fn link_target(word: &str, as_page: fn(&str) -> &str) -> Option<&str> {
     let (_, after) = word.split_once("](")?;
-    Some(page(after.split(')').next().unwrap_or(after))).filter(|t| !t.is_empty())
+    Some(as_page(after.split(')').next().unwrap_or(after))).filter(|t| !t.is_empty())
 }
 
 /// The page a link's target names: without a `#fragment` (a place on the page), a trailing
@@ -2770,7 +2828,11 @@ fn page(target: &str) -> &str {
         .strip_prefix("https://")
         .or_else(|| target.strip_prefix("http://"))
         .unwrap_or(target);
-    let target = target.strip_prefix("./").unwrap_or(target);
+    page_as_written(target.strip_prefix("./").unwrap_or(target))
+}
+
+/// A link's target without a `#fragment` and a trailing `/`, its scheme kept.
+fn page_as_written(target: &str) -> &str {
     target
         .split('#')
         .next()
@@ -2779,16 +2841,25 @@ fn page(target: &str) -> &str {
 }
 
 /// True when two pages ([`page`]) are one: the same, or one named relative to the other's
-/// place (`../../CONTRIBUTING.md` and `github.com/babel/babel/blob/main/CONTRIBUTING.md`:
-/// the path left after the `../` ends the other).
+/// place (`../../CONTRIBUTING.md` and `github.com/babel/babel/blob/main/CONTRIBUTING.md`,
+/// `issues/new/choose` and `github.com/o/r/issues/new/choose`: the path left after any `../`
+/// ends the other, an address on a host). Two paths in a project are two places
+/// (`langsmith/client.py` and `src/langsmith/client.py`).
 fn same_page(a: &str, b: &str) -> bool {
+    // A path from the file's place: past `../`, or one whose first part names no host.
     let relative = |p: &str| -> Option<String> {
         let rest = p.trim_start_matches("../");
-        (rest.len() < p.len() && !rest.is_empty()).then(|| format!("/{rest}"))
+        let from_here = rest.len() < p.len()
+            || rest
+                .split_once('/')
+                .is_some_and(|(first, _)| !first.is_empty() && !first.contains(['.', ':', '@']));
+        (from_here && !rest.is_empty()).then(|| format!("/{rest}"))
     };
+    // An address on a host: its first part names one (`github.com/…`).
+    let hosted = |p: &str| p.split('/').next().is_some_and(|host| host.contains('.'));
     a == b
-        || relative(a).is_some_and(|r| b.ends_with(&r))
-        || relative(b).is_some_and(|r| a.ends_with(&r))
+        || (hosted(b) && relative(a).is_some_and(|r| b.ends_with(&r)))
+        || (hosted(a) && relative(b).is_some_and(|r| a.ends_with(&r)))
 }
 
 /// True when two keys ([`keys`]) are one page ([`same_page`]), a Markdown link to one page,
@@ -4201,6 +4272,15 @@ mod tests {
             "Commits follow the [convention](https://x.io/CONTRIBUTING.md#commits)",
             "Commits follow the [convention](https://x.io/DEVELOPERS.md#commits)",
         ));
+        assert!(updates(
+            "See `the guide <https://x.io/a>`_ first.",
+            "See `the guide <https://x.io/b>`_ first.",
+        ));
+        // Two paths in a project are two places, however one ends the other.
+        assert!(updates(
+            "in `langsmith/client.py` for other platform paths.",
+            "in `src/langsmith/client.py` for other platform paths.",
+        ));
     }
 
     #[test]
@@ -4223,6 +4303,15 @@ mod tests {
             (
                 "Fragments are compiled into our [`CHANGELOG.md`](https://github.com/python-attrs/attrs/blob/main/CHANGELOG.md).",
                 "Fragments are compiled into our [`CHANGELOG.md`](../CHANGELOG.md).",
+            ),
+            (
+                "First [open an issue on GitHub](issues/new/choose), then a pull request.",
+                "First [open an issue on GitHub](https://github.com/o/r/issues/new/choose), then a pull request.",
+            ),
+            // A reStructuredText link, another scheme.
+            (
+                "Run the checks with `tox <https://tox.readthedocs.io/en/latest/>`_ first.",
+                "Run the checks with `tox <http://tox.readthedocs.io/en/latest/>`_ first.",
             ),
             // A link added on words already there, or on a path to itself.
             (
