@@ -325,10 +325,14 @@ fn with_bare_command(text: &str) -> Option<String> {
 /// is something else.
 fn whole_command(text: &str) -> Option<&str> {
     let text = text.trim();
+    // A statement that is one code span and no more is what the span holds: code, as a
+    // prompt says.
+    let span = code_span(text).filter(|(fence, len)| 2 * fence + len == text.len());
+    let text = span.map_or(text, |(fence, len)| text[fence..fence + len].trim());
     if text.contains('`') || text.starts_with('[') {
         return None;
     }
-    let prompted = text.starts_with("$ ");
+    let prompted = text.starts_with("$ ") || span.is_some();
     let command = command_line(text)?;
     let words = || command.split_whitespace();
     let ruled = words().any(|w| reverses(w) || PHRASINGS.iter().any(|(phrase, _)| phrase[0] == w));
@@ -2936,8 +2940,8 @@ fn hyphenated(a: &str, b: &str) -> bool {
 /// alone. A plain word of four letters or more may be replaced by another form of itself
 /// (the same stem) or by one within a fifth of its letters; a word of a `value` (a command's,
 /// a tool's name) only by itself with one letter dropped, added, or two next to each other
-/// swapped, and only from five letters (`goftumpt`, `gofumpt`; but `eslint` and `tslint` are
-/// two tools).
+/// swapped, its case as written, and only from five letters (`goftumpt`, `gofumpt`; but
+/// `eslint` and `tslint` are two tools, and `devtoolsLogs` and `DevtoolsLog` two names).
 fn is_typo_word(a: &str, b: &str, value: bool, stemmer: &Stemmer) -> bool {
     let letters =
         |w: &str, least: usize| w.chars().count() >= least && w.chars().all(char::is_alphabetic);
@@ -2946,11 +2950,14 @@ fn is_typo_word(a: &str, b: &str, value: bool, stemmer: &Stemmer) -> bool {
     if !letters(a, least) || !letters(b, least) || opposites(a, b) {
         return false;
     }
-    let (a, b) = (a.to_lowercase(), b.to_lowercase());
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // A value is compared as written: a letter's case changed with one dropped is another
+    // name (`devtoolsLogs`, `DevtoolsLog`).
     if value {
+        let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
         return one_letter_apart(&a, &b);
     }
+    let (a, b) = (a.to_lowercase(), b.to_lowercase());
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     if stemmer.stem(&String::from_iter(&a)) == stemmer.stem(&String::from_iter(&b)) {
         return true;
     }
@@ -3785,6 +3792,8 @@ mod tests {
             ("Lint with `eslint`", "Lint with `tslint`"),
             ("Install with `pnpm`", "Install with `npm`"),
             ("Format with `black`", "Format with `blacken`"),
+            // A letter dropped with a case changed: another name.
+            ("Update `devtoolsLogs` too", "Update `DevtoolsLog` too"),
         ] {
             assert!(!same_values(a, b), "{a:?} / {b:?}");
         }
@@ -4421,6 +4430,8 @@ mod tests {
             ),
             ("$ python -m pytest", "$ python -Im pytest"),
             ("tox run -e py39", "tox run -e py310"),
+            // A statement that is one code span.
+            ("**`npm posttest`**", "**`npm run posttest`**"),
             // The same task run by another program.
             ("hatch --env docs run serve", "just docs-serve"),
             (
