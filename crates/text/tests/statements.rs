@@ -1,8 +1,8 @@
 //! What the write path reads in two statements, checked over every statement of the labelled
 //! update pairs in `fixtures/` (real edits of projects' contributing guides and agent
 //! instructions, and pairs written the way a user writes): formatting (white space, a list's
-//! marker, emphasis, quotes, backticks, typography, a note's label, a full stop) changes no
-//! statement, and a number, a version, a path, an identifier or a quoted string changed, the
+//! marker, emphasis, quotes, backticks, typography, a note's label, a full stop, a link's
+//! scheme or syntax) changes no statement, and a number, a version, a path, an identifier or a quoted string changed, the
 //! rest kept, always makes an update.
 
 use std::ops::Range;
@@ -11,28 +11,54 @@ use std::sync::LazyLock;
 use oro_mem_text::{changed_value, rewords, same_values, updates};
 use proptest::prelude::*;
 
-/// Each statement, old and new, of the labelled pairs in `fixtures/`, once.
+/// Each statement, old and new, of the labelled pairs in `fixtures/` the value properties
+/// below are checked over, once.
 static STATEMENTS: LazyLock<Vec<String>> = LazyLock::new(|| {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures");
-    let mut out = std::collections::BTreeSet::new();
-    for name in [
+    let mut out = read_statements(&[
         "updates-written.jsonl",
         "updates-sdist.jsonl",
         "updates-sdist-heldout.jsonl",
         "updates-sdist-third.jsonl",
-    ] {
+    ]);
+    out.extend(QUOTING.iter().map(|s| s.to_string()));
+    out.sort();
+    out.dedup();
+    out
+});
+
+/// [`STATEMENTS`] and those of the sets made since (session 30), which formatting is checked
+/// over too. The value properties are not, yet: two of their statements are known to fail
+/// them ("2 spaces indentation" → "100 (was 2) spaces indentation" is read as no change, and
+/// an identifier replaced after a lead-in, "Here, `main` is meant to be synchronized …", as
+/// another subject); docs/retrieval-quality.md lists them.
+static ALL_STATEMENTS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let mut out = STATEMENTS.clone();
+    out.extend(read_statements(&[
+        "updates-sdist-fourth.jsonl",
+        "updates-npm.jsonl",
+        "updates-npm-second.jsonl",
+    ]));
+    out.sort();
+    out.dedup();
+    out
+});
+
+/// The statements, old and new, of the pairs in these files of `fixtures/`.
+fn read_statements(names: &[&str]) -> Vec<String> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures");
+    let mut out = Vec::new();
+    for name in names {
         let path = format!("{dir}/{name}");
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let pair: serde_json::Value = serde_json::from_str(line).unwrap();
             for side in ["old", "new"] {
-                out.insert(pair[side].as_str().unwrap().to_string());
+                out.push(pair[side].as_str().unwrap().to_string());
             }
         }
     }
-    out.extend(QUOTING.iter().map(|s| s.to_string()));
-    out.into_iter().collect()
-});
+    out
+}
 
 /// Statements that quote what they name, as agents' rules do and the fixtures' edits seldom
 /// do.
@@ -90,6 +116,15 @@ const FORMATTINGS: &[Formatting] = &[
         }
     }),
     ("a zero-width space", |t| t.replacen(' ', " \u{200b}", 1)),
+    // A link to the same page written otherwise.
+    ("a link's scheme", |t| {
+        if t.contains("](https://") {
+            t.replacen("](https://", "](http://", 1)
+        } else {
+            t.replacen("](http://", "](https://", 1)
+        }
+    }),
+    ("a link in reStructuredText", rst_link),
     ("a note's label", |t| format!("Note: {t}")),
     ("a warning's label in bold", |t| {
         format!("**Important:** {t}")
@@ -106,9 +141,29 @@ const FORMATTINGS: &[Formatting] = &[
     }),
 ];
 
+/// `text` with its first Markdown link (`[text](https://…)`, plain text, no brackets inside)
+/// written as a reStructuredText link (`` `text <https://…>`_ ``).
+fn rst_link(text: &str) -> String {
+    let Some(open) = text.find('[') else {
+        return text.to_string();
+    };
+    let rest = &text[open + 1..];
+    let Some((name, after)) = rest.split_once("](") else {
+        return text.to_string();
+    };
+    let Some((target, tail)) = after.split_once(')') else {
+        return text.to_string();
+    };
+    if name.contains(['[', ']', '`', '*', '_']) || !target.starts_with("http") || name.is_empty() {
+        return text.to_string();
+    }
+    format!("{}`{name} <{target}>`_{tail}", &text[..open])
+}
+
 /// `text` in emphasis by `fence`, or as it is when it holds `fence` already.
 fn emphasized(text: &str, fence: &str) -> String {
-    if text.contains(fence) {
+    let curly = fence == "\"" && text.contains(['\u{201c}', '\u{201d}']);
+    if text.contains(fence) || curly {
         text.to_string()
     } else {
         format!("{fence}{text}{fence}")
@@ -143,7 +198,7 @@ fn unticked(text: &str) -> String {
 #[test]
 fn formatting_changes_no_statement() {
     let mut wrong = Vec::new();
-    for s in STATEMENTS.iter() {
+    for s in ALL_STATEMENTS.iter() {
         for (how, format) in FORMATTINGS {
             let f = format(s);
             if f == *s {
@@ -167,7 +222,7 @@ fn formatting_changes_no_statement() {
         wrong.is_empty(),
         "{} of {} statements read as another:\n{}",
         wrong.len(),
-        STATEMENTS.len(),
+        ALL_STATEMENTS.len(),
         wrong.join("\n")
     );
 }
