@@ -2757,6 +2757,12 @@ fn tokens(text: &str) -> Vec<&str> {
                     .map(|(i, c)| &chunk[i..i + c.len_utf8()]),
             );
             out.push(whole);
+            // A parenthesis the value closes ends what it holds, as after a word: "(was 2)".
+            // Not a link's target's, nor one the value opens: `print(x)`.
+            let closes = chunk.trim_end_matches(['.', ',', ';', ':']).ends_with(')');
+            if closes && !chunk.contains("](") && !chunk.contains('(') {
+                out.push(")");
+            }
         } else {
             let mut part = chunk;
             while let Some(c) = part.chars().next() {
@@ -3426,6 +3432,8 @@ mod tests {
         for (old, new) in [
             ("Deploys use pnpm 8", "Deploys now use pnpm 9, not pnpm 8"),
             ("Deploys use pnpm 8", "Deploys use pnpm 9 (was pnpm 8)"),
+            // The parenthesis closed after a value ends what it names.
+            ("2 spaces indentation", "4 (was 2) spaces indentation"),
             (
                 "Unit tests run on Jest",
                 "Unit tests run on Vitest (was Jest)",
