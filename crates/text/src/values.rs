@@ -150,7 +150,7 @@ fn markdown_links(text: &str) -> String {
         match link {
             Some((name, target, len)) => {
                 out.push_str(&rest[..open]);
-                out.push_str(&format!("[{name}]({target})"));
+                out.extend(["[", name, "](", target, ")"]);
                 rest = inner[len..].trim_start_matches('_');
             }
             None => {
@@ -409,8 +409,8 @@ fn command_changed(old: &str, new: &str) -> Option<bool> {
 /// tests.test_unstructure" and "just test tests/test_unstructure.py"). Two steps share less
 /// ("just docs-build --watch" and "just docs-serve": `build` is not `serve`).
 fn same_target(a: &str, b: &str) -> bool {
+    // After the variables set for it (`RUST_LOG=debug cargo run`) and the program.
     let parts = |command: &str| -> BTreeSet<String> {
-        let command = command.trim_start().strip_prefix("$ ").unwrap_or(command);
         command
             .split_whitespace()
             .skip_while(|w| w.contains('='))
