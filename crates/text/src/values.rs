@@ -177,7 +177,14 @@ fn two_statements<'a>(a: &'a str, b: &'a str) -> Option<(Cow<'a, str>, Cow<'a, s
 /// True when `a` and `b` are word for word the same but for links to the same pages written
 /// otherwise, or put on the same words ([`same_linked_word`]).
 fn same_but_links(a: &str, b: &str) -> bool {
-    let (ka, kb) = (keys(&tokens(a)), keys(&tokens(b)));
+    // A link's opening bracket is a token of its own: "the [Angular commit convention](…)".
+    let keys = |text: &str| -> Vec<String> {
+        keys(&tokens(text))
+            .into_iter()
+            .filter(|k| k != "[")
+            .collect()
+    };
+    let (ka, kb) = (keys(a), keys(b));
     ka.len() == kb.len()
         && ka
             .iter()
@@ -591,6 +598,9 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     if let Some(changed) = command_changed(old, new) {
         return changed;
     }
+    if chooses_the_rejected(old, new) || chooses_the_rejected(new, old) {
+        return true;
+    }
     let (quoted_old, quoted_new) = (with_bare_command(old), with_bare_command(new));
     let old = quoted_old.as_deref().unwrap_or(old);
     let new = quoted_new.as_deref().unwrap_or(new);
@@ -873,6 +883,64 @@ fn replaces_another(old: &str, new: &str) -> bool {
     replaced
         .iter()
         .all(|&i| value_parts(b[i]).is_disjoint(&said))
+}
+
+/// Where `keys` name something a statement says not to choose: the index of `not` (`instead
+/// of`, `rather than`) and of the content word after it ("… the dev branch, not master").
+fn rejection(keys: &[String]) -> Option<(usize, usize)> {
+    (1..keys.len()).find_map(|i| {
+        let start = match (keys[i - 1].as_str(), keys[i].as_str()) {
+            (_, "not") => i,
+            ("instead", "of") | ("rather", "than") => i - 1,
+            _ => return None,
+        };
+        (i + 1..keys.len())
+            .find(|&j| is_content(&keys[j]))
+            .filter(|&j| j == i + 1 || !keys[i + 1..j].iter().any(|k| is_content(k)))
+            .map(|j| (start, j))
+    })
+}
+
+/// True when `new` chooses what `old` said not to: `old` without its "not X" (to the end of
+/// its clause) and `new` differ in one place, where `new` names X for what `old` chose, and
+/// `new` rejects nothing ("Changes should be based on the dev branch, not master as master
+/// is released code" → "Changes should be based on the master branch"; "Use pnpm, not npm" →
+/// "Use npm"). A choice reversed, whatever kind of word names it.
+fn chooses_the_rejected(old: &str, new: &str) -> bool {
+    let (a, b) = (tokens(old), tokens(new));
+    let (ka, kb) = (keys(&a), keys(&b));
+    let Some((start, x)) = rejection(&ka) else {
+        return false;
+    };
+    if rejection(&kb).is_some() {
+        return false;
+    }
+    // The clause ends where a sentence does, or at `;`.
+    let end = (x..a.len())
+        .find(|&j| a[j] == ";" || a[j].ends_with(['.', ';', '!', '?']))
+        .map_or(a.len(), |j| j + 1);
+    let start = if start > 0 && a[start - 1] == "," {
+        start - 1
+    } else {
+        start
+    };
+    let rejected = &ka[x];
+    let kept: Vec<&String> = ka[..start].iter().chain(&ka[end..]).collect();
+    let kb: Vec<&String> = kb.iter().collect();
+    let mut hunks = similar::capture_diff_slices(similar::Algorithm::Myers, &kept, &kb)
+        .into_iter()
+        .filter(|op| op.tag() != similar::DiffTag::Equal);
+    let (Some(op), None) = (hunks.next(), hunks.next()) else {
+        return false;
+    };
+    let content = |keys: &[&String]| -> Vec<String> {
+        keys.iter()
+            .filter(|k| is_content(k))
+            .map(|k| (*k).clone())
+            .collect()
+    };
+    let (chose, chooses) = (content(&kept[op.old_range()]), content(&kb[op.new_range()]));
+    !chose.is_empty() && !chose.contains(rejected) && chooses == [rejected.clone()]
 }
 
 /// The fewest content words of a statement [`same_passage`] reads as a passage.
@@ -3425,6 +3493,49 @@ mod tests {
     }
 
     #[test]
+    fn what_was_said_not_to_choose_chosen_is_an_update() {
+        // A project's CONTRIBUTING.md (npm): the branch to base changes on, reversed.
+        let old = "Changes should be based on the **dev** branch, not master as master is \
+                   considered publicly released code. Each breaking change should be \
+                   recorded in [BreakingChanges.md](BreakingChanges.md).";
+        let new = "Changes should be based on the **master** branch. Each breaking change \
+                   should be recorded in [BreakingChanges.md](BreakingChanges.md).";
+        assert!(updates(old, new));
+        for (old, new) in [
+            (
+                "Base changes on the dev branch, not master",
+                "Base changes on the master branch",
+            ),
+            (
+                "Use the staging database instead of the local one",
+                "Use the local database",
+            ),
+            (
+                "Store sessions in cookies rather than the database",
+                "Store sessions in the database",
+            ),
+        ] {
+            assert!(chooses_the_rejected(old, new), "{old} → {new}");
+            // Either way round, the two are no duplicate.
+            assert!(changed_value(new, old), "{new} → {old}");
+        }
+        // Not when the new statement rejects something too, nor when it says more than
+        // the choice, nor when what it names was not what the old one rejected.
+        for new in [
+            "Base changes on the master branch, not dev",
+            "Base changes on the master branch and tag them",
+            "Base changes on the main branch",
+        ] {
+            assert!(
+                !chooses_the_rejected("Base changes on the dev branch, not master", new),
+                "{new}"
+            );
+        }
+        // Dropping the rejection alone chooses nothing new.
+        assert!(!chooses_the_rejected("Use pnpm, not npm", "Use pnpm"));
+    }
+
+    #[test]
     fn a_value_said_to_be_replaced_is_an_update() {
         // The new value with the old one named as what it replaces, in the forms people write
         // it: the new statement names both values, so by its words alone it repeats the old
@@ -4343,6 +4454,18 @@ mod tests {
             assert!(!updates(old, new), "{old:?} -> {new:?}");
             assert!(same_values(old, new), "{old:?} -> {new:?}");
         }
+        // Word for word the same but for a link put on some of its words: one statement,
+        // however many words the link's target adds (the write path's similarity reads them).
+        assert!(two_statements(
+            "Commits follow the Angular commit convention",
+            "Commits follow the [Angular commit convention](https://github.com/angular/angular.js/blob/master/CONTRIBUTING.md#-git-commit-guidelines)",
+        )
+        .is_none());
+        assert!(two_statements(
+            "Commits follow the Angular commit convention",
+            "Commits follow the [Angular commit convention](https://example.com/a) strictly",
+        )
+        .is_some());
     }
 
     #[test]
