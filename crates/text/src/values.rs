@@ -2393,6 +2393,7 @@ fn kind(tokens: &[&str], i: usize) -> Kind {
         || listed(FREQUENCIES, &core)
         || listed(LOG_LEVELS, &core)
         || listed(STAGES, &core)
+        || (listed(ENVIRONMENTS, &core) && !in_subject(tokens, i))
         || listed(PROGRAMS, &core)
     {
         Kind::Value
@@ -2407,6 +2408,13 @@ fn kind(tokens: &[&str], i: usize) -> Kind {
     } else {
         Kind::Plain
     }
+}
+
+/// Whether `tokens[i]` is in the subject a statement opens with: a determiner first, and no
+/// verb ([`is_verb`]) before `tokens[i]` ("The staging database is …").
+fn in_subject(tokens: &[&str], i: usize) -> bool {
+    tokens.first().is_some_and(|w| listed(DETERMINERS, w))
+        && !tokens[..i].iter().any(|t| is_verb(t))
 }
 
 /// Whether `tokens[i]` is a word of a quoted string ("Use the \"Bug report\" template"),
@@ -2546,6 +2554,22 @@ const RETIRING: &[&str] = &["deprecated", "obsolete", "removed", "unsupported"];
 /// does. Not `error` nor `warning`, which are words of rules too ("fix every warning").
 /// Sorted.
 const LOG_LEVELS: &[&str] = &["debug", "info", "trace", "verbose", "warn"];
+
+/// Where software is deployed or run: "Deploy to staging first" → "to production first"
+/// changes a value, as a host's name does; in the subject it names what the statement is
+/// about ("The staging database is Postgres 15" and "The production database …": two
+/// databases, [`in_subject`]). Not `dev`, `local` nor `test`, which are words of rules too
+/// ("the dev branch", "a local variable", "the test suite"). Sorted.
+const ENVIRONMENTS: &[&str] = &[
+    "preprod",
+    "preproduction",
+    "prod",
+    "production",
+    "qa",
+    "sandbox",
+    "staging",
+    "uat",
+];
 
 /// Programs a project's rules name in lower case, as a word of a sentence ("Run npm test",
 /// "run all of the mocha tests"): the package managers, runners, test frameworks, linters
@@ -3157,6 +3181,7 @@ mod tests {
             FREQUENCIES,
             LOG_LEVELS,
             STAGES,
+            ENVIRONMENTS,
             PROGRAMS,
             AUXILIARIES,
         ] {
@@ -4466,6 +4491,33 @@ mod tests {
             "Commits follow the [Angular commit convention](https://example.com/a) strictly",
         )
         .is_some());
+    }
+
+    #[test]
+    fn an_environment_is_a_value_but_in_the_subject() {
+        for (old, new) in [
+            ("Deploy to staging first", "Deploy to production first"),
+            (
+                "Run the smoke tests against staging",
+                "Run the smoke tests against the sandbox",
+            ),
+            (
+                "Feature flags default to off in prod",
+                "Feature flags default to off in QA",
+            ),
+        ] {
+            assert!(updates(old, new), "{old} → {new}");
+        }
+        // In the subject it names what the statement is about: two facts.
+        assert!(!updates(
+            "The staging database is Postgres 15",
+            "The production database was upgraded to Postgres 16",
+        ));
+        // Said of the same environment, reworded: a duplicate's words.
+        assert!(!changed_value(
+            "Deploy to staging first",
+            "Always deploy to staging first"
+        ));
     }
 
     #[test]
