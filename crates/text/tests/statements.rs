@@ -21,6 +21,7 @@ static STATEMENTS: LazyLock<Vec<String>> = LazyLock::new(|| {
         "updates-sdist-fourth.jsonl",
         "updates-npm.jsonl",
         "updates-npm-second.jsonl",
+        "updates-agents.jsonl",
     ]);
     out.extend(QUOTING.iter().map(|s| s.to_string()));
     out.sort();
