@@ -368,9 +368,15 @@ fn command_line(text: &str) -> Option<&str> {
     };
     let at = words.iter().position(|w| !is_assignment(w))?;
     let program = words[at];
+    // A script run by its path from here (`./gradlew`, `./x.py`, `../cargo.sh`) is a program,
+    // and so is one that opens a subshell (`(cd .. && cargo run) > out`).
+    let name = program
+        .trim_start_matches('(')
+        .trim_start_matches("../")
+        .trim_start_matches("./");
     let looks_like_a_command = (1..=12).contains(&words.len())
-        && program.starts_with(|c: char| c.is_ascii_lowercase())
-        && program
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
         // The program may be a word ("just").
@@ -379,7 +385,7 @@ fn command_line(text: &str) -> Option<&str> {
                 || !FUNCTION_WORDS.contains(&w.to_lowercase().as_str())
                 && !w.starts_with(|c: char| c.is_uppercase())
                 && !w.ends_with(['.', ',', ';', '?', '!']);
-            let operator = matches!(*w, "." | "&&" | "|" | "--");
+            let operator = matches!(*w, "." | ".." | "&&" | "|" | "--");
             is_flag(w) || is_value(core(w)) || argument || operator
         });
     (looks_like_a_command && (words.len() >= 2 || is_value(core(program)))).then_some(command)
@@ -598,7 +604,8 @@ pub fn changed_value(old: &str, new: &str) -> bool {
     if let Some(changed) = command_changed(old, new) {
         return changed;
     }
-    if chooses_the_rejected(old, new) || chooses_the_rejected(new, old) {
+    if chooses_the_rejected(old, new) || chooses_the_rejected(new, old) || links_replaced(old, new)
+    {
         return true;
     }
     let (quoted_old, quoted_new) = (with_bare_command(old), with_bare_command(new));
@@ -883,6 +890,53 @@ fn replaces_another(old: &str, new: &str) -> bool {
     replaced
         .iter()
         .all(|&i| value_parts(b[i]).is_disjoint(&said))
+}
+
+/// The keys of `tokens` ([`keys`]) with each Markdown link, from its `[` to the word that
+/// holds `](`, as one key, and the pages the links name, in order.
+fn links_apart(tokens: &[&str]) -> (Vec<String>, Vec<String>) {
+    let all = keys(tokens);
+    let (mut out, mut pages) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < tokens.len() {
+        let link = (tokens[i] == "[")
+            .then(|| (i + 1..tokens.len()).find(|&j| tokens[j] == "[" || tokens[j].contains("](")))
+            .flatten()
+            .filter(|&j| tokens[j] != "[");
+        match link.and_then(|j| Some((j, link_target(tokens[j], page)?))) {
+            Some((j, target)) => {
+                out.push("[link]".to_string());
+                pages.push(target.to_string());
+                i = j + 1;
+            }
+            None => {
+                out.push(all[i].clone());
+                i += 1;
+            }
+        }
+    }
+    (out, pages)
+}
+
+/// The fewest content words outside their links two statements [`links_replaced`] reads
+/// share.
+const LINKED_WORDS: usize = 3;
+
+/// True when `old` and `new` are word for word the same outside their links, three content
+/// words or more, and a link names another page, whatever its text: "try checking the [good
+/// first issue label](…/issues?q=…good+first+issue…)" → "the [Beginner
+/// label](…/issues?q=…Beginner)". Where one is read, moved (same page, [`same_page`]) or
+/// not, is what a statement that points at it says.
+fn links_replaced(old: &str, new: &str) -> bool {
+    let ((ka, pa), (kb, pb)) = (links_apart(&tokens(old)), links_apart(&tokens(new)));
+    ka == kb
+        && pa.len() == pb.len()
+        && ka
+            .iter()
+            .filter(|k| is_content(k) && *k != "[link]")
+            .count()
+            >= LINKED_WORDS
+        && pa.iter().zip(&pb).any(|(x, y)| !same_page(x, y))
 }
 
 /// Where `keys` name something a statement says not to choose: the index of `not` (`instead
@@ -1224,6 +1278,7 @@ fn joins_a_clause(old: &str, new: &str) -> bool {
     match rest
         .strip_prefix(", and ")
         .or_else(|| rest.strip_prefix("; "))
+        .or_else(|| rest.strip_prefix(". "))
     {
         Some(clause) => content(clause) >= JOINED_WORDS,
         // Joined by `and` alone, what it adds names a value: "Integration tests need Docker
@@ -3746,6 +3801,12 @@ mod tests {
                 "Write your asserts as `expected == actual` to line them up nicely, and leave \
                  an empty line before them:",
             ),
+            // A sentence added after it (zruntime's AGENTS.md).
+            (
+                "Both helpers work under any executor.",
+                "Both helpers work under any executor. Neither is built on WASI, which cannot \
+                 start a thread for the work.",
+            ),
         ] {
             assert!(extends(old, new), "{old} => {new}");
             assert!(updates(old, new), "{old} => {new}");
@@ -3762,6 +3823,7 @@ mod tests {
                 "Run migrations with `alembic upgrade head` before starting the server",
             ),
             ("Use pnpm", "Use pnpm; always"),
+            ("Use pnpm.", "Use pnpm. Always."),
             (
                 "Keep pull requests small",
                 "Keep pull requests small and easy to review",
@@ -4521,6 +4583,30 @@ mod tests {
     }
 
     #[test]
+    fn a_link_to_another_page_is_a_changed_value_whatever_its_text() {
+        let old = "If you're not sure what to work on, try checking the [good first issue \
+                   label](https://github.com/japaric/criterion.rs/issues?q=label%3A%22good+first+issue%22)";
+        let new = "If you're not sure what to work on, try checking the [Beginner \
+                   label](https://github.com/bheisler/criterion.rs/issues?q=label%3ABeginner)";
+        assert!(links_replaced(old, new));
+        assert!(updates(old, new));
+        // The same page with its text reworded, or a link alone: not this rule.
+        assert!(!links_replaced(
+            "See the [guide to tests](https://example.com/tests) first",
+            "See the [testing guide](https://example.com/tests/) first",
+        ));
+        assert!(!links_replaced(
+            "[Docs](https://example.com/a)",
+            "[Docs](https://example.com/b)"
+        ));
+        // Other words changed beside the link: the usual rules read it.
+        assert!(!links_replaced(
+            "Ask on [Gitter](https://gitter.im/x) before a large change",
+            "Ask on [Discord](https://discord.gg/x) before any change",
+        ));
+    }
+
+    #[test]
     fn a_program_named_in_lower_case_is_a_value() {
         for (old, new) in [
             (
@@ -4614,6 +4700,16 @@ mod tests {
             ("tox run -e py39", "tox run -e py310"),
             // A statement that is one code span.
             ("**`npm posttest`**", "**`npm run posttest`**"),
+            // A script run by its path (zerocopy's AGENTS.md).
+            (
+                "`./cargo.sh +<toolchain> <command> [args]`",
+                "`yes | ./cargo.sh +<toolchain> <command> [args]`",
+            ),
+            ("$ ./gradlew build", "$ ./gradlew build --scan"),
+            (
+                "`./cargo.sh +stable run --manifest-path tools/generate-readme/Cargo.toml > README.md`",
+                "`(cd .. && cargo -q run --manifest-path tools/Cargo.toml -p generate-readme) > README.md`",
+            ),
             // The same task run by another program.
             ("hatch --env docs run serve", "just docs-serve"),
             (

@@ -22,6 +22,7 @@ static STATEMENTS: LazyLock<Vec<String>> = LazyLock::new(|| {
         "updates-npm.jsonl",
         "updates-npm-second.jsonl",
         "updates-agents.jsonl",
+        "updates-crates.jsonl",
     ]);
     out.extend(QUOTING.iter().map(|s| s.to_string()));
     out.sort();
