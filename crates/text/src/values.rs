@@ -1233,7 +1233,7 @@ pub fn extends(old: &str, new: &str) -> bool {
         return false;
     };
     let (old, new) = (&*old, &*new);
-    if joins_a_clause(old, new) {
+    if joins_a_clause(old, new) || adds_a_sentence(old, new) {
         return true;
     }
     let (a, b) = (alphanumeric_keys(old), alphanumeric_keys(new));
@@ -1278,7 +1278,6 @@ fn joins_a_clause(old: &str, new: &str) -> bool {
     match rest
         .strip_prefix(", and ")
         .or_else(|| rest.strip_prefix("; "))
-        .or_else(|| rest.strip_prefix(". "))
     {
         Some(clause) => content(clause) >= JOINED_WORDS,
         // Joined by `and` alone, what it adds names a value: "Integration tests need Docker
@@ -1287,6 +1286,52 @@ fn joins_a_clause(old: &str, new: &str) -> bool {
             .strip_prefix(" and ")
             .is_some_and(|clause| content(clause) >= JOINED_WORDS && names_a_new_value(old, new)),
     }
+}
+
+/// The sentences of `text`: cut after `.`, `!` or `?` where white space and a capital letter
+/// (or a code span) follow, each trimmed.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    for w in chars.windows(3) {
+        let [(_, end), (_, space), (next_at, next)] = [w[0], w[1], w[2]];
+        if matches!(end, '.' | '!' | '?')
+            && space.is_whitespace()
+            && (next.is_uppercase() || next == '`')
+        {
+            out.push(text[start..next_at].trim());
+            start = next_at;
+        }
+    }
+    out.push(text[start..].trim());
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// True when `new` is all of `old`, as written, with a sentence of two content words or more
+/// added before, between or after its sentences: a fact added, as a clause joined is
+/// ([`joins_a_clause`]). "Then open a PR for the release and get it approved. Once merged,
+/// the release workflow publishes it." → "… approved. Even with bypass permissions, always
+/// use a PR so CI runs before the release publishes. Once merged, …".
+fn adds_a_sentence(old: &str, new: &str) -> bool {
+    // As stated, a statement's full stop is dropped ([`as_stated`]).
+    let words = |text: &str| {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        text.trim_end_matches('.').to_string()
+    };
+    let (old, parts) = (words(old), sentences(new));
+    let content = |s: &str| tokens(s).into_iter().filter(|t| is_content(t)).count();
+    parts.len() >= 2
+        && (0..parts.len()).any(|i| {
+            let rest: Vec<&str> = parts
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, s)| *s)
+                .collect();
+            content(parts[i]) >= JOINED_WORDS && words(&rest.join(" ")) == old
+        })
 }
 
 /// `new` without the words that stand where `old` has only a word that points at something
@@ -3801,11 +3846,19 @@ mod tests {
                 "Write your asserts as `expected == actual` to line them up nicely, and leave \
                  an empty line before them:",
             ),
-            // A sentence added after it (zruntime's AGENTS.md).
+            // A sentence added after it (zruntime's AGENTS.md), or between two of its own
+            // (tokio-metrics' CONTRIBUTING.md).
             (
                 "Both helpers work under any executor.",
                 "Both helpers work under any executor. Neither is built on WASI, which cannot \
                  start a thread for the work.",
+            ),
+            (
+                "Then open a PR for the release and get it approved. Once merged, the release \
+                 workflow publishes it.",
+                "Then open a PR for the release and get it approved. Even with bypass \
+                 permissions, always use a PR so CI runs first. Once merged, the release \
+                 workflow publishes it.",
             ),
         ] {
             assert!(extends(old, new), "{old} => {new}");
@@ -3825,6 +3878,10 @@ mod tests {
             ("Use pnpm", "Use pnpm; always"),
             ("Use pnpm.", "Use pnpm. Always."),
             (
+                "Run the tests. Then push.",
+                "Run the tests. Then push. Always.",
+            ),
+            (
                 "Keep pull requests small",
                 "Keep pull requests small and easy to review",
             ),
@@ -3832,7 +3889,17 @@ mod tests {
             ("Use pnpm for installs", "Use pnpm, and commit the lockfile"),
         ] {
             assert!(!joins_a_clause(old, new), "{old} => {new}");
+            assert!(!adds_a_sentence(old, new), "{old} => {new}");
         }
+        // A sentence moved, or one of them rewritten, is no sentence added.
+        assert!(!adds_a_sentence(
+            "Run the tests. Then push the branch.",
+            "Then push the branch. Run the tests.",
+        ));
+        assert!(!adds_a_sentence(
+            "Run the tests. Then push the branch.",
+            "Run all the tests. Then push the branch to origin.",
+        ));
     }
 
     #[test]
