@@ -873,13 +873,7 @@ fn replaces_another(old: &str, new: &str) -> bool {
     };
     let b = tokens(new);
     let kb = keys(&b);
-    let instead_of = |i: usize| {
-        let before = |n: usize| i.checked_sub(n).map(|j| kb[j].as_str());
-        matches!(
-            (before(2), before(1)),
-            (_, Some("not")) | (Some("instead"), Some("of")) | (Some("rather"), Some("than"))
-        )
-    };
+    let instead_of = |i: usize| i > 0 && rejecting(&kb, i - 1).is_some();
     let replaced: Vec<usize> = (0..b.len())
         .filter(|&i| is_value_token(b[i]) && instead_of(i))
         .collect();
@@ -939,15 +933,21 @@ fn links_replaced(old: &str, new: &str) -> bool {
         && pa.iter().zip(&pb).any(|(x, y)| !same_page(x, y))
 }
 
-/// Where `keys` name something a statement says not to choose: the index of `not` (`instead
-/// of`, `rather than`) and of the content word after it ("… the dev branch, not master").
+/// Where the words that say what follows them is not chosen (`not`, `instead of`, `rather
+/// than`) start, when they end at `keys[i]`.
+fn rejecting(keys: &[String], i: usize) -> Option<usize> {
+    match (i.checked_sub(1).map(|j| keys[j].as_str()), keys[i].as_str()) {
+        (_, "not") => Some(i),
+        (Some("instead"), "of") | (Some("rather"), "than") => Some(i - 1),
+        _ => None,
+    }
+}
+
+/// Where `keys` name something a statement says not to choose: where the words that say so
+/// start ([`rejecting`]) and the content word after them ("… the dev branch, not master").
 fn rejection(keys: &[String]) -> Option<(usize, usize)> {
-    (1..keys.len()).find_map(|i| {
-        let start = match (keys[i - 1].as_str(), keys[i].as_str()) {
-            (_, "not") => i,
-            ("instead", "of") | ("rather", "than") => i - 1,
-            _ => return None,
-        };
+    (0..keys.len()).find_map(|i| {
+        let start = rejecting(keys, i)?;
         (i + 1..keys.len())
             .find(|&j| is_content(&keys[j]))
             .filter(|&j| j == i + 1 || !keys[i + 1..j].iter().any(|k| is_content(k)))
@@ -1274,18 +1274,22 @@ fn joins_a_clause(old: &str, new: &str) -> bool {
     let Some(rest) = new.strip_prefix(old) else {
         return false;
     };
-    let content = |clause: &str| tokens(clause).into_iter().filter(|t| is_content(t)).count();
     match rest
         .strip_prefix(", and ")
         .or_else(|| rest.strip_prefix("; "))
     {
-        Some(clause) => content(clause) >= JOINED_WORDS,
+        Some(clause) => content_words(clause) >= JOINED_WORDS,
         // Joined by `and` alone, what it adds names a value: "Integration tests need Docker
         // and a Postgres container on port 5433", not "Keep it short and simple".
-        None => rest
-            .strip_prefix(" and ")
-            .is_some_and(|clause| content(clause) >= JOINED_WORDS && names_a_new_value(old, new)),
+        None => rest.strip_prefix(" and ").is_some_and(|clause| {
+            content_words(clause) >= JOINED_WORDS && names_a_new_value(old, new)
+        }),
     }
+}
+
+/// How many content words `text` has (not function words, not punctuation).
+fn content_words(text: &str) -> usize {
+    tokens(text).into_iter().filter(|t| is_content(t)).count()
 }
 
 /// The sentences of `text`: cut after `.`, `!` or `?` where white space and a capital letter
@@ -1321,7 +1325,6 @@ fn adds_a_sentence(old: &str, new: &str) -> bool {
         text.trim_end_matches('.').to_string()
     };
     let (old, parts) = (words(old), sentences(new));
-    let content = |s: &str| tokens(s).into_iter().filter(|t| is_content(t)).count();
     parts.len() >= 2
         && (0..parts.len()).any(|i| {
             let rest: Vec<&str> = parts
@@ -1330,7 +1333,7 @@ fn adds_a_sentence(old: &str, new: &str) -> bool {
                 .filter(|&(j, _)| j != i)
                 .map(|(_, s)| *s)
                 .collect();
-            content(parts[i]) >= JOINED_WORDS && words(&rest.join(" ")) == old
+            content_words(parts[i]) >= JOINED_WORDS && words(&rest.join(" ")) == old
         })
 }
 
