@@ -1327,13 +1327,8 @@ fn adds_a_sentence(old: &str, new: &str) -> bool {
     let (old, parts) = (words(old), sentences(new));
     parts.len() >= 2
         && (0..parts.len()).any(|i| {
-            let rest: Vec<&str> = parts
-                .iter()
-                .enumerate()
-                .filter(|&(j, _)| j != i)
-                .map(|(_, s)| *s)
-                .collect();
-            content_words(parts[i]) >= JOINED_WORDS && words(&rest.join(" ")) == old
+            let rest = [&parts[..i], &parts[i + 1..]].concat().join(" ");
+            content_words(parts[i]) >= JOINED_WORDS && words(&rest) == old
         })
 }
 
@@ -3157,10 +3152,10 @@ fn is_typo_word(a: &str, b: &str, value: bool, stemmer: &Stemmer) -> bool {
         return one_letter_apart(&a, &b);
     }
     let (a, b) = (a.to_lowercase(), b.to_lowercase());
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    if stemmer.stem(&String::from_iter(&a)) == stemmer.stem(&String::from_iter(&b)) {
+    if stemmer.stem(&a) == stemmer.stem(&b) {
         return true;
     }
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.iter().enumerate() {
         let mut diagonal = row[0];
