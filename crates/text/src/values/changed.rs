@@ -2,6 +2,7 @@
 //! old one.
 
 use std::collections::BTreeSet;
+use std::ops::Range;
 
 use super::extended::extends;
 use super::extract::{command_changed, with_bare_command};
@@ -118,7 +119,7 @@ pub fn changed_value(old: &str, new: &str) -> bool {
             continue;
         }
         // In the change or next to it: "3.12 or 3.13" → "3.12, 3.13, or 3.14".
-        fn around<'t, 'a>(t: &'t [&'a str], r: &std::ops::Range<usize>) -> &'t [&'a str] {
+        fn around<'t, 'a>(t: &'t [&'a str], r: &Range<usize>) -> &'t [&'a str] {
             &t[r.start.saturating_sub(1)..(r.end + 1).min(t.len())]
         }
         let conjunction = around(&a, &old_range)
@@ -135,16 +136,20 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         }
         let named = named(&gone) + named(&came);
         // A plain item added to or dropped from a list ("warnings" → "warnings or test
-        // failures"): `and` or `or` at one end of it, at most three words.
-        let hunk = if old_range.is_empty() {
-            &b[new_range.clone()]
+        // failures"; "the changelog and the docs" → "the docs"): `and` or `or` at one end of
+        // it, wherever the diff could have put it, at most three words.
+        let (side, keys, range) = if old_range.is_empty() {
+            (&b, &kb, new_range.clone())
         } else {
-            &a[old_range.clone()]
+            (&a, &ka, old_range.clone())
         };
         let joined =
             |t: Option<&&str>| t.is_some_and(|t| matches!(t.to_lowercase().as_str(), "and" | "or"));
         let item = (old_range.is_empty() || new_range.is_empty())
-            && (joined(hunk.first()) || joined(hunk.last()))
+            && slides(keys, range).any(|r| {
+                let hunk = &side[r];
+                joined(hunk.first()) || joined(hunk.last())
+            })
             && gone.len() + came.len() <= 3;
         // Items beside a conjunction: values and names only, not a clause (", as reviewers
         // are few").
@@ -274,6 +279,20 @@ pub fn changed_value(old: &str, new: &str) -> bool {
             .chain(&added)
             .any(|w| RETIRING.contains(&core(w.text)));
     replaced || one_for_one || flags || list || retired || condensed
+}
+
+/// Where a run of `keys` dropped or added can sit in a diff with the same result: `range`,
+/// and each place it slides to while the key leaving it is the key entering it. Dropping
+/// "linter and the" from "run the linter and the tests" is dropping "the linter and".
+fn slides(keys: &[String], range: Range<usize>) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut start = range.clone();
+    while start.start > 0 && !start.is_empty() && keys[start.start - 1] == keys[start.end - 1] {
+        start = start.start - 1..start.end - 1;
+    }
+    std::iter::successors(Some(start), move |r| {
+        (!r.is_empty() && r.end < keys.len() && keys[r.start] == keys[r.end])
+            .then(|| r.start + 1..r.end + 1)
+    })
 }
 
 /// The fewest content words a statement condensed around a value replaced keeps of the old

@@ -1002,10 +1002,19 @@ fn an_update_replaces_values_a_name_flags_or_a_list_item() {
             "Build needs Rust and a C compiler",
         ),
         ("Lint `src/` in CI", "Lint `src/` and `tests/` in CI"),
-        // A plain item added to a list.
+        // A plain item added to a list, or dropped, wherever the diff puts `and` (here
+        // after "changelog", or before "the").
         (
             "NEVER assume clippy warnings are pre-existing",
             "NEVER assume clippy warnings or test failures are pre-existing",
+        ),
+        (
+            "Don't forget to update the changelog and the documentation.",
+            "Don't forget to update the documentation.",
+        ),
+        (
+            "Before you open a pull request, run the tests.",
+            "Before you open a pull request, run the linter and the tests.",
         ),
         // A tool one letter apart from another is another tool, no typo.
         (
@@ -1305,6 +1314,15 @@ fn rewordings_typo_fixes_and_asides_are_no_updates() {
         (
             "I went camping with friends last weekend",
             "I went camping with family last weekend",
+        ),
+        // Function words beside a conjunction, no item.
+        (
+            "Contribute to the examples or to the documentation",
+            "Contribute to the examples or the documentation",
+        ),
+        (
+            "Open an issue first and then a pull request",
+            "Open an issue first, then a pull request",
         ),
     ] {
         assert!(!changed_value(old, new), "{old:?} -> {new:?}");
