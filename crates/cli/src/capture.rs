@@ -12,8 +12,9 @@ use oro_mem_core::{Filter, MemoryId, NewMemory, Status, Timestamp};
 use serde::Serialize;
 
 use crate::args::{ExtractArgs, MergeArgs};
+use crate::remember::{dedup_config, describe};
 use crate::stores::{self, Db};
-use crate::{dedup_config, describe, Ctx, Io};
+use crate::{Ctx, Io};
 
 /// Counts of what a write did.
 #[derive(Debug, Default, Serialize)]

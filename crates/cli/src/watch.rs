@@ -36,7 +36,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::args::WatchArgs;
 use crate::capture::Tally;
-use crate::{dedup_config, Ctx};
+use crate::remember::dedup_config;
+use crate::Ctx;
 
 /// The most of a log read at once; a larger remainder is read in several steps.
 const MAX_READ_BYTES: u64 = 64 << 20;
