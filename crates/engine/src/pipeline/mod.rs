@@ -7,23 +7,25 @@
 //! the same over SQLite, an in-memory index or a test fixture.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use oro_mem_core::calibration::{
-    gap, Calibration, Features, BEST_SUFFIX, COVERAGE, COVERAGE_BEST, COVERAGE_GAP, FUSED,
-    GAP_SUFFIX, MEMORIES, QUERY_TERMS, SHARE_SUFFIX, TERMS_FOUND, WEIGHTED_COVERAGE,
-    WEIGHTED_COVERAGE_BEST,
-};
+use oro_mem_core::calibration::{Calibration, Features};
 use oro_mem_core::config::{
     keep_similar_cosine, Boost, DecayConfig, Order, RecallConfig, KEEP_APART_COSINE,
 };
 use oro_mem_core::{
-    CandidateTerms, Candidates, Fuser, Memory, MemoryId, Query, Ranker, Ranking, Result, Signal,
-    Status, Timestamp, Weighted,
+    Candidates, Fuser, Memory, MemoryId, Query, Ranker, Ranking, Result, Status, Timestamp,
+    Weighted,
 };
 use oro_mem_rank_vector::VectorRanker;
 use oro_mem_text::{identifiers, jaccard, names, word_set};
-use serde::Serialize;
+
+mod abstention;
+mod estimate;
+mod results;
+
+pub use self::abstention::{Abstention, Estimate};
+use self::estimate::{order_by_relevance, Below, Estimator, Lists};
+pub use self::results::{BoostExplain, ListExplain, Recall, Recalled};
 
 /// Estimated tokens of `text`: bytes / 4, rounded up.
 pub fn estimate_tokens(text: &str) -> usize {
@@ -42,298 +44,6 @@ pub fn decay_factor(config: &DecayConfig, memory: &Memory, now: Timestamp) -> f6
         .copied()
         .unwrap_or(config.half_life_days);
     0.5f64.powf(memory.created_at.days_until(now) / half_life)
-}
-
-/// One input list's part in a result, for `--explain`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ListExplain {
-    /// The ranker's name.
-    pub name: String,
-    /// Its weight.
-    pub weight: f64,
-    /// The result's tie-aware rank in that list (from 1), if present.
-    pub rank: Option<usize>,
-    /// The ranker's own score for the result, if present.
-    pub score: Option<f64>,
-    /// What the fuser gave the result for this list.
-    pub contribution: f64,
-}
-
-/// A boost rule's part in a result, for `--explain`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct BoostExplain {
-    /// The rule's place in `recall.boost`, from 1.
-    pub rule: usize,
-    /// The rule as written (`where {...}`).
-    pub condition: String,
-    /// What it multiplied the relevance by.
-    pub factor: f64,
-}
-
-/// A recalled memory with everything that went into its score.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Recalled {
-    /// The memory.
-    pub memory: Memory,
-    /// Final score divided by the best final score, so the best result shows 1.0.
-    pub score: f64,
-    /// Final score: fused × confidence × decay, or with `recall.order = "relevance"`,
-    /// relevance (the estimate) × confidence × decay.
-    pub raw_score: f64,
-    /// The score before confidence and decay: the fused score, plus the pinned bonus and
-    /// what the memory's session neighbours lend it (`recall.session_context`), times the
-    /// factor of each boost rule it meets (`recall.boost`).
-    pub fused: f64,
-    /// The confidence factor.
-    pub confidence: f64,
-    /// The decay factor.
-    pub decay: f64,
-    /// Estimated tokens of the content as returned.
-    pub tokens: usize,
-    /// True when the content was cut to fit the budget (only ever the first result).
-    pub truncated: bool,
-    /// Per-list ranks and contributions (fused scoring).
-    pub lists: Vec<ListExplain>,
-    /// The boost rules the memory meets, in order (none when empty).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub boosts: Vec<BoostExplain>,
-    /// The estimated probability that the memory is relevant to the query, when the pipeline
-    /// has a calibration: its relevance, as `recall.min_relevance` and `recall.order =
-    /// "relevance"` name it (and JSON, MCP and `--explain` show it).
-    #[serde(rename = "relevance", skip_serializing_if = "Option::is_none")]
-    pub probability: Option<f64>,
-    /// The evidence the estimate was made from (empty without a calibration).
-    #[serde(skip_serializing_if = "Features::is_empty")]
-    pub features: Features,
-    /// The identifier of the query this memory names, when that kept it though its estimated
-    /// relevance is below `recall.min_relevance` (`recall.keep_named`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub named: Option<String>,
-    /// Its cosine to the query, when nothing reached `recall.min_relevance` and that kept it:
-    /// the nearest memory by meaning, as near as few unrelated memories come in a store of
-    /// this size, or far nearer than any other (`recall.keep_similar`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub similar: Option<f64>,
-    /// When `similar` kept it because it stands apart: the cosine of the memory next nearest
-    /// the query (or the vector list's gate, when that is higher).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub similar_next: Option<f64>,
-}
-
-/// Why a recall returned nothing. Serialized as `{"reason": "below_relevance", "message":
-/// "...", ...the variant's fields}`.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Abstention {
-    /// No memory matched the query (under its filter).
-    NoCandidates,
-    /// The query has no word to search for (every word of it is a stopword or a single
-    /// character: "is it the?"), and nothing else found a memory for it.
-    NoTerms,
-    /// No memory matched the query under its filter, but some would have without its
-    /// minimum confidence (`recall.min_confidence`, or the query's own).
-    BelowConfidence {
-        /// How many memories matched without the minimum (as far as the sources read).
-        memories: usize,
-        /// The minimum they were below.
-        min_confidence: f64,
-    },
-    /// Memories matched, but none was similar enough to the query (`min_similarity`) or
-    /// scored at least the minimum score.
-    FilteredOut {
-        /// How many candidates there were.
-        candidates: usize,
-    },
-    /// Memories matched, but none was likely enough to be relevant.
-    BelowRelevance {
-        /// The best estimated probability of relevance among them.
-        best: f64,
-        /// The bar they had to reach (`recall.min_relevance`).
-        min_relevance: f64,
-    },
-    /// Memories matched, but the best of them was not likely enough to be relevant for the
-    /// query to be answered at all.
-    Unsure {
-        /// The best estimated probability of relevance among them.
-        best: f64,
-        /// The bar the best had to reach (`recall.abstain_below`).
-        abstain_below: f64,
-    },
-}
-
-impl Abstention {
-    /// The reason's name: `no_candidates`, `no_terms`, `below_confidence`, `filtered_out` or
-    /// `below_relevance`.
-    pub fn reason(&self) -> &'static str {
-        match self {
-            Abstention::NoCandidates => "no_candidates",
-            Abstention::NoTerms => "no_terms",
-            Abstention::BelowConfidence { .. } => "below_confidence",
-            Abstention::FilteredOut { .. } => "filtered_out",
-            Abstention::BelowRelevance { .. } | Abstention::Unsure { .. } => "below_relevance",
-        }
-    }
-}
-
-impl Serialize for Abstention {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("reason", self.reason())?;
-        m.serialize_entry("message", &self.to_string())?;
-        match self {
-            Abstention::NoCandidates | Abstention::NoTerms => {}
-            Abstention::BelowConfidence {
-                memories,
-                min_confidence,
-            } => {
-                m.serialize_entry("memories", memories)?;
-                m.serialize_entry("min_confidence", min_confidence)?;
-            }
-            Abstention::FilteredOut { candidates } => {
-                m.serialize_entry("candidates", candidates)?
-            }
-            Abstention::BelowRelevance {
-                best,
-                min_relevance,
-            } => {
-                m.serialize_entry("best", best)?;
-                m.serialize_entry("min_relevance", min_relevance)?;
-            }
-            Abstention::Unsure {
-                best,
-                abstain_below,
-            } => {
-                m.serialize_entry("best", best)?;
-                m.serialize_entry("abstain_below", abstain_below)?;
-            }
-        }
-        m.end()
-    }
-}
-
-impl std::fmt::Display for Abstention {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Abstention::NoCandidates => f.write_str("no memory matches the query"),
-            Abstention::NoTerms => f.write_str(
-                "the query has no word to search for: every word of it is a common word or a \
-                 single character",
-            ),
-            Abstention::BelowConfidence {
-                memories,
-                min_confidence,
-            } => write!(
-                f,
-                "no memory matches the query at confidence {min_confidence} or more; \
-                 {memories} below it do (recall.min_confidence, or --min-confidence)"
-            ),
-            Abstention::FilteredOut { candidates } => write!(
-                f,
-                "{candidates} memories matched, but none was similar enough to the query or \
-                 reached the minimum score"
-            ),
-            Abstention::BelowRelevance {
-                best,
-                min_relevance,
-            } => write!(
-                f,
-                "no memory is likely relevant: the best estimated relevance is {}, \
-                 below recall.min_relevance = {min_relevance}",
-                Estimate(*best).below(*min_relevance)
-            ),
-            Abstention::Unsure {
-                best,
-                abstain_below,
-            } => write!(
-                f,
-                "no memory is likely enough relevant: the best estimated relevance is {}, \
-                 below recall.abstain_below = {abstain_below}",
-                Estimate(*best).below(*abstain_below)
-            ),
-        }
-    }
-}
-
-/// An estimated probability as a reader compares it with a bar: two decimals, or two
-/// significant digits below 0.01 (0.0083, not 0.00, which would read as "no chance at all").
-///
-/// ```
-/// use oro_mem_engine::Estimate;
-///
-/// assert_eq!(Estimate(0.4031).to_string(), "0.40");
-/// assert_eq!(Estimate(0.000082).to_string(), "0.000082");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Estimate(pub f64);
-
-impl Estimate {
-    /// The estimate as [`Display`](std::fmt::Display) shows it, with more decimals where that
-    /// would round it up to `bar` or past it, so that one below the bar reads below it (0.0196
-    /// against a bar of 0.02, not 0.02).
-    ///
-    /// ```
-    /// use oro_mem_engine::Estimate;
-    ///
-    /// assert_eq!(Estimate(0.0196).below(0.02), "0.0196");
-    /// assert_eq!(Estimate(0.013).below(0.02), "0.01");
-    /// ```
-    pub fn below(self, bar: f64) -> String {
-        let shown = self.to_string();
-        if self.0 >= bar || shown.parse::<f64>().map_or(true, |s| s < bar) {
-            return shown;
-        }
-        (3..=12)
-            .map(|decimals| format!("{:.decimals$}", self.0))
-            .find(|s| s.parse::<f64>().is_ok_and(|s| s < bar))
-            .unwrap_or(shown)
-    }
-}
-
-impl std::fmt::Display for Estimate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let p = self.0;
-        if p > 0.0 && p < 0.01 && p.is_finite() {
-            // Two significant digits: the first nonzero one is at 10^floor(log10 p).
-            let decimals = (1.0 - p.log10().floor()) as usize;
-            write!(f, "{p:.decimals$}")
-        } else {
-            write!(f, "{p:.2}")
-        }
-    }
-}
-
-/// The outcome of a recall.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Recall {
-    /// The results, best first.
-    pub results: Vec<Recalled>,
-    /// How many candidates were considered.
-    pub candidates: usize,
-    /// How many of them were dropped before ranking for matching none of the query's words
-    /// and having an embedding less similar than `min_similarity`.
-    pub dissimilar: usize,
-    /// How many were dropped for lying farther from the query's point than its maximum
-    /// distance ([`Query::near`]).
-    pub too_far: usize,
-    /// How many passed the minimum score.
-    pub above_threshold: usize,
-    /// How many of those were passed over for an estimated relevance below `min_relevance`.
-    /// Recall estimates only the candidates it looks at, in score order, until it has
-    /// `max_results`; with `order = "relevance"` it estimates every one.
-    pub below_relevance: usize,
-    /// How many results were withheld because the best of them was below
-    /// `recall.abstain_below`.
-    pub unsure: usize,
-    /// Why nothing was returned, when nothing was.
-    pub abstained: Option<Abstention>,
-    /// The estimated probability that the store holds anything relevant to the query (the
-    /// [`Pipeline::answerable`] factor of every estimate), when there is such a model.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub answerable: Option<f64>,
-    /// The lists (rankers, by name) that ranked at least one candidate, in pipeline order.
-    pub ranked_by: Vec<String>,
-    /// Problems that did not stop recall (a ranker that failed, ...).
-    pub warnings: Vec<String>,
 }
 
 /// Orders and trims candidates. Build one with [`Pipeline::new`] and [`Pipeline::ranker`].
@@ -393,12 +103,13 @@ impl Pipeline {
         self
     }
 
-    /// Estimates a candidate that a signal could not judge ([`Signal::unjudged`]: a memory
-    /// without an embedding, say) with `calibration` instead of the pipeline's model, from
-    /// its features without that signal and its fused score over the weight of the other
-    /// lists, as a mode without the signal would. Its missing score is no evidence against
-    /// it, which the pipeline's own model would take it for. Without one (the default), such
-    /// a candidate is estimated like any other.
+    /// Estimates a candidate that a signal could not judge
+    /// ([`Signal::unjudged`](oro_mem_core::Signal::unjudged): a memory without an embedding,
+    /// say) with `calibration` instead of the pipeline's model, from its features without that
+    /// signal and its fused score over the weight of the other lists, as a mode without the
+    /// signal would. Its missing score is no evidence against it, which the pipeline's own
+    /// model would take it for. Without one (the default), such a candidate is estimated like
+    /// any other.
     pub fn unjudged_calibration(mut self, calibration: Calibration) -> Pipeline {
         self.unjudged_calibration = calibration;
         self
@@ -444,7 +155,7 @@ impl Pipeline {
     /// True when an estimate reads feature `name` (one of the pipeline's models has a
     /// coefficient for it, and there is a relevance model to estimate with): what the
     /// candidates must carry, such as [`Candidates::searched`] for
-    /// [`MEMORIES`].
+    /// [`MEMORIES`](oro_mem_core::calibration::MEMORIES).
     pub fn reads(&self, name: &str) -> bool {
         self.estimates()
             && [
@@ -984,16 +695,6 @@ impl Pipeline {
     }
 }
 
-/// Estimates every candidate of `scored` and orders them by estimated relevance × confidence ×
-/// decay (`recall.order = "relevance"`), best first, ties by ascending id.
-fn order_by_relevance(scored: &mut [Scored], estimator: &Estimator<'_>) {
-    for s in scored.iter_mut() {
-        estimator.estimate(s);
-        s.raw = s.probability.unwrap_or(0.0) * s.confidence * s.decay;
-    }
-    scored.sort_by(|a, b| b.raw.total_cmp(&a.raw).then(a.id.cmp(&b.id)));
-}
-
 /// A candidate's relevance, part by part, as the stages before the score stage made it: each
 /// stage sets its own part, and a later stage reads the parts it needs rather than taking
 /// another's back out.
@@ -1055,268 +756,6 @@ fn factor(boost: &[Boost], rules: &[usize]) -> f64 {
     rules.iter().map(|&i| boost[i].factor()).product()
 }
 
-/// One signal as the [`Estimator`] reads it.
-struct SignalFeatures<'a> {
-    /// The signal's name, also its `ln(1 + score)` feature's.
-    name: &'a str,
-    /// The name of its share feature (`<name>_share`).
-    share: String,
-    signal: &'a Signal,
-    /// The best score any candidate has in it.
-    best: f64,
-    /// Its `<name>_gap` feature: how far the best `ln(1 + score)` stands out
-    /// ([`gap`]).
-    gap: f64,
-}
-
-/// The candidates passed over for an estimate below `min_relevance`: how many, and the best
-/// estimate among them.
-#[derive(Clone, Copy, Debug, Default)]
-struct Below {
-    count: usize,
-    best: f64,
-}
-
-/// Estimates a candidate's probability of relevance from its [`Features`]: per signal,
-/// `ln(1 + score)` and the score's share of the signal's best; [`COVERAGE`]; the fused score
-/// over the total weight of the lists that read the query and ranked anything (without the
-/// priors' contributions, the pinned bonus and the boosts: preferences, not evidence, and
-/// absent from the benchmarks the models are fitted on, where nothing has been recalled);
-/// and the features of the query ([`is_query_feature`](oro_mem_core::calibration::is_query_feature):
-/// its number of terms, each signal's best score, and the best coverage when a model reads
-/// it), computed once, as is the [`Pipeline::answerable`] factor they give. A candidate that a signal could not
-/// judge is estimated without it, by [`Pipeline::unjudged_calibration`] when there is one.
-struct Estimator<'a> {
-    calibration: &'a Calibration,
-    unjudged_calibration: &'a Calibration,
-    /// What each candidate holds of the query's terms: its [`COVERAGE`].
-    terms: Arc<CandidateTerms>,
-    /// The features of the query, the same for every candidate.
-    query: Features,
-    /// The [`Pipeline::answerable`] model's probability for the query (none without a
-    /// model).
-    answerable: Option<f64>,
-    /// The same by [`Pipeline::unjudged_answerable`], for the candidates a signal could not
-    /// judge.
-    unjudged_answerable: Option<f64>,
-    /// Each signal, its two features' names, and its best score.
-    signals: Vec<SignalFeatures<'a>>,
-    lists: Lists<'a>,
-}
-
-/// The fused lists as the [`Estimator`] reads them.
-struct Lists<'a> {
-    inputs: &'a [Weighted<'a>],
-    /// The signal each of `inputs` reads (`None`: a prior).
-    signals: Vec<Option<&'a str>>,
-    fuser: &'a dyn Fuser,
-    /// Whether some prior ranked anything (else no candidate has a prior's contribution).
-    any_prior: bool,
-    /// The total weight of the lists that read a signal and ranked anything.
-    weight: f64,
-}
-
-impl<'a> Lists<'a> {
-    fn new(
-        inputs: &'a [Weighted<'a>],
-        signals: Vec<Option<&'a str>>,
-        fuser: &'a dyn Fuser,
-    ) -> Lists<'a> {
-        let any_prior = inputs
-            .iter()
-            .zip(&signals)
-            .any(|(i, signal)| signal.is_none() && !i.ranking().is_empty());
-        let mut lists = Lists {
-            inputs,
-            signals,
-            fuser,
-            any_prior,
-            weight: 0.0,
-        };
-        lists.weight = lists.weight_without(&[]);
-        lists
-    }
-
-    /// The total weight of the lists that read a signal, other than `unjudged`, and ranked
-    /// anything.
-    fn weight_without(&self, unjudged: &[&str]) -> f64 {
-        self.inputs
-            .iter()
-            .zip(&self.signals)
-            .filter(|(i, signal)| {
-                !i.ranking().is_empty() && signal.is_some_and(|s| !unjudged.contains(&s))
-            })
-            .map(|(i, _)| i.weight())
-            .sum()
-    }
-}
-
-impl<'a> Estimator<'a> {
-    /// `models`: the pipeline's relevance model, the one for unjudged candidates, and the
-    /// answerable models for judged and unjudged candidates.
-    fn new(
-        [calibration, unjudged_calibration, answerable, unjudged_answerable]: [&'a Calibration; 4],
-        query: &Query<'_>,
-        candidates: &'a Candidates,
-        lists: Lists<'a>,
-    ) -> Estimator<'a> {
-        let terms = candidates.terms(query.text);
-        let signals: Vec<SignalFeatures<'a>> = candidates
-            .signal_names()
-            .filter_map(|name| {
-                let signal = candidates.signal(name)?;
-                // The best score and how far it stands out, in one pass over the scores.
-                let mut best = 0.0f64;
-                let gap = gap(candidates.scores(name).map(|(_, s)| {
-                    best = best.max(s);
-                    s.max(0.0).ln_1p()
-                }));
-                Some(SignalFeatures {
-                    name,
-                    share: format!("{name}{SHARE_SUFFIX}"),
-                    signal,
-                    best,
-                    gap,
-                })
-            })
-            .collect();
-        let models = [
-            calibration,
-            unjudged_calibration,
-            answerable,
-            unjudged_answerable,
-        ];
-        let mut features = Features::default();
-        features.set(QUERY_TERMS, (1.0 + terms.len() as f64).ln());
-        let reads = |feature| models.iter().any(|m| m.reads(feature));
-        if reads(COVERAGE_BEST) || reads(TERMS_FOUND) {
-            let mut found = vec![false; terms.len()];
-            let mut best = 0.0f64;
-            for held in candidates.iter().filter_map(|c| terms.of(c.id())) {
-                for (f, h) in found.iter_mut().zip(&held.held) {
-                    *f |= h;
-                }
-                best = best.max(held.coverage);
-            }
-            features.set(COVERAGE_BEST, best);
-            let all_found = !terms.is_empty() && found.iter().all(|&f| f);
-            features.set(TERMS_FOUND, f64::from(u8::from(all_found)));
-        }
-        if reads(WEIGHTED_COVERAGE_BEST) {
-            let best = candidates
-                .iter()
-                .filter_map(|c| terms.of(c.id()))
-                .map(|held| held.weighted_coverage)
-                .fold(0.0, f64::max);
-            features.set(WEIGHTED_COVERAGE_BEST, best);
-        }
-        if reads(COVERAGE_GAP) {
-            let coverage = candidates
-                .iter()
-                .filter_map(|c| terms.of(c.id()))
-                .map(|held| held.coverage);
-            features.set(COVERAGE_GAP, gap(coverage));
-        }
-        if let Some(n) = candidates.searched() {
-            features.set(MEMORIES, (n as f64).ln_1p());
-        }
-        for sf in &signals {
-            features.set(
-                format!("{}{BEST_SUFFIX}", sf.name),
-                sf.best.max(0.0).ln_1p(),
-            );
-            features.set(format!("{}{GAP_SUFFIX}", sf.name), sf.gap);
-        }
-        Estimator {
-            calibration,
-            unjudged_calibration,
-            terms,
-            answerable: answerable.probability(&features),
-            unjudged_answerable: unjudged_answerable.probability(&features),
-            query: features,
-            signals,
-            lists,
-        }
-    }
-
-    /// Sets `s`'s features and probability.
-    fn estimate(&self, s: &mut Scored) {
-        // Every candidate's terms were read: an id without them is no candidate.
-        let Some(held) = self.terms.of(s.id) else {
-            return;
-        };
-        // The signals that could not judge it, when there is a model for such a candidate.
-        let unjudged: Vec<&str> = if self.unjudged_calibration.is_empty() {
-            Vec::new()
-        } else {
-            self.signals
-                .iter()
-                .filter(|sf| sf.signal.unjudged(s.id))
-                .map(|sf| sf.name)
-                .collect()
-        };
-        let mut f = self.query.clone();
-        for sf in self
-            .signals
-            .iter()
-            .filter(|sf| !unjudged.contains(&sf.name))
-        {
-            let positive = sf.signal.get(s.id).unwrap_or(0.0).max(0.0);
-            f.set(sf.name, positive.ln_1p());
-            let share = if sf.best > 0.0 {
-                positive / sf.best
-            } else {
-                0.0
-            };
-            f.set(sf.share.as_str(), share);
-        }
-        f.set(COVERAGE, held.coverage);
-        f.set(WEIGHTED_COVERAGE, held.weighted_coverage);
-        let Lists {
-            inputs,
-            signals,
-            fuser,
-            any_prior,
-            ..
-        } = &self.lists;
-        let priors: f64 = if *any_prior {
-            fuser
-                .contributions(inputs, s.id)
-                .iter()
-                .zip(signals)
-                .filter(|(_, signal)| signal.is_none())
-                .map(|(c, _)| c)
-                .sum()
-        } else {
-            0.0
-        };
-        let fused = s.parts.evidence(priors);
-        let total_weight = if unjudged.is_empty() {
-            self.lists.weight
-        } else {
-            self.lists.weight_without(&unjudged)
-        };
-        f.set(
-            FUSED,
-            if total_weight > 0.0 {
-                fused / total_weight
-            } else {
-                0.0
-            },
-        );
-        let (relevance, answerable) = if !unjudged.is_empty() {
-            (
-                self.unjudged_calibration.probability(&f),
-                self.unjudged_answerable,
-            )
-        } else {
-            (self.calibration.probability(&f), self.answerable)
-        };
-        s.probability = relevance.map(|p| p * answerable.unwrap_or(1.0));
-        s.features = f;
-    }
-}
-
 /// A memory past the select stage, as it will be returned.
 #[derive(Clone, Debug)]
 struct Selected {
@@ -1354,13 +793,15 @@ fn truncate_to_tokens(text: &mut String, tokens: usize) {
 
 #[cfg(test)]
 mod tests {
+    use oro_mem_core::calibration::{
+        COVERAGE, COVERAGE_BEST, COVERAGE_GAP, FUSED, QUERY_TERMS, TERMS_FOUND,
+    };
+    use oro_mem_core::config::Config;
+    use oro_mem_core::{Candidate, Filter, Hit, MemoryId, Neighbour, Signal, Source, Weighted};
+
     use super::*;
     use crate::rankers::{AccessFrequency, Recency};
     use crate::test_support::memory;
-    use oro_mem_core::config::Config;
-    use oro_mem_core::MemoryId;
-    use oro_mem_core::Weighted;
-    use oro_mem_core::{Candidate, Filter, Hit, Neighbour, Signal, Source};
 
     #[test]
     fn an_abstention_shows_a_small_estimate_to_two_significant_digits() {
