@@ -24,6 +24,7 @@ static STATEMENTS: LazyLock<Vec<String>> = LazyLock::new(|| {
         "updates-agents.jsonl",
         "updates-crates.jsonl",
         "updates-crates-second.jsonl",
+        "updates-agents-pypi.jsonl",
     ]);
     out.extend(QUOTING.iter().map(|s| s.to_string()));
     out.sort();

@@ -125,7 +125,7 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         let conjunction = around(&a, &old_range)
             .iter()
             .chain(around(&b, &new_range))
-            .any(|t| matches!(t.to_lowercase().as_str(), "and" | "or" | ","));
+            .any(|t| is_conjunction(t) || *t == ",");
         let gone: Vec<Word> = words(&a, old_range.clone());
         let came: Vec<Word> = words(&b, new_range.clone());
         // The function words changed with them ("with `cargo t`" → "quickly").
@@ -136,15 +136,14 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         }
         let named = named(&gone) + named(&came);
         // A plain item added to or dropped from a list ("warnings" → "warnings or test
-        // failures"; "the changelog and the docs" → "the docs"): `and` or `or` at one end of
+        // failures"; "the changelog and the docs" → "the docs"): a conjunction at one end of
         // it, wherever the diff could have put it, at most three words.
         let (side, keys, range) = if old_range.is_empty() {
             (&b, &kb, new_range.clone())
         } else {
             (&a, &ka, old_range.clone())
         };
-        let joined =
-            |t: Option<&&str>| t.is_some_and(|t| matches!(t.to_lowercase().as_str(), "and" | "or"));
+        let joined = |t: Option<&&str>| t.is_some_and(|t| is_conjunction(t));
         let item = (old_range.is_empty() || new_range.is_empty())
             && slides(keys, range).any(|r| {
                 let hunk = &side[r];
@@ -279,6 +278,15 @@ pub fn changed_value(old: &str, new: &str) -> bool {
             .chain(&added)
             .any(|w| RETIRING.contains(&core(w.text)));
     replaced || one_for_one || flags || list || retired || condensed
+}
+
+/// A word that joins the items of a list: `and`, `or`, and as terse notes write them, `plus`,
+/// `+` and `&` ("direct answer + structured output").
+fn is_conjunction(token: &str) -> bool {
+    matches!(
+        token.to_lowercase().as_str(),
+        "and" | "or" | "plus" | "+" | "&"
+    )
 }
 
 /// Where a run of `keys` dropped or added can sit in a diff with the same result: `range`,

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use super::changed::changed_value;
 use super::extract::{values, values_in};
 use super::relations::{hyphenated, is_typo};
 use super::same::{holds_in_order, rewritten, same_passage};
@@ -123,18 +124,29 @@ pub(super) fn joins_a_clause(old: &str, new: &str) -> bool {
 /// added before, between or after its sentences: a fact added, as a clause joined is
 /// ([`joins_a_clause`]). "Then open a PR for the release and get it approved. Once merged,
 /// the release workflow publishes it." → "… approved. Even with bypass permissions, always
-/// use a PR so CI runs before the release publishes. Once merged, …".
+/// use a PR so CI runs before the release publishes. Once merged, …". Or each of `old`'s
+/// sentences kept in order, as written or with a value changed ([`changed_value`]), and a
+/// sentence added: "Current: v0.8.2 -- 1467 tests passing. Major features:" → "Current:
+/// v1.0.0 -- 1490 tests passing. v1.0.0 is the first release under the stability promise.
+/// Major features:".
 pub(super) fn adds_a_sentence(old: &str, new: &str) -> bool {
     // As stated, a statement's full stop is dropped ([`as_stated`]).
     let words = |text: &str| {
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         text.trim_end_matches('.').to_string()
     };
-    let (old, parts) = (words(old), sentences(new));
+    let (kept, parts) = (sentences(old), sentences(new));
+    let old = words(old);
     parts.len() >= 2
         && (0..parts.len()).any(|i| {
-            let rest = [&parts[..i], &parts[i + 1..]].concat().join(" ");
-            content_words(parts[i]) >= JOINED_WORDS && words(&rest) == old
+            let rest = [&parts[..i], &parts[i + 1..]].concat();
+            content_words(parts[i]) >= JOINED_WORDS
+                && (words(&rest.join(" ")) == old
+                    || (rest.len() == kept.len()
+                        && kept
+                            .iter()
+                            .zip(&rest)
+                            .all(|(o, n)| words(o) == words(n) || changed_value(o, n))))
         })
 }
 

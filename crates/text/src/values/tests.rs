@@ -651,6 +651,13 @@ fn a_clause_joined_to_a_statement_extends_it() {
              permissions, always use a PR so CI runs first. Once merged, the release \
              workflow publishes it.",
         ),
+        // Or with a value of a sentence kept changed too (arcana-agent's CLAUDE.md), the
+        // sentence added starting with a version.
+        (
+            "Current: v0.8.2 -- 1467 tests passing. Major features:",
+            "Current: v1.0.0 -- 1490 tests passing. v1.0.0 is the first release under the \
+             stability promise. Major features:",
+        ),
     ] {
         assert!(extends(old, new), "{old} => {new}");
         assert!(updates(old, new), "{old} => {new}");
@@ -690,6 +697,10 @@ fn a_clause_joined_to_a_statement_extends_it() {
     assert!(!adds_a_sentence(
         "Run the tests. Then push the branch.",
         "Run all the tests. Then push the branch to origin.",
+    ));
+    assert!(!adds_a_sentence(
+        "Run the tests with Jest. Then push the branch.",
+        "Run the tests. Review the diff first. Then push the branch.",
     ));
 }
 
@@ -1015,6 +1026,11 @@ fn an_update_replaces_values_a_name_flags_or_a_list_item() {
         (
             "Before you open a pull request, run the tests.",
             "Before you open a pull request, run the linter and the tests.",
+        ),
+        // As terse notes join them.
+        (
+            "Anthropic (claude-sonnet-4) -- direct answer",
+            "Anthropic (claude-sonnet-4) -- direct answer + structured output",
         ),
         // A tool one letter apart from another is another tool, no typo.
         (

@@ -76,17 +76,21 @@ pub(super) fn content_words(text: &str) -> usize {
     tokens(text).into_iter().filter(|t| is_content(t)).count()
 }
 
-/// The sentences of `text`: cut after `.`, `!` or `?` where white space and a capital letter
-/// (or a code span) follow, each trimmed.
+/// The sentences of `text`: cut after `.`, `!` or `?` where white space and a capital letter,
+/// a code span or a version follow ("… passing. v1.0.0 is the first release"), each trimmed.
 pub(super) fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let chars: Vec<(usize, char)> = text.char_indices().collect();
-    for w in chars.windows(3) {
+    for (i, w) in chars.windows(3).enumerate() {
         let [(_, end), (_, space), (next_at, next)] = [w[0], w[1], w[2]];
+        let version = || {
+            let after = chars.get(i + 3).map(|&(_, c)| c);
+            next.is_ascii_digit() || (next == 'v' && after.is_some_and(|c| c.is_ascii_digit()))
+        };
         if matches!(end, '.' | '!' | '?')
             && space.is_whitespace()
-            && (next.is_uppercase() || next == '`')
+            && (next.is_uppercase() || next == '`' || version())
         {
             out.push(text[start..next_at].trim());
             start = next_at;
