@@ -25,6 +25,7 @@ static STATEMENTS: LazyLock<Vec<String>> = LazyLock::new(|| {
         "updates-crates.jsonl",
         "updates-crates-second.jsonl",
         "updates-agents-pypi.jsonl",
+        "updates-agents-pypi-second.jsonl",
     ]);
     out.extend(QUOTING.iter().map(|s| s.to_string()));
     out.sort();

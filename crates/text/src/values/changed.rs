@@ -118,14 +118,15 @@ pub fn changed_value(old: &str, new: &str) -> bool {
             same_content += a[old_range].iter().filter(|t| is_content(t)).count();
             continue;
         }
-        // In the change or next to it: "3.12 or 3.13" → "3.12, 3.13, or 3.14".
+        // In the change or next to it: "3.12 or 3.13" → "3.12, 3.13, or 3.14"; or a bound of
+        // a range: "Python ≥3.10, <3.14" → "Python ≥3.10".
         fn around<'t, 'a>(t: &'t [&'a str], r: &Range<usize>) -> &'t [&'a str] {
             &t[r.start.saturating_sub(1)..(r.end + 1).min(t.len())]
         }
         let conjunction = around(&a, &old_range)
             .iter()
             .chain(around(&b, &new_range))
-            .any(|t| is_conjunction(t) || *t == ",");
+            .any(|t| is_conjunction(t) || matches!(*t, "," | "<" | ">" | "<=" | ">=" | "≤" | "≥"));
         let gone: Vec<Word> = words(&a, old_range.clone());
         let came: Vec<Word> = words(&b, new_range.clone());
         // The function words changed with them ("with `cargo t`" → "quickly").

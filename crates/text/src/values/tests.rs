@@ -1013,6 +1013,8 @@ fn an_update_replaces_values_a_name_flags_or_a_list_item() {
             "Build needs Rust and a C compiler",
         ),
         ("Lint `src/` in CI", "Lint `src/` and `tests/` in CI"),
+        // A bound of a version range dropped or added.
+        ("Requires Python ≥3.10, <3.14", "Requires Python ≥3.10"),
         // A plain item added to a list, or dropped, wherever the diff puts `and` (here
         // after "changelog", or before "the").
         (
