@@ -26,6 +26,7 @@ static STATEMENTS: LazyLock<Vec<String>> = LazyLock::new(|| {
         "updates-crates-second.jsonl",
         "updates-agents-pypi.jsonl",
         "updates-agents-pypi-second.jsonl",
+        "updates-agents-pypi-third.jsonl",
     ]);
     out.extend(QUOTING.iter().map(|s| s.to_string()));
     out.sort();

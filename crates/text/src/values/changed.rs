@@ -123,10 +123,19 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         fn around<'t, 'a>(t: &'t [&'a str], r: &Range<usize>) -> &'t [&'a str] {
             &t[r.start.saturating_sub(1)..(r.end + 1).min(t.len())]
         }
+        // A comma written onto a value is no token of its own ("CodeRabbit, Qodo"); read
+        // from the text, it joins items, but not what is said not to be chosen ("pnpm 8, not
+        // npm").
+        let rejected = a[old_range.clone()]
+            .iter()
+            .chain(&b[new_range.clone()])
+            .any(|t| matches!(t.to_lowercase().as_str(), "not" | "never" | "no"));
         let conjunction = around(&a, &old_range)
             .iter()
             .chain(around(&b, &new_range))
-            .any(|t| is_conjunction(t) || matches!(*t, "," | "<" | ">" | "<=" | ">=" | "≤" | "≥"));
+            .any(|t| is_conjunction(t) || matches!(*t, "," | "<" | ">" | "<=" | ">=" | "≤" | "≥"))
+            || (!rejected
+                && (commas_around(old, &a, &old_range) || commas_around(new, &b, &new_range)));
         let gone: Vec<Word> = words(&a, old_range.clone());
         let came: Vec<Word> = words(&b, new_range.clone());
         // The function words changed with them ("with `cargo t`" → "quickly").
@@ -279,6 +288,30 @@ pub fn changed_value(old: &str, new: &str) -> bool {
             .chain(&added)
             .any(|w| RETIRING.contains(&core(w.text)));
     replaced || one_for_one || flags || list || retired || condensed
+}
+
+/// Whether a comma stands at either end of `tokens[range]` in `text`, the text they were cut
+/// from: a comma written onto a value is no token ("(human, CodeRabbit, Qodo)").
+fn commas_around(text: &str, tokens: &[&str], range: &Range<usize>) -> bool {
+    let offset = |token: &str| {
+        let at = (token.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+        (at + token.len() <= text.len()).then_some(at)
+    };
+    // The text between `tokens[i - 1]` and `tokens[i]` (from the start, or to the end).
+    let gap = |i: usize| -> Option<&str> {
+        let start = match i.checked_sub(1) {
+            Some(j) => offset(tokens[j])? + tokens[j].len(),
+            None => 0,
+        };
+        let end = match tokens.get(i) {
+            Some(t) => offset(t)?,
+            None => text.len(),
+        };
+        text.get(start..end)
+    };
+    [range.start, range.end]
+        .into_iter()
+        .any(|i| gap(i).is_some_and(|g| g.contains(',')))
 }
 
 /// A word that joins the items of a list: `and`, `or`, and as terse notes write them, `plus`,

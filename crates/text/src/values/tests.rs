@@ -1015,6 +1015,11 @@ fn an_update_replaces_values_a_name_flags_or_a_list_item() {
         ("Lint `src/` in CI", "Lint `src/` and `tests/` in CI"),
         // A bound of a version range dropped or added.
         ("Requires Python ≥3.10, <3.14", "Requires Python ≥3.10"),
+        // A name dropped from a list, its comma written onto the value before it.
+        (
+            "When fixing reviewer comments (human, CodeRabbit, Qodo):",
+            "When fixing reviewer comments (human, CodeRabbit):",
+        ),
         // A plain item added to a list, or dropped, wherever the diff puts `and` (here
         // after "changelog", or before "the").
         (
@@ -1333,6 +1338,8 @@ fn rewordings_typo_fixes_and_asides_are_no_updates() {
             "I went camping with friends last weekend",
             "I went camping with family last weekend",
         ),
+        // A value said not to be chosen, beside the one kept: no item of a list.
+        ("Deploys use pnpm 8", "Deploys use pnpm 8, not npm"),
         // Function words beside a conjunction, no item.
         (
             "Contribute to the examples or to the documentation",
