@@ -192,8 +192,9 @@ pub(super) fn kept_in_order(old: &str, new: &str) -> Option<Kept> {
 /// before the first `: `, ` # ` or ` — ` (after the same leading `[context]`, if any), of at
 /// most six words, and names a value ([`values`]: a path, a command, a code span), so that
 /// "Note: …" is no key, nor is "Run `cargo test` before you push to a shared branch: …";
-/// or it is a label in bold, of at most six words, before a colon or a dash ("**Failure
-/// modes:** …", "**Changelog** — …"), not a sentence nor a note's or a warning's label.
+/// or it is a label in bold, of at most six words, before a colon, a dash or a hyphen
+/// ("**Failure modes:** …", "**Changelog** — …", "**debugger** - …"), not a sentence nor a
+/// note's or a warning's label.
 ///
 /// ```
 /// use oro_mem_text::same_entry;
@@ -242,11 +243,12 @@ pub fn same_entry(old: &str, new: &str) -> bool {
         let inner = text.strip_prefix("**")?;
         let close = inner.find("**")?;
         let (label, after) = (inner[..close].trim(), &inner[close + 2..]);
-        let said = after.trim_start_matches([':', ' ', '—', '–']);
+        let said = after.trim_start_matches([':', ' ', '—', '–', '-']);
         let separated = label.ends_with(':')
             || after.starts_with(':')
             || after.starts_with(" — ")
-            || after.starts_with(" – ");
+            || after.starts_with(" – ")
+            || after.starts_with(" - ");
         let label = label.trim_end_matches(':').trim();
         let words = label.split_whitespace().count();
         let admonition = ADMONITIONS.contains(&label.to_lowercase().as_str());

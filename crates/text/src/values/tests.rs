@@ -1552,6 +1552,11 @@ fn an_entry_led_by_a_bold_label_is_one_entry() {
             "[prefect runner] **Extending intents:** The only intent today is cancel.",
             "[prefect runner] **Extending intents:** Update the shared map together.",
         ),
+        // A hyphen between, as a dash.
+        (
+            "**debugger** - Error analysis and debugging",
+            "**debugger** - Root cause analysis (diagnosis only, delegates fixes to specialists)",
+        ),
     ] {
         assert!(same_entry(old, new), "{old:?} -> {new:?}");
         assert!(updates(old, new), "{old:?} -> {new:?}");
