@@ -133,7 +133,7 @@ pub fn changed_value(old: &str, new: &str) -> bool {
         let conjunction = around(&a, &old_range)
             .iter()
             .chain(around(&b, &new_range))
-            .any(|t| is_conjunction(t) || matches!(*t, "," | "<" | ">" | "<=" | ">=" | "≤" | "≥"))
+            .any(|t| is_conjunction(t) || *t == "," || is_bound(t))
             || (!rejected
                 && (commas_around(old, &a, &old_range) || commas_around(new, &b, &new_range)));
         let gone: Vec<Word> = words(&a, old_range.clone());
@@ -321,6 +321,11 @@ fn is_conjunction(token: &str) -> bool {
         token.to_lowercase().as_str(),
         "and" | "or" | "plus" | "+" | "&"
     )
+}
+
+/// A comparison's sign, which bounds a range of versions ("≥3.10, <3.14").
+fn is_bound(token: &str) -> bool {
+    matches!(token, "<" | ">" | "<=" | ">=" | "≤" | "≥")
 }
 
 /// Where a run of `keys` dropped or added can sit in a diff with the same result: `range`,

@@ -135,15 +135,15 @@ pub(super) fn adds_a_sentence(old: &str, new: &str) -> bool {
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         text.trim_end_matches('.').to_string()
     };
-    let (kept, parts) = (sentences(old), sentences(new));
+    let (said, parts) = (sentences(old), sentences(new));
     let old = words(old);
     parts.len() >= 2
         && (0..parts.len()).any(|i| {
             let rest = [&parts[..i], &parts[i + 1..]].concat();
             content_words(parts[i]) >= JOINED_WORDS
                 && (words(&rest.join(" ")) == old
-                    || (rest.len() == kept.len()
-                        && kept
+                    || (rest.len() == said.len()
+                        && said
                             .iter()
                             .zip(&rest)
                             .all(|(o, n)| words(o) == words(n) || changed_value(o, n))))
