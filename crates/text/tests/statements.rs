@@ -27,6 +27,7 @@ static STATEMENTS: LazyLock<Vec<String>> = LazyLock::new(|| {
         "updates-agents-pypi.jsonl",
         "updates-agents-pypi-second.jsonl",
         "updates-agents-pypi-third.jsonl",
+        "updates-agents-pypi-fourth.jsonl",
     ]);
     out.extend(QUOTING.iter().map(|s| s.to_string()));
     out.sort();
@@ -441,6 +442,9 @@ proptest! {
         words in "[a-z]{3,8}( [a-z]{3,8}){0,2}",
     ) {
         prop_assume!(!s[at.clone()].eq_ignore_ascii_case(&words));
+        // A statement that is its quoted words and nothing more ("> **\"ESLint for AI
+        // agents\"**", a tagline) is rewritten whole, as a fragment of one value is.
+        prop_assume!(says_more(&s, &at));
         let new = replaced(&s, &at, &words);
         prop_assert!(updates(&s, &new), "{s:?} → {new:?}");
     }

@@ -315,11 +315,11 @@ fn commas_around(text: &str, tokens: &[&str], range: &Range<usize>) -> bool {
 }
 
 /// A word that joins the items of a list: `and`, `or`, and as terse notes write them, `plus`,
-/// `+` and `&` ("direct answer + structured output").
+/// `+`, `&` and a dot between ("direct answer + structured output", "resume · export").
 fn is_conjunction(token: &str) -> bool {
     matches!(
         token.to_lowercase().as_str(),
-        "and" | "or" | "plus" | "+" | "&"
+        "and" | "or" | "plus" | "+" | "&" | "·" | "•"
     )
 }
 

@@ -1039,6 +1039,10 @@ fn an_update_replaces_values_a_name_flags_or_a_list_item() {
             "Anthropic (claude-sonnet-4) -- direct answer",
             "Anthropic (claude-sonnet-4) -- direct answer + structured output",
         ),
+        (
+            "resume · export · serve · tui · reset",
+            "search · resume · export · tag · prune · serve · mcp · tui · reset",
+        ),
         // A tool one letter apart from another is another tool, no typo.
         (
             "Lint the code with `eslint` before a commit",
